@@ -1,0 +1,98 @@
+//! The lowered intermediate representation of one program unit: what every analysis
+//! reads. Names are lower-case; spans are relative to the unit's text.
+
+mod expr;
+mod stmt;
+mod symbols;
+
+pub use expr::{Arg, ArrayRef, BinaryOp, Call, Expr, Subscript, Triplet, UnaryOp};
+pub use stmt::{
+    Branch, Case, CaseValue, Independent, If, Loop, LoopControl, LoopOrigin, Select, Stmt,
+    StmtId, StmtKind, walk,
+};
+pub use symbols::{Attrs, BaseType, Bound, Dim, ImplicitRules, Intent, Symbol, SymbolTable, TypeSpec};
+
+use crate::diagnostics::Diagnostic;
+use crate::hpf::Directive;
+use crate::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum UnitKind {
+    Program,
+    Subroutine,
+    Function,
+    Module,
+    Submodule,
+    BlockData,
+}
+
+impl UnitKind {
+    /// The name used in reports (DESIGN.md section 5).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnitKind::Program => "program",
+            UnitKind::Subroutine => "subroutine",
+            UnitKind::Function => "function",
+            UnitKind::Module => "module",
+            UnitKind::Submodule => "submodule",
+            UnitKind::BlockData => "block_data",
+        }
+    }
+}
+
+/// `USE module [, only: ...] [, local => remote ...]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Use {
+    pub module: String,
+    /// `Some` for `ONLY:` lists: the (local, remote) names made visible.
+    pub only: Option<Vec<(String, String)>>,
+    /// Renames outside an ONLY list: (local, remote).
+    pub renames: Vec<(String, String)>,
+    pub span: Span,
+}
+
+impl Use {
+    /// The local name under which `remote` is visible through this USE, if it is.
+    pub fn local_name<'a>(&'a self, remote: &'a str) -> Option<&'a str> {
+        match &self.only {
+            Some(only) => only.iter().find(|(_, r)| r == remote).map(|(l, _)| l.as_str()),
+            None => Some(
+                self.renames
+                    .iter()
+                    .find(|(_, r)| r == remote)
+                    .map_or(remote, |(l, _)| l.as_str()),
+            ),
+        }
+    }
+}
+
+/// One lowered program unit (program, subroutine, function, module, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Unit {
+    pub kind: UnitKind,
+    /// Lower-case; `main` for a main program without a PROGRAM statement.
+    pub name: String,
+    /// The host of a contained or module procedure.
+    pub host: Option<String>,
+    /// Dummy arguments, in order.
+    pub dummies: Vec<String>,
+    pub uses: Vec<Use>,
+    pub implicit: ImplicitRules,
+    pub symbols: SymbolTable,
+    /// HPF directives of the unit, in source order.
+    pub directives: Vec<Directive>,
+    pub body: Vec<Stmt>,
+    /// The unit statement (`subroutine foo(a, n)`).
+    pub header: Span,
+    /// The whole unit.
+    pub span: Span,
+    /// Parse, directive and lowering findings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Unit {
+    /// Visits every statement in pre-order with its loop nesting level.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt, usize)) {
+        walk(&self.body, f);
+    }
+}

@@ -1,0 +1,173 @@
+//! Executable statements. Array syntax, FORALL and WHERE are already normalized into
+//! loop nests over elemental assignments (as the HPF/Fortran 90D interpreter does),
+//! each synthetic loop keeping the source range of the construct it came from.
+
+use super::expr::{Call, Expr};
+use crate::span::Span;
+
+/// Index of a statement in its unit, in pre-order (parents before children). Stable
+/// for a given unit text; later analyses key their results by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StmtId(pub u32);
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Stmt {
+    pub id: StmtId,
+    pub span: Span,
+    /// The statement label, when it has one.
+    pub label: Option<u32>,
+    pub kind: StmtKind,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StmtKind {
+    /// `lhs = rhs`; after normalization `lhs` is a scalar name or an array element.
+    Assign { lhs: Expr, rhs: Expr },
+    Loop(Loop),
+    If(If),
+    Select(Select),
+    /// `CALL name(args)`, including the MPI library's `MPI_*` routines.
+    Call(Call),
+    /// `GO TO l`, computed `GO TO (l1, l2, ...), e` and assigned `GO TO v`.
+    Goto {
+        targets: Vec<u32>,
+        selector: Option<Expr>,
+    },
+    /// `IF (e) l1, l2, l3`.
+    ArithmeticIf { expr: Expr, targets: Vec<u32> },
+    Exit { construct: Option<String> },
+    Cycle { construct: Option<String> },
+    Return,
+    Stop,
+    Continue,
+    /// An executable statement the analyses treat as opaque work: I/O, ALLOCATE, ...
+    Other { what: String },
+}
+
+/// Where a loop came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoopOrigin {
+    Do,
+    Forall,
+    /// Scalarization of an array assignment (`a(2:n) = b(1:n-1)`).
+    ArraySyntax,
+    Where,
+}
+
+impl LoopOrigin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoopOrigin::Do => "do",
+            LoopOrigin::Forall => "forall",
+            LoopOrigin::ArraySyntax => "array",
+            LoopOrigin::Where => "where",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LoopControl {
+    /// `var = lower, upper [, step]`.
+    Counted {
+        var: String,
+        lower: Expr,
+        upper: Expr,
+        step: Option<Expr>,
+    },
+    /// `DO WHILE (cond)`.
+    While(Expr),
+    /// `DO` without control: runs until an EXIT, GOTO or RETURN.
+    Forever,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Loop {
+    pub origin: LoopOrigin,
+    pub control: LoopControl,
+    pub body: Vec<Stmt>,
+    /// The construct name (`outer: do ...`), lower-case.
+    pub construct: Option<String>,
+    /// Set by a preceding `!HPF$ INDEPENDENT`.
+    pub independent: Option<Independent>,
+    /// The loop header (for a synthetic loop: the construct it came from).
+    pub header: Span,
+}
+
+impl Loop {
+    pub fn var(&self) -> Option<&str> {
+        match &self.control {
+            LoopControl::Counted { var, .. } => Some(var),
+            _ => None,
+        }
+    }
+}
+
+/// The INDEPENDENT assertion on a loop: its iterations may run in any order, with the
+/// NEW variables private to each iteration and the REDUCTION variables combined.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Independent {
+    pub new: Vec<String>,
+    pub reduction: Vec<String>,
+}
+
+/// IF / ELSE IF / ELSE, and the logical IF statement (one branch).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct If {
+    pub branches: Vec<Branch>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Branch {
+    /// `None` for ELSE.
+    pub cond: Option<Expr>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Select {
+    pub selector: Expr,
+    pub cases: Vec<Case>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Case {
+    /// `None` for CASE DEFAULT.
+    pub values: Option<Vec<CaseValue>>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum CaseValue {
+    Value(Expr),
+    /// `lo:hi`, either end optional.
+    Range(Option<Expr>, Option<Expr>),
+}
+
+impl Stmt {
+    /// The statements directly nested in this one.
+    pub fn children(&self) -> Box<dyn Iterator<Item = &Stmt> + '_> {
+        match &self.kind {
+            StmtKind::Loop(l) => Box::new(l.body.iter()),
+            StmtKind::If(i) => Box::new(i.branches.iter().flat_map(|b| b.body.iter())),
+            StmtKind::Select(s) => Box::new(s.cases.iter().flat_map(|c| c.body.iter())),
+            _ => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+/// Visits `stmts` and everything nested in them in pre-order, with the number of
+/// enclosing loops (the P^3T+ nesting level).
+pub fn walk<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt, usize)) {
+    fn go<'a>(stmts: &'a [Stmt], depth: usize, f: &mut dyn FnMut(&'a Stmt, usize)) {
+        for s in stmts {
+            f(s, depth);
+            let inner = depth + usize::from(matches!(s.kind, StmtKind::Loop(_)));
+            for c in s.children() {
+                go(std::slice::from_ref(c), inner, f);
+            }
+        }
+    }
+    go(stmts, 0, f);
+}

@@ -1,0 +1,9 @@
+//! costline's analysis engine: Fortran/HPF front end and (as they land) the
+//! performance parameters of P^3T+ — work distribution, communication, computation
+//! time and cache lines. Synchronous, no LSP types; the `costline` binary wraps it.
+
+pub mod diagnostics;
+pub mod hpf;
+pub mod ir;
+pub mod source;
+pub mod span;
