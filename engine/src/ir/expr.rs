@@ -242,7 +242,7 @@ impl fmt::Display for Expr {
                     UnaryOp::Not => ".not. ",
                 };
                 f.write_str(sym)?;
-                write_operand(f, e, self.precedence(), false)
+                write_operand(f, e, self.precedence(), true)
             }
             Expr::Binary(op, a, b) => {
                 let p = op.precedence();
