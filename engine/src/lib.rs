@@ -5,5 +5,7 @@
 pub mod diagnostics;
 pub mod hpf;
 pub mod ir;
+pub mod normalize;
 pub mod source;
 pub mod span;
+pub mod syntax;

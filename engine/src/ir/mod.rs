@@ -1,16 +1,21 @@
 //! The lowered intermediate representation of one program unit: what every analysis
 //! reads. Names are lower-case; spans are relative to the unit's text.
 
+pub mod consteval;
 mod expr;
+pub mod intrinsics;
+pub mod pretty;
 mod stmt;
 mod symbols;
 
 pub use expr::{Arg, ArrayRef, BinaryOp, Call, Expr, Subscript, Triplet, UnaryOp};
 pub use stmt::{
-    Branch, Case, CaseValue, Independent, If, Loop, LoopControl, LoopOrigin, Select, Stmt,
-    StmtId, StmtKind, walk,
+    Branch, Case, CaseValue, If, Independent, Loop, LoopControl, LoopOrigin, Select, Stmt, StmtId,
+    StmtKind, walk,
 };
-pub use symbols::{Attrs, BaseType, Bound, Dim, ImplicitRules, Intent, Symbol, SymbolTable, TypeSpec};
+pub use symbols::{
+    Attrs, BaseType, Bound, Dim, ImplicitRules, Intent, Symbol, SymbolTable, TypeSpec,
+};
 
 use crate::diagnostics::Diagnostic;
 use crate::hpf::Directive;
@@ -55,7 +60,10 @@ impl Use {
     /// The local name under which `remote` is visible through this USE, if it is.
     pub fn local_name<'a>(&'a self, remote: &'a str) -> Option<&'a str> {
         match &self.only {
-            Some(only) => only.iter().find(|(_, r)| r == remote).map(|(l, _)| l.as_str()),
+            Some(only) => only
+                .iter()
+                .find(|(_, r)| r == remote)
+                .map(|(l, _)| l.as_str()),
             None => Some(
                 self.renames
                     .iter()

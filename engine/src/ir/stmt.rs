@@ -22,7 +22,10 @@ pub struct Stmt {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum StmtKind {
     /// `lhs = rhs`; after normalization `lhs` is a scalar name or an array element.
-    Assign { lhs: Expr, rhs: Expr },
+    Assign {
+        lhs: Expr,
+        rhs: Expr,
+    },
     Loop(Loop),
     If(If),
     Select(Select),
@@ -34,14 +37,23 @@ pub enum StmtKind {
         selector: Option<Expr>,
     },
     /// `IF (e) l1, l2, l3`.
-    ArithmeticIf { expr: Expr, targets: Vec<u32> },
-    Exit { construct: Option<String> },
-    Cycle { construct: Option<String> },
+    ArithmeticIf {
+        expr: Expr,
+        targets: Vec<u32>,
+    },
+    Exit {
+        construct: Option<String>,
+    },
+    Cycle {
+        construct: Option<String>,
+    },
     Return,
     Stop,
     Continue,
     /// An executable statement the analyses treat as opaque work: I/O, ALLOCATE, ...
-    Other { what: String },
+    Other {
+        what: String,
+    },
 }
 
 /// Where a loop came from.

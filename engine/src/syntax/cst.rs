@@ -1,0 +1,58 @@
+//! Conveniences over tree-sitter nodes.
+
+use crate::span::Span;
+use tree_sitter::{Node, Parser, Tree};
+
+/// Parses free-form Fortran text. Never fails: syntax errors become ERROR and MISSING
+/// nodes in the tree.
+pub fn parse(text: &str) -> Tree {
+    let mut parser = Parser::new();
+    parser
+        .set_language(&tree_sitter_fortran::LANGUAGE.into())
+        .expect("the bundled tree-sitter-fortran grammar matches the tree-sitter runtime");
+    parser
+        .parse(text, None)
+        .expect("a parser with a language and no timeout always returns a tree")
+}
+
+pub fn span(node: Node) -> Span {
+    Span::new(node.start_byte(), node.end_byte())
+}
+
+pub fn text<'t>(node: Node, src: &'t str) -> &'t str {
+    src.get(node.byte_range()).unwrap_or("")
+}
+
+/// The node's text, lower-case.
+pub fn lower_text(node: Node, src: &str) -> String {
+    text(node, src).to_ascii_lowercase()
+}
+
+/// Named children that are not comments.
+pub fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    let mut cursor = node.walk();
+    let children: Vec<Node<'t>> = node
+        .named_children(&mut cursor)
+        .filter(|c| c.kind() != "comment")
+        .collect();
+    children.into_iter()
+}
+
+/// All children (named or not) with the field name each is attached to.
+pub fn children_with_fields<'t>(node: Node<'t>) -> Vec<(Option<&'t str>, Node<'t>)> {
+    let mut cursor = node.walk();
+    let mut out = Vec::new();
+    if cursor.goto_first_child() {
+        loop {
+            out.push((cursor.field_name(), cursor.node()));
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    out
+}
+
+pub fn child_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+    named_children(node).find(|c| c.kind() == kind)
+}

@@ -1,0 +1,205 @@
+//! A cheap scan of free-form text into logical statements: continuation lines joined,
+//! `;` separators split, comments dropped. It never fails and never needs a parser,
+//! which is what lets the unit splitter find procedure boundaries in a large file
+//! without parsing it.
+
+/// One logical statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogicalStmt {
+    /// Offset of the statement's first significant character.
+    pub start: usize,
+    /// Offset just past the line terminator of the statement's last line (or past the
+    /// `;` that ends it).
+    pub line_end: usize,
+    /// The statement's first [`HEAD_LEN`] significant characters, lower-case, with
+    /// continuations joined and runs of blanks collapsed to one space.
+    pub head: String,
+}
+
+/// How much of a statement [`LogicalStmt::head`] keeps: enough to classify any unit
+/// statement (`recursive double precision function name`).
+pub const HEAD_LEN: usize = 160;
+
+/// Splits `text` into logical statements.
+pub fn logical_statements(text: &str) -> Vec<LogicalStmt> {
+    let mut out = Vec::new();
+    let mut scanner = Scanner {
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    while let Some(stmt) = scanner.next_statement() {
+        out.push(stmt);
+    }
+    out
+}
+
+struct Scanner<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl Scanner<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    /// Skips blank lines, comment lines, line terminators and `;` between statements.
+    fn skip_trivia(&mut self) {
+        while let Some(b) = self.peek() {
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' | b';' | 0x0c => self.pos += 1,
+                b'!' => self.skip_to_line_end(),
+                _ => return,
+            }
+        }
+    }
+
+    fn skip_to_line_end(&mut self) {
+        while let Some(b) = self.peek() {
+            if b == b'\n' {
+                return;
+            }
+            self.pos += 1;
+        }
+    }
+
+    fn next_statement(&mut self) -> Option<LogicalStmt> {
+        self.skip_trivia();
+        let start = self.pos;
+        self.peek()?;
+        let mut head = Vec::with_capacity(HEAD_LEN);
+        let mut quote: Option<u8> = None;
+        let push = |head: &mut Vec<u8>, b: u8| {
+            if head.len() < HEAD_LEN {
+                let blank = b == b' ' || b == b'\t';
+                if !(blank && head.last().is_none_or(|&l| l == b' ')) {
+                    head.push(if blank { b' ' } else { b.to_ascii_lowercase() });
+                }
+            }
+        };
+        while let Some(b) = self.peek() {
+            match (quote, b) {
+                (Some(q), _) if b == q => {
+                    quote = None;
+                    push(&mut head, b);
+                    self.pos += 1;
+                }
+                (None, b'\'' | b'"') => {
+                    quote = Some(b);
+                    push(&mut head, b);
+                    self.pos += 1;
+                }
+                (None, b'!') => self.skip_to_line_end(),
+                (None, b';') => {
+                    self.pos += 1;
+                    return Some(self.finish(start, head));
+                }
+                (_, b'&') if self.continues_after_ampersand() => {}
+                (_, b'\n') => {
+                    self.pos += 1;
+                    return Some(self.finish(start, head));
+                }
+                (_, b'\r') => self.pos += 1,
+                _ => {
+                    push(&mut head, b);
+                    self.pos += 1;
+                }
+            }
+        }
+        Some(self.finish(start, head))
+    }
+
+    /// At an `&`: when only blanks or a comment follow on this line, it is a
+    /// continuation mark — skip to the next significant line (and past its leading
+    /// `&`) and return true. Otherwise return false without moving.
+    fn continues_after_ampersand(&mut self) -> bool {
+        let mut p = self.pos + 1;
+        while let Some(&b) = self.bytes.get(p) {
+            match b {
+                b' ' | b'\t' | b'\r' => p += 1,
+                b'!' | b'\n' => break,
+                _ => return false,
+            }
+        }
+        self.pos = p;
+        // Skip the rest of this line, then comment and blank lines.
+        loop {
+            self.skip_to_line_end();
+            if self.peek().is_none() {
+                return true;
+            }
+            self.pos += 1;
+            let line = self.pos;
+            while matches!(self.peek(), Some(b' ' | b'\t' | b'\r')) {
+                self.pos += 1;
+            }
+            match self.peek() {
+                Some(b'!') | Some(b'\n') => continue,
+                Some(b'&') => {
+                    self.pos += 1;
+                    return true;
+                }
+                Some(_) => return true,
+                None => {
+                    self.pos = line;
+                    return true;
+                }
+            }
+        }
+    }
+
+    fn finish(&self, start: usize, head: Vec<u8>) -> LogicalStmt {
+        let mut head = String::from_utf8_lossy(&head).into_owned();
+        let trimmed = head.trim_end().len();
+        head.truncate(trimmed);
+        LogicalStmt {
+            start,
+            line_end: self.pos,
+            head,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heads(text: &str) -> Vec<String> {
+        logical_statements(text)
+            .into_iter()
+            .map(|s| s.head)
+            .collect()
+    }
+
+    #[test]
+    fn joins_continuations_and_drops_comments() {
+        let text = "SUBROUTINE Foo(a, &  ! args\n   ! a comment line\n   &   b)\nx = 1; y = 2 ! trailing\n";
+        assert_eq!(heads(text), ["subroutine foo(a, b)", "x = 1", "y = 2"]);
+    }
+
+    #[test]
+    fn quotes_protect_bangs_and_semicolons() {
+        let text = "print *, 'a!b;c'\nz = \"it''s\"\n";
+        assert_eq!(heads(text), ["print *, 'a!b;c'", "z = \"it''s\""]);
+    }
+
+    #[test]
+    fn ampersand_inside_a_line_is_not_a_continuation() {
+        assert_eq!(heads("x = a & b\n"), ["x = a & b"]);
+    }
+
+    #[test]
+    fn offsets_cover_whole_lines() {
+        let text = "a = 1\n  b = 2 &\n  + 3\nc = 4";
+        let stmts = logical_statements(text);
+        assert_eq!(stmts[1].start, 8);
+        assert_eq!(&text[stmts[1].start..stmts[1].line_end], "b = 2 &\n  + 3\n");
+        assert_eq!(stmts[2].line_end, text.len());
+    }
+
+    #[test]
+    fn unterminated_continuation_at_end_of_file() {
+        assert_eq!(heads("x = 1 &\n"), ["x = 1"]);
+        assert_eq!(heads("x = 1 &"), ["x = 1"]);
+    }
+}
