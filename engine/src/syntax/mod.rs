@@ -2,9 +2,12 @@
 //! units cheaply, each unit's own text is parsed by tree-sitter-fortran, and the tree
 //! is lowered into the IR.
 
+mod blocks;
 pub mod cst;
+pub mod lower;
 mod statements;
 mod units;
 
+pub use blocks::check_blocks;
 pub use statements::{LogicalStmt, logical_statements};
 pub use units::{UnitChunk, split_units};

@@ -1,0 +1,349 @@
+//! Lowering one parsed unit into the IR: declarations first (they decide which
+//! `name(...)` are array references), then executable statements, then the HPF
+//! directives checked against the declarations.
+
+mod decl;
+mod directives;
+mod expr;
+mod stmt;
+
+use super::blocks::check_blocks;
+use super::cst::{self, named_children};
+use crate::diagnostics::Diagnostic;
+use crate::hpf::{self, DirectiveKind};
+use crate::ir::{
+    Dim, ImplicitRules, Independent, Stmt, StmtId, StmtKind, Symbol, SymbolTable, Unit, UnitKind,
+    Use,
+};
+use crate::normalize::Shapes;
+use crate::span::Span;
+use tree_sitter::{Node, Tree};
+
+/// What a unit sees from outside: the entities of its host and of the modules it uses
+/// (constants already folded to their values).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Scope {
+    pub symbols: SymbolTable,
+}
+
+/// One unit's own text, parsed.
+pub struct ParsedUnit {
+    pub kind: UnitKind,
+    pub name: String,
+    pub text: String,
+    pub tree: Tree,
+}
+
+impl ParsedUnit {
+    pub fn parse(kind: UnitKind, name: String, text: String) -> ParsedUnit {
+        let tree = cst::parse(&text);
+        ParsedUnit {
+            kind,
+            name,
+            text,
+            tree,
+        }
+    }
+
+    /// The USE statements of the unit, found without lowering it (the driver needs them
+    /// to build the unit's [`Scope`] first).
+    pub fn uses(&self) -> Vec<Use> {
+        let scope = Scope::default();
+        let mut l = Lowerer::new(&self.text, &scope);
+        if let Some(unit) = unit_node(&self.tree) {
+            for c in named_children(unit).filter(|c| c.kind() == "use_statement") {
+                l.declaration(c);
+            }
+        }
+        l.uses
+    }
+}
+
+/// The lowering state of one unit.
+struct Lowerer<'a> {
+    src: &'a str,
+    scope: &'a Scope,
+    symbols: SymbolTable,
+    implicit: ImplicitRules,
+    uses: Vec<Use>,
+    diagnostics: Vec<Diagnostic>,
+    /// Set at the first executable statement (statement functions come before it).
+    seen_executable: bool,
+    /// Expression recursion depth.
+    depth: usize,
+    too_deep_reported: bool,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(src: &'a str, scope: &'a Scope) -> Lowerer<'a> {
+        Lowerer {
+            src,
+            scope,
+            symbols: SymbolTable::new(),
+            implicit: ImplicitRules::default(),
+            uses: Vec::new(),
+            diagnostics: Vec::new(),
+            seen_executable: false,
+            depth: 0,
+            too_deep_reported: false,
+        }
+    }
+
+    /// A name's entity: the unit's own declaration, else the host's or a module's.
+    fn lookup(&self, name: &str) -> Option<&Symbol> {
+        self.symbols
+            .get(name)
+            .or_else(|| self.scope.symbols.get(name))
+    }
+
+    fn is_array(&self, name: &str) -> bool {
+        self.lookup(name).is_some_and(Symbol::is_array)
+    }
+}
+
+impl Shapes for Lowerer<'_> {
+    fn dims(&self, name: &str) -> Option<&[Dim]> {
+        self.lookup(name).and_then(|s| s.dims.as_deref())
+    }
+}
+
+/// The node of the unit in a unit's tree: the first program unit at top level, or an
+/// ERROR node when tree-sitter could not parse the unit as a whole (its recovered
+/// children are still lowered).
+fn unit_node(tree: &Tree) -> Option<Node<'_>> {
+    named_children(tree.root_node()).find(|n| {
+        matches!(
+            n.kind(),
+            "program" | "subroutine" | "function" | "module" | "submodule" | "block_data" | "ERROR"
+        )
+    })
+}
+
+/// The unit statement (`subroutine foo(a, n)`) among the unit node's children.
+fn header_node(unit: Node<'_>) -> Option<Node<'_>> {
+    named_children(unit).find(|c| {
+        matches!(
+            c.kind(),
+            "program_statement"
+                | "subroutine_statement"
+                | "function_statement"
+                | "module_statement"
+                | "submodule_statement"
+                | "block_data_statement"
+        )
+    })
+}
+
+/// Lowers `parsed` (whose host, if any, is `host`) seeing `scope` from outside.
+pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
+    let src = parsed.text.as_str();
+    let mut l = Lowerer::new(src, scope);
+    let node = unit_node(&parsed.tree);
+    let header = node.and_then(header_node);
+    let children: Vec<Node> = node
+        .map(|n| named_children(n).collect())
+        .unwrap_or_default();
+
+    for &c in &children {
+        l.declaration(c);
+    }
+    let dummies = header.map(|h| dummy_arguments(h, src)).unwrap_or_default();
+    l.declare_dummies(&dummies);
+
+    let body_nodes = children
+        .iter()
+        .copied()
+        .filter(|c| !matches!(c.kind(), "internal_procedures") && !c.kind().starts_with("end_"));
+    let mut body = l.block(body_nodes);
+
+    let (directives, directive_diagnostics) = hpf::parse_directives(src);
+    l.diagnostics.extend(directive_diagnostics);
+    l.check_directives(&directives);
+    for d in &directives {
+        if let DirectiveKind::Independent(ind) = &d.kind {
+            attach_independent(&mut body, d.span, ind, &mut l.diagnostics);
+        }
+    }
+    renumber(&mut body, &mut 0);
+
+    let structure = check_blocks(src);
+    if structure.is_empty() {
+        tree_diagnostics(&parsed.tree, src, &mut l.diagnostics);
+    } else {
+        // tree-sitter's errors would only repeat these, less precisely.
+        l.diagnostics.extend(structure);
+    }
+
+    let header_span = header
+        .map(cst::span)
+        .or_else(|| body.first().map(|s| s.span))
+        .unwrap_or_default();
+    Unit {
+        kind: parsed.kind,
+        name: parsed.name.clone(),
+        host: host.map(str::to_string),
+        dummies: dummies.into_iter().map(|(n, _)| n).collect(),
+        uses: l.uses,
+        implicit: l.implicit,
+        symbols: l.symbols,
+        directives,
+        body,
+        header: header_span,
+        span: Span::new(0, src.len()),
+        diagnostics: l.diagnostics,
+    }
+}
+
+/// Dummy arguments of a SUBROUTINE or FUNCTION statement, in order.
+fn dummy_arguments(header: Node, src: &str) -> Vec<(String, Span)> {
+    let mut out = Vec::new();
+    if let Some(params) = header.child_by_field_name("parameters") {
+        for p in named_children(params).filter(|p| p.kind() == "identifier") {
+            out.push((cst::lower_text(p, src), cst::span(p)));
+        }
+    }
+    out
+}
+
+/// Marks the loop right after an INDEPENDENT directive; warns when the next statement
+/// is not a DO or FORALL.
+fn attach_independent(
+    body: &mut [Stmt],
+    directive: Span,
+    ind: &hpf::IndependentDirective,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    fn first_after(stmts: &mut [Stmt], at: u32) -> Option<&mut Stmt> {
+        for s in stmts {
+            if s.span.start >= at {
+                return Some(s);
+            }
+            if s.span.end > at {
+                let inner = match &mut s.kind {
+                    StmtKind::Loop(l) => first_after(&mut l.body, at),
+                    StmtKind::If(i) => i
+                        .branches
+                        .iter_mut()
+                        .find_map(|b| first_after(&mut b.body, at)),
+                    StmtKind::Select(sel) => sel
+                        .cases
+                        .iter_mut()
+                        .find_map(|c| first_after(&mut c.body, at)),
+                    _ => None,
+                };
+                if inner.is_some() {
+                    return inner;
+                }
+            }
+        }
+        None
+    }
+    match first_after(body, directive.end).map(|s| &mut s.kind) {
+        Some(StmtKind::Loop(l)) => {
+            l.independent = Some(Independent {
+                new: ind.new.iter().map(|n| n.name.clone()).collect(),
+                reduction: ind.reduction.iter().map(|n| n.name.clone()).collect(),
+            });
+        }
+        _ => diagnostics.push(Diagnostic::warning(
+            directive,
+            "hpf-independent",
+            "INDEPENDENT applies to the DO or FORALL that follows it, and none follows",
+        )),
+    }
+}
+
+/// Numbers statements in pre-order.
+fn renumber(stmts: &mut [Stmt], next: &mut u32) {
+    for s in stmts {
+        s.id = StmtId(*next);
+        *next += 1;
+        match &mut s.kind {
+            StmtKind::Loop(l) => renumber(&mut l.body, next),
+            StmtKind::If(i) => i
+                .branches
+                .iter_mut()
+                .for_each(|b| renumber(&mut b.body, next)),
+            StmtKind::Select(sel) => sel
+                .cases
+                .iter_mut()
+                .for_each(|c| renumber(&mut c.body, next)),
+            _ => {}
+        }
+    }
+}
+
+/// At most this many raw syntax errors per unit; the rest are summarized.
+const MAX_SYNTAX_ERRORS: usize = 20;
+
+/// tree-sitter's ERROR and MISSING nodes as diagnostics: the innermost ERROR nodes
+/// (outer ones only wrap them) and every MISSING token.
+fn tree_diagnostics(tree: &Tree, src: &str, out: &mut Vec<Diagnostic>) {
+    let mut found = Vec::new();
+    collect_errors(tree.root_node(), src, &mut found);
+    let extra = found.len().saturating_sub(MAX_SYNTAX_ERRORS);
+    out.extend(found.into_iter().take(MAX_SYNTAX_ERRORS));
+    if extra > 0 {
+        out.push(Diagnostic::warning(
+            Span::default(),
+            "syntax",
+            format!("{extra} more syntax problems in this unit are not shown"),
+        ));
+    }
+}
+
+fn collect_errors(node: Node, src: &str, out: &mut Vec<Diagnostic>) {
+    if node.is_missing() {
+        let what = node.kind().trim_end_matches("_statement").replace('_', " ");
+        out.push(Diagnostic::error(
+            Span::at(node.start_byte()),
+            "syntax",
+            format!("expected `{what}`"),
+        ));
+        return;
+    }
+    if !node.has_error() {
+        return;
+    }
+    let before = out.len();
+    for (_, c) in cst::children_with_fields(node) {
+        collect_errors(c, src, out);
+    }
+    if node.is_error() && out.len() == before {
+        // tree-sitter often wraps a whole unit in one ERROR node and recovers the
+        // statements inside it: the problem is at its first child that is not one.
+        let at = named_children(node)
+            .find(|c| !is_statement_level(c.kind()))
+            .unwrap_or(node);
+        let start = at.start_byte();
+        let rest = src.get(start..node.end_byte()).unwrap_or("");
+        let line = rest.lines().next().unwrap_or("").trim_end();
+        let shown: String = line.chars().take(40).collect();
+        let ellipsis = if shown.len() < line.len() { "…" } else { "" };
+        out.push(Diagnostic::warning(
+            Span::new(start, start + line.len()),
+            "syntax",
+            format!("costline could not parse `{shown}{ellipsis}`; it is left out of the analysis"),
+        ));
+    }
+}
+
+/// Node kinds that are whole statements (or comments and labels between them).
+fn is_statement_level(kind: &str) -> bool {
+    stmt::is_executable(kind)
+        || kind.ends_with("_statement")
+        || matches!(
+            kind,
+            "comment"
+                | "statement_label"
+                | "variable_declaration"
+                | "variable_modification"
+                | "interface"
+                | "derived_type_definition"
+                | "internal_procedures"
+                | "ERROR"
+        )
+}
+
+#[cfg(test)]
+mod tests;
