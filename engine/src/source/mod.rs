@@ -1,2 +1,704 @@
 //! Source text as read from disk, its form (free or fixed), and the normalized free-form
 //! text the parser sees, with an exact map back to original lines and columns.
+//!
+//! Loading a file ([`SourceFile::new`]) decodes it ([`LoadError`] for binary input),
+//! blanks preprocessor lines and unanalyzed conditional branches, and converts fixed
+//! form to free form. Every step keeps each line where it was: the only edits that
+//! change lengths are the `&` inserted at the end of continued fixed-form lines.
+
+mod decode;
+mod fixed;
+mod form;
+mod line_index;
+mod map;
+mod preproc;
+
+pub use decode::LoadError;
+pub use form::SourceForm;
+pub use line_index::LineIndex;
+
+use crate::diagnostics::Diagnostic;
+use crate::span::Span;
+
+use map::PositionMap;
+
+/// The UTF-8 byte-order mark.
+const BOM: char = '\u{feff}';
+
+/// A loaded source file: the original text, the normalized free-form text for the
+/// parser, and the map between them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    path: String,
+    form: SourceForm,
+    original: String,
+    normalized: String,
+    diagnostics: Vec<Diagnostic>,
+    map: PositionMap,
+    lines: LineIndex,
+}
+
+impl SourceFile {
+    /// Decodes, normalizes and indexes a file; `form` defaults to
+    /// [`SourceForm::detect`]. Errors only for binary input (a NUL byte, or mostly
+    /// non-text bytes): the error names the byte offset, line and column of the first
+    /// offending byte.
+    ///
+    /// - Decoding: UTF-8, each byte of an invalid sequence read as `?` (one `Warning`,
+    ///   code `encoding`, at the first); a byte-order mark is kept in the original text
+    ///   and becomes 3 spaces in the normalized text.
+    /// - Preprocessor lines never reach the parser: they are blanked, and so are the
+    ///   code lines of the branches of each conditional group but the first (see the
+    ///   `preprocessor` notes and warnings).
+    /// - Fixed form is converted to free form line for line; free form is kept as is.
+    pub fn new(
+        path: &str,
+        bytes: &[u8],
+        form: Option<SourceForm>,
+    ) -> Result<SourceFile, LoadError> {
+        let decoded = decode::decode(bytes)?;
+        let original = decoded.text;
+        let lines = LineIndex::new(&original);
+        let form = form.unwrap_or_else(|| SourceForm::detect(path, &original));
+
+        let bom = if original.starts_with(BOM) {
+            BOM.len_utf8()
+        } else {
+            0
+        };
+        let mut text = " ".repeat(bom);
+        text.push_str(&original[bom..]);
+        let preprocessed = preproc::preprocess(&text);
+        // Spans in original offsets until mapped below.
+        let mut diagnostics = preprocessed.diagnostics;
+        if let Some(invalid) = decoded.invalid {
+            let (line, column) = lines.line_col(to_u32(invalid.first));
+            let n = invalid.bytes;
+            let bytes_word = if n == 1 { "byte" } else { "bytes" };
+            diagnostics.push(Diagnostic::warning(
+                Span::new(invalid.first, invalid.first + invalid.first_len),
+                "encoding",
+                format!(
+                    "invalid UTF-8 at line {line}, column {column} ({n} {bytes_word} read as '?')"
+                ),
+            ));
+        }
+        let (normalized, map) = match form {
+            SourceForm::Free => {
+                let len = preprocessed.text.len();
+                (preprocessed.text, PositionMap::identity(len))
+            }
+            SourceForm::Fixed { line_length } => {
+                let converted = fixed::to_free_form(&preprocessed.text, bom, line_length);
+                diagnostics.extend(converted.diagnostics);
+                (converted.text, converted.map)
+            }
+        };
+        for d in &mut diagnostics {
+            d.span = map.normalized_span(d.span);
+        }
+        diagnostics.sort_by_key(|d| d.span.start);
+        Ok(SourceFile {
+            path: path.to_owned(),
+            form,
+            original,
+            normalized,
+            diagnostics,
+            map,
+            lines,
+        })
+    }
+
+    /// The path the file was loaded as (used for form detection and in reports).
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The form the file was read in.
+    pub fn form(&self) -> SourceForm {
+        self.form
+    }
+
+    /// The decoded text: the same byte length as the input.
+    pub fn original(&self) -> &str {
+        &self.original
+    }
+
+    /// The free-form text for the parser, with the same lines as the original.
+    pub fn normalized(&self) -> &str {
+        &self.normalized
+    }
+
+    /// File-level notes and warnings (codes `encoding`, `preprocessor`, `fixed-form`),
+    /// with spans in normalized offsets, ordered by position.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The line index of the original text.
+    pub fn line_index(&self) -> &LineIndex {
+        &self.lines
+    }
+
+    /// The original offset of a normalized offset: exact for every byte that was not
+    /// inserted; an inserted byte maps to the original offset it was inserted at.
+    /// O(log n).
+    pub fn to_original(&self, normalized_offset: u32) -> u32 {
+        self.map.to_original(normalized_offset)
+    }
+
+    /// The normalized offset of an original offset (after any bytes inserted there).
+    /// O(log n).
+    pub fn to_normalized(&self, original_offset: u32) -> u32 {
+        self.map.to_normalized(original_offset)
+    }
+
+    /// 1-based line and column (column counted in Unicode scalar values) in the
+    /// ORIGINAL text of a normalized offset.
+    pub fn line_col(&self, normalized_offset: u32) -> (u32, u32) {
+        self.lines.line_col(self.to_original(normalized_offset))
+    }
+
+    /// The original byte range of a normalized span (inserted bytes take no room).
+    pub fn original_span(&self, span: Span) -> Span {
+        self.map.original_span(span)
+    }
+}
+
+fn to_u32(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Severity;
+    use proptest::prelude::*;
+
+    /// Loads `bytes`, checks the map invariants, and renders the normalized text (each
+    /// line numbered and closed by `|`, a carriage return shown as `␍`, a tab as `→`) and the
+    /// diagnostics with their original line and column.
+    pub(super) fn show(path: &str, bytes: &[u8], form: Option<SourceForm>) -> String {
+        let file = SourceFile::new(path, bytes, form).unwrap();
+        check_map(&file);
+        check_words(&file);
+        let mut out = String::new();
+        for (n, line) in (1..).zip(line_index::lines(file.normalized())) {
+            let content = &file.normalized()[line.start..line.end];
+            out.push_str(&format!("{n:02}|{}|", content.replace('\t', "→")));
+            if file.normalized()[line.end..line.next].starts_with('\r') {
+                out.push('␍');
+            }
+            out.push('\n');
+        }
+        for d in file.diagnostics() {
+            let (line, column) = file.line_col(d.span.start);
+            out.push_str(&format!(
+                "{} {} {line}:{column}: {}\n",
+                d.severity.as_str(),
+                d.code,
+                d.message
+            ));
+        }
+        out
+    }
+
+    /// Every normalized byte that was not inserted maps to the same byte of the original
+    /// (unless replaced in place by a blank, `!`, `&` or an `!HPF$` sentinel), and back.
+    fn check_map(file: &SourceFile) {
+        let (original, normalized) = (file.original().as_bytes(), file.normalized().as_bytes());
+        assert_eq!(
+            line_index::lines(file.original()).count(),
+            line_index::lines(file.normalized()).count()
+        );
+        let mut inserted = 0;
+        for (i, &b) in normalized.iter().enumerate() {
+            let o = file.to_original(to_u32(i));
+            if file.to_normalized(o) != to_u32(i) {
+                // An inserted byte: it sits just before the byte it maps to.
+                inserted += 1;
+                assert!(b"& ".contains(&b), "inserted {:?} at {i}", b as char);
+                continue;
+            }
+            let was = original[o as usize];
+            assert!(
+                was == b || b" !&HPF$".contains(&b),
+                "byte {i} is {:?}, was {:?}",
+                b as char,
+                was as char
+            );
+        }
+        assert_eq!(normalized.len(), original.len() + inserted);
+    }
+
+    /// Every word of the normalized text is the same word (but for the case of an
+    /// `!HPF$` sentinel) at the same line and column of the original (counted independently of the line index).
+    fn check_words(file: &SourceFile) {
+        let normalized = file.normalized();
+        let mut start = None;
+        for (i, c) in normalized.char_indices().chain([(normalized.len(), ' ')]) {
+            match (start, c.is_ascii_alphanumeric()) {
+                (None, true) => start = Some(i),
+                (Some(s), false) => {
+                    start = None;
+                    let word = &normalized[s..i];
+                    let o = file.to_original(to_u32(s)) as usize;
+                    let was = file.original().get(o..o + word.len()).unwrap_or("");
+                    assert!(was.eq_ignore_ascii_case(word), "{word} was {was}");
+                    let before = file.original()[..o]
+                        .replace("\r\n", "\n")
+                        .replace('\r', "\n");
+                    let line = before.matches('\n').count() + 1;
+                    let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+                    let column = before[line_start..].chars().count() + 1;
+                    assert_eq!(
+                        file.line_col(to_u32(s)),
+                        (to_u32(line), to_u32(column)),
+                        "{word}"
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn fixed(text: &str) -> String {
+        show("t.f", text.as_bytes(), None)
+    }
+
+    #[test]
+    fn comment_lines() {
+        let text = "C     comment C\nc     comment c\n*     comment star\n!     comment bang\n\
+                    D     PRINT *, 'debug D'\nd     PRINT *, 'debug d'\n\n      X = 1\n\
+                    C$OMP PARALLEL\nCDIR$ IVDEP\n   ! indented bang\n\t! tab bang\nCALL IS A COMMENT\n";
+        expect_test::expect![[r#"
+            01|!     comment C|
+            02|!     comment c|
+            03|!     comment star|
+            04|!     comment bang|
+            05|!     PRINT *, 'debug D'|
+            06|!     PRINT *, 'debug d'|
+            07||
+            08|      X = 1|
+            09|!$OMP PARALLEL|
+            10|!DIR$ IVDEP|
+            11|   ! indented bang|
+            12|→! tab bang|
+            13|!ALL IS A COMMENT|
+        "#]]
+        .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn labels_and_continuations() {
+        let text = "      SUBROUTINE S(A, B,\n     $             C)\n   10 CONTINUE\n\
+                    \x20     X = A +   ! inline comment\nC     comment between\n\n     &    B\n\
+                    \x20     IF (X .GT. 0) GO TO 10\n  100 FORMAT (1X, 'A!B',\n     1        I5,\n\
+                    \x20    !        I6)\n     0X = 2\n     &\n     &  + 3\n";
+        expect_test::expect![[r#"
+            01|      SUBROUTINE S(A, B,&|
+            02|     &             C)|
+            03|   10 CONTINUE|
+            04|      X = A +&   ! inline comment|
+            05|!     comment between|
+            06||
+            07|     &    B|
+            08|      IF (X .GT. 0) GO TO 10|
+            09|  100 FORMAT (1X, 'A!B',&|
+            10|     &        I5,&|
+            11|     &        I6)|
+            12|      X = 2&|
+            13|     &&|
+            14|     &  + 3|
+        "#]]
+        .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn continued_literals() {
+        let text = "      PRINT *, 'HELLO ! NOT A COMMENT\n     +WORLD'   ! real comment\n\
+                    \x20     PRINT *, \"IT\"\"S ! TEXT\", 'A''B'  ! comment\n\
+                    \x20     X = 'OPEN ! AT END\n     + STILL '' IN ! IT\n     + DONE' ! comment\n\
+                    \x20     Y = 1\n";
+        expect_test::expect![[r#"
+            01|      PRINT *, 'HELLO ! NOT A COMMENT&|
+            02|     &WORLD'   ! real comment|
+            03|      PRINT *, "IT""S ! TEXT", 'A''B'  ! comment|
+            04|      X = 'OPEN ! AT END&|
+            05|     & STILL '' IN ! IT&|
+            06|     & DONE' ! comment|
+            07|      Y = 1|
+        "#]]
+        .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn tabs() {
+        let text = "\tX = 1\n\t1+ 2\n10\tCONTINUE\n\tY = 'tab'\t! comment\n  \t2   + 3\n\t0Z = 1\n";
+        expect_test::expect![[r#"
+            01|→X = 1&|
+            02|→&+ 2|
+            03|10→CONTINUE|
+            04|→Y = 'tab'&→! comment|
+            05|  →&   + 3|
+            06|→0Z = 1|
+        "#]]
+        .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn text_beyond_the_line_length() {
+        let long = |code: &str, tail: &str| format!("{code:<72}{tail}\n");
+        let text = [
+            long("      X = 1", "SEQ00010"),
+            long(
+                "C     a comment line may be as long as it likes",
+                "AND IS KEPT",
+            ),
+            long("      Y = 'A", "        "),
+            long(
+                "     &B' + 123456789012345678901234567890123456789012345678901234",
+                "+ 9",
+            ),
+            long("", "SEQ00040"),
+            long("      Z = 2", "SEQ00050"),
+        ]
+        .concat();
+        expect_test::expect![[r#"
+            01|      X = 1                                                                     |
+            02|!     a comment line may be as long as it likes                         AND IS KEPT|
+            03|      Y = 'A&                                                                    |
+            04|     &B' + 123456789012345678901234567890123456789012345678901234          |
+            05|                                                                                |
+            06|      Z = 2                                                                     |
+            info fixed-form 1:73: 4 lines have text beyond column 72; it is ignored as fixed form requires
+        "#]].assert_eq(&fixed(&text));
+        let wide = long("      X = 1", "+ 2");
+        expect_test::expect![[r#"
+            01|      X = 1                                                             + 2|
+        "#]]
+        .assert_eq(&show(
+            "t.f",
+            wide.as_bytes(),
+            Some(SourceForm::Fixed { line_length: 132 }),
+        ));
+    }
+
+    #[test]
+    fn hpf_directives() {
+        let text = "CHPF$ PROCESSORS P(4)\nCHPF$ DISTRIBUTE A(BLOCK,   ! comment\nC     between\n\
+                    CHPF$*    CYCLIC) ONTO P\nchpf$ align B(I) with A(I)\n*HPF$ INDEPENDENT\n\
+                    !hpf$ template T(100)\nCHPF$0TEMPLATE U\nCHPF$1   , V\nC$OMP PARALLEL DO\n\
+                    \x20     DO I = 1, N\n";
+        expect_test::expect![[r#"
+            01|!HPF$ PROCESSORS P(4)|
+            02|!HPF$ DISTRIBUTE A(BLOCK, &   ! comment|
+            03|!     between|
+            04|!HPF$&    CYCLIC) ONTO P|
+            05|!HPF$ align B(I) with A(I)|
+            06|!HPF$ INDEPENDENT|
+            07|!HPF$ template T(100)|
+            08|!HPF$ TEMPLATE U &|
+            09|!HPF$&   , V|
+            10|!$OMP PARALLEL DO|
+            11|      DO I = 1, N|
+        "#]]
+        .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn preprocessor_in_fixed_form() {
+        let text = "#include \"mpif.h\"\n#ifdef USE_MPI\n      CALL MPI_INIT(IERR)\n#else\n\
+                    \x20     IERR = 0\n#endif\n#if 0\n      CALL OLD\n#elif defined(X) && defined(Y)\n\
+                    \x20     CALL NEW(A,\n#ifdef Z\n     &  B)\n#else\n     &  C)\n#endif\n#endif\n\
+                    #define LONG(x) \\\n  ((x) + 1)\n  #  include <stdio.h>\n#endif\n\
+                    #if defined(NEVER_CLOSED)\n      X = 1\n";
+        expect_test::expect![[r#"
+            01|                 |
+            02|              |
+            03|      CALL MPI_INIT(IERR)|
+            04|     |
+            05|              |
+            06|      |
+            07|     |
+            08|              |
+            09|                              |
+            10|      CALL NEW(A,&|
+            11|        |
+            12|     &  B)|
+            13|     |
+            14|          |
+            15|      |
+            16|      |
+            17|                 |
+            18|           |
+            19|                      |
+            20|      |
+            21|                         |
+            22|      X = 1|
+            info preprocessor 1:1: #include "mpif.h" is not followed yet
+            info preprocessor 2:1: preprocessor conditionals: analyzing the first branch of 4 groups; macros are not expanded
+            info preprocessor 19:1: #include <stdio.h> is not followed yet
+            warning preprocessor 20:1: #endif without a matching #if
+            warning preprocessor 21:1: #if without a matching #endif: the group runs to the end of the file
+        "#]].assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn preprocessor_in_free_form() {
+        let text = "program p\n#ifdef X\n  x = 1\n#elif Y\n  x = 2\n#else\n  x = 3\n#endif\n\
+                    #include 'defs.h'\nend program\n";
+        expect_test::expect![[r#"
+            01|program p|
+            02|        |
+            03|  x = 1|
+            04|       |
+            05|       |
+            06|     |
+            07|       |
+            08|      |
+            09|                 |
+            10|end program|
+            info preprocessor 2:1: preprocessor conditionals: analyzing the first branch of 1 group; macros are not expanded
+            info preprocessor 9:1: #include 'defs.h' is not followed yet
+        "#]].assert_eq(&show("p.F90", text.as_bytes(), None));
+    }
+
+    #[test]
+    fn byte_order_mark() {
+        let text = "\u{feff}C comment\n      X = 1\n     &  + 2\n";
+        expect_test::expect![[r#"
+            01|   ! comment|
+            02|      X = 1&|
+            03|     &  + 2|
+        "#]]
+        .assert_eq(&fixed(text));
+        let file = SourceFile::new("t.f", text.as_bytes(), None).unwrap();
+        assert!(file.original().starts_with('\u{feff}'));
+        assert!(file.normalized().starts_with("   !"));
+        let free = "\u{feff}#define X\nprogram p\nend\n";
+        expect_test::expect![[r#"
+            01|            |
+            02|program p|
+            03|end|
+        "#]]
+        .assert_eq(&show("p.f90", free.as_bytes(), None));
+    }
+
+    #[test]
+    fn invalid_utf8() {
+        let bytes = b"C     caf\xe9\n      X = '\xff\xfe' ! \xc3\xa9\n     &  // 'B'\n";
+        expect_test::expect![[r#"
+            01|!     caf?|
+            02|      X = '??'& ! é|
+            03|     &  // 'B'|
+            warning encoding 1:10: invalid UTF-8 at line 1, column 10 (3 bytes read as '?')
+        "#]]
+        .assert_eq(&show("t.f", bytes, None));
+        let file = SourceFile::new("t.f", bytes, None).unwrap();
+        assert_eq!(file.original().len(), bytes.len());
+        assert_eq!(file.diagnostics()[0].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn crlf_line_endings() {
+        let text = "      X = 1 ! c\r\n     &  + 2\r\nC comment\r\n      Y = 'A\r\n     &B'\r\n";
+        expect_test::expect![[r#"
+            01|      X = 1& ! c|␍
+            02|     &  + 2|␍
+            03|! comment|␍
+            04|      Y = 'A&|␍
+            05|     &B'|␍
+        "#]]
+        .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn binary_input_is_rejected() {
+        let e = SourceFile::new("t.f", b"      X = 1\n\0", None).unwrap_err();
+        assert_eq!((e.offset, e.line, e.column), (12, 2, 1));
+        assert!(SourceFile::new("t.f", &[0xff; 10], None).is_err());
+    }
+
+    #[test]
+    fn free_form_is_kept() {
+        let text = "program p\n  x = 1 + &\n      2 ! c\nend program p\n";
+        let file = SourceFile::new("p.f90", text.as_bytes(), None).unwrap();
+        assert_eq!(file.form(), SourceForm::Free);
+        assert_eq!(file.path(), "p.f90");
+        assert_eq!(file.normalized(), text);
+        assert!(file.diagnostics().is_empty());
+        for i in 0..=to_u32(text.len()) {
+            assert_eq!((file.to_original(i), file.to_normalized(i)), (i, i));
+        }
+    }
+
+    #[test]
+    fn spans_and_positions_map_back() {
+        let text = "      X = 1\n     &  + 2\n";
+        let file = SourceFile::new("t.f", text.as_bytes(), None).unwrap();
+        assert_eq!(file.normalized(), "      X = 1&\n     &  + 2\n");
+        // The inserted `&` maps to where it was inserted, and takes no room in a span.
+        assert_eq!(file.to_original(11), 11);
+        assert_eq!(file.to_original(12), 11);
+        assert_eq!(file.to_normalized(11), 12);
+        assert_eq!(file.original_span(Span::new(6, 12)), Span::new(6, 11));
+        assert_eq!(file.line_col(18), (2, 6));
+        assert_eq!(file.line_col(u32::MAX), (3, 1));
+    }
+
+    fn has_errors(text: &str) -> bool {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&tree_sitter_fortran::LANGUAGE.into())
+            .unwrap();
+        parser.parse(text, None).unwrap().root_node().has_error()
+    }
+
+    const DAXPY: &str = "      SUBROUTINE DAXPY(N,DA,DX,INCX,DY,INCY)
+*
+*  -- Reference BLAS level1 routine --
+*
+*     .. Scalar Arguments ..
+      DOUBLE PRECISION DA
+      INTEGER INCX,INCY,N
+*     ..
+*     .. Array Arguments ..
+      DOUBLE PRECISION DX(*),DY(*)
+CHPF$ DISTRIBUTE DX(BLOCK)
+CHPF$ ALIGN DY(I) WITH
+CHPF$*   DX(I)
+*     ..
+*     .. Local Scalars ..
+      INTEGER I,IX,IY,M,MP1
+*     ..
+*     .. Intrinsic Functions ..
+      INTRINSIC MOD
+*     ..
+      IF (N.LE.0) RETURN
+      IF (DA.EQ.0.0d0) RETURN
+      IF (INCX.EQ.1 .AND. INCY.EQ.1) THEN
+*
+*        code for both increments equal to 1
+*
+         M = MOD(N,4)
+         IF (M.NE.0) THEN
+            DO 10 I = 1,M
+               DY(I) = DY(I) + DA*DX(I)
+   10       CONTINUE
+         END IF
+         IF (N.LT.4) RETURN
+         MP1 = M + 1
+         DO 50 I = MP1,N,4
+            DY(I) = DY(I) + DA*DX(I)
+            DY(I+1) = DY(I+1) + DA*DX(I+1)
+            DY(I+2) = DY(I+2) + DA*DX(I+2)
+            DY(I+3) = DY(I+3) +
+     $                DA*DX(I+3)
+   50    CONTINUE
+      ELSE
+*
+*        code for unequal increments or equal increments
+*          not equal to 1
+*
+         IX = 1
+         IY = 1
+         IF (INCX.LT.0) IX = (-N+1)*INCX + 1
+         IF (INCY.LT.0) IY = (-N+1)*INCY + 1
+         DO I = 1,N
+          DY(IY) = DY(IY) + DA*DX(IX)
+          IX = IX + INCX
+          IY = IY + INCY
+         END DO
+      END IF
+      RETURN
+      END
+";
+
+    #[test]
+    fn normalized_fixed_form_parses_cleanly() {
+        let file = SourceFile::new("daxpy.f", DAXPY.as_bytes(), None).unwrap();
+        check_map(&file);
+        check_words(&file);
+        assert!(
+            has_errors(file.original()),
+            "the raw fixed form should not parse"
+        );
+        assert!(!has_errors(file.normalized()), "{}", file.normalized());
+    }
+
+    /// A line that looks like fixed form, or like nothing in particular.
+    fn fixed_line() -> impl Strategy<Value = String> {
+        let head = prop_oneof![
+            Just(""),
+            Just("      "),
+            Just("     $"),
+            Just("     &"),
+            Just("   10 "),
+            Just("C"),
+            Just("*"),
+            Just("!"),
+            Just("d"),
+            Just("CHPF$ "),
+            Just("cHPF$*"),
+            Just("\t"),
+            Just("\t1"),
+            Just("#ifdef X"),
+            Just("#if 0"),
+            Just("#else"),
+            Just("#endif"),
+            Just("#define A \\"),
+            Just("\u{feff}"),
+        ];
+        let body = "[ a-zA-Z0-9=+()',\"!&*$\t#\\\\é€😀\r]{0,90}";
+        (head, body).prop_map(|(h, b)| format!("{h}{b}"))
+    }
+
+    fn check_invariants(file: &SourceFile) {
+        let (original, normalized) = (file.original(), file.normalized());
+        let mut last = 0;
+        for n in 0..=to_u32(normalized.len()) + 2 {
+            let o = file.to_original(n);
+            assert!(o >= last && o as usize <= original.len());
+            last = o;
+            let (line, column) = file.line_col(n);
+            assert!(line >= 1 && column >= 1);
+        }
+        let mut last = 0;
+        for o in 0..=to_u32(original.len()) + 2 {
+            let n = file.to_normalized(o);
+            assert!(n >= last && n as usize <= normalized.len());
+            last = n;
+        }
+        for d in file.diagnostics() {
+            assert!(d.span.start <= d.span.end && d.span.end as usize <= normalized.len());
+            let span = file.original_span(d.span);
+            assert!(span.start <= span.end && span.end as usize <= original.len());
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..300)) {
+            for form in [None, Some(SourceForm::FIXED), Some(SourceForm::Free)] {
+                if let Ok(file) = SourceFile::new("x.hpf", &bytes, form) {
+                    prop_assert_eq!(file.original().len(), bytes.len());
+                    check_invariants(&file);
+                }
+            }
+        }
+
+        #[test]
+        fn fixed_looking_lines_never_panic(
+            lines in proptest::collection::vec(fixed_line(), 0..20),
+            crlf in any::<bool>(),
+            line_length in prop_oneof![Just(72usize), Just(132), 0usize..10],
+        ) {
+            let text = lines.join(if crlf { "\r\n" } else { "\n" });
+            let file = SourceFile::new("x.f", text.as_bytes(), Some(SourceForm::Fixed { line_length })).unwrap();
+            check_invariants(&file);
+            check_map(&file);
+            check_words(&file);
+        }
+    }
+}

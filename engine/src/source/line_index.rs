@@ -1,0 +1,264 @@
+//! Line starts of a text, and conversions between byte offsets and (line, column)
+//! positions, columns counted either in Unicode scalar values or in UTF-16 code units.
+
+/// One line of a text: `start..end` is its content, `next` the start of the following
+/// line (after the terminator; equal to `end` on the last line without a terminator).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub start: usize,
+    pub end: usize,
+    pub next: usize,
+}
+
+/// The lines of `text`. Line terminators are `\n`, `\r\n` and a lone `\r` (the three
+/// the LSP specification recognizes). A text ending in a terminator has no empty line
+/// after it; an empty text has none at all.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = Line> + '_ {
+    let bytes = text.as_bytes();
+    let mut pos = 0;
+    std::iter::from_fn(move || {
+        if pos >= bytes.len() {
+            return None;
+        }
+        let start = pos;
+        let mut end = start;
+        while end < bytes.len() && bytes[end] != b'\n' && bytes[end] != b'\r' {
+            end += 1;
+        }
+        let next = match bytes.get(end) {
+            Some(b'\r') if bytes.get(end + 1) == Some(&b'\n') => end + 2,
+            Some(_) => end + 1,
+            None => end,
+        };
+        pos = next;
+        Some(Line { start, end, next })
+    })
+}
+
+/// A non-ASCII character: where it starts and how many UTF-8 bytes it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Wide {
+    offset: u32,
+    utf8_len: u8,
+}
+
+impl Wide {
+    fn utf16_len(self) -> u32 {
+        if self.utf8_len == 4 { 2 } else { 1 }
+    }
+}
+
+/// Line starts and non-ASCII characters of a text, for O(log n) conversions between
+/// byte offsets and 1-based (line, column) positions.
+///
+/// Lines end at `\n`, `\r\n` or a lone `\r`. Columns count Unicode scalar values
+/// ([`LineIndex::line_col`]) or UTF-16 code units ([`LineIndex::utf16_col`]), both
+/// 1-based. An offset inside a multi-byte character is treated as that character's
+/// start; an offset past the end of the text as the end of the text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LineIndex {
+    /// Byte offset of the first character of each line; `starts[0] == 0`.
+    starts: Vec<u32>,
+    /// Byte offset of the end of each line's content (where its terminator starts).
+    ends: Vec<u32>,
+    /// Every non-ASCII character, in text order.
+    wide: Vec<Wide>,
+    len: u32,
+}
+
+impl LineIndex {
+    /// Indexes `text`.
+    pub fn new(text: &str) -> LineIndex {
+        let mut starts = Vec::new();
+        let mut ends = Vec::new();
+        for line in lines(text) {
+            starts.push(to_u32(line.start));
+            ends.push(to_u32(line.end));
+        }
+        // An empty text, or one ending in a terminator, has an empty last line.
+        if text.is_empty() || text.ends_with(['\n', '\r']) {
+            starts.push(to_u32(text.len()));
+            ends.push(to_u32(text.len()));
+        }
+        let wide = text
+            .char_indices()
+            .filter(|(_, c)| !c.is_ascii())
+            .map(|(offset, c)| Wide {
+                offset: to_u32(offset),
+                utf8_len: u8::try_from(c.len_utf8()).unwrap_or(4),
+            })
+            .collect();
+        LineIndex {
+            starts,
+            ends,
+            wide,
+            len: to_u32(text.len()),
+        }
+    }
+
+    /// The number of lines (an empty text has one empty line; a text ending in a
+    /// terminator has an empty last line after it).
+    pub fn line_count(&self) -> u32 {
+        to_u32(self.starts.len())
+    }
+
+    /// The length in bytes of the indexed text.
+    pub fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Whether the indexed text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The byte offset where 1-based `line` starts, `None` past the last line.
+    pub fn line_start(&self, line: u32) -> Option<u32> {
+        let index = usize::try_from(line.checked_sub(1)?).ok()?;
+        self.starts.get(index).copied()
+    }
+
+    /// The 1-based line and column (in Unicode scalar values) of a byte offset.
+    pub fn line_col(&self, offset: u32) -> (u32, u32) {
+        let (line, start, offset) = self.locate(offset);
+        let (chars, _) = self.count_columns(start, offset);
+        (line, chars + 1)
+    }
+
+    /// The 1-based column in UTF-16 code units of a byte offset (its line is the one
+    /// [`LineIndex::line_col`] reports).
+    pub fn utf16_col(&self, offset: u32) -> u32 {
+        let (_, start, offset) = self.locate(offset);
+        let (_, utf16) = self.count_columns(start, offset);
+        utf16 + 1
+    }
+
+    /// The byte offset of a 1-based line and 1-based UTF-16 column. A line past the
+    /// last one gives the end of the text; a column past the end of its line gives
+    /// the end of the line's content (before its terminator); a column inside a
+    /// surrogate pair gives the start of that character.
+    pub fn offset_of_utf16(&self, line: u32, utf16_col: u32) -> u32 {
+        let Some(start) = self.line_start(line) else {
+            return self.len;
+        };
+        let line_end = self.content_end(line);
+        let mut remaining = utf16_col.saturating_sub(1);
+        let mut offset = start;
+        let first = self.wide.partition_point(|w| w.offset < start);
+        for w in &self.wide[first..] {
+            if w.offset >= line_end {
+                break;
+            }
+            let ascii_run = w.offset - offset;
+            if remaining <= ascii_run {
+                return offset + remaining;
+            }
+            remaining -= ascii_run;
+            if remaining < w.utf16_len() {
+                return w.offset;
+            }
+            remaining -= w.utf16_len();
+            offset = w.offset + u32::from(w.utf8_len);
+        }
+        offset.saturating_add(remaining).min(line_end)
+    }
+
+    /// The 1-based line of `offset`, its start, and `offset` clamped to the text and
+    /// moved back to the start of the character it falls in.
+    fn locate(&self, offset: u32) -> (u32, u32, u32) {
+        let mut offset = offset.min(self.len);
+        let w = self.wide.partition_point(|w| w.offset <= offset);
+        if let Some(prev) = w.checked_sub(1).and_then(|i| self.wide.get(i))
+            && offset < prev.offset + u32::from(prev.utf8_len)
+        {
+            offset = prev.offset;
+        }
+        let index = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
+        let start = self.starts.get(index).copied().unwrap_or(0);
+        (to_u32(index + 1), start, offset)
+    }
+
+    /// Scalar values and UTF-16 code units in `start..end` (both on character boundaries).
+    fn count_columns(&self, start: u32, end: u32) -> (u32, u32) {
+        let first = self.wide.partition_point(|w| w.offset < start);
+        let last = self.wide.partition_point(|w| w.offset < end);
+        let wide = &self.wide[first..last.max(first)];
+        let extra_bytes: u32 = wide.iter().map(|w| u32::from(w.utf8_len) - 1).sum();
+        let chars = (end - start).saturating_sub(extra_bytes);
+        let pairs = to_u32(wide.iter().filter(|w| w.utf8_len == 4).count());
+        (chars, chars + pairs)
+    }
+
+    /// The end of the content of 1-based `line` (before its terminator).
+    fn content_end(&self, line: u32) -> u32 {
+        usize::try_from(line.saturating_sub(1))
+            .ok()
+            .and_then(|i| self.ends.get(i))
+            .copied()
+            .unwrap_or(self.len)
+    }
+}
+
+fn to_u32(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_end_at_every_terminator() {
+        let text = "a\nbc\r\nd\re";
+        let all: Vec<(usize, usize, usize)> =
+            lines(text).map(|l| (l.start, l.end, l.next)).collect();
+        assert_eq!(all, [(0, 1, 2), (2, 4, 6), (6, 7, 8), (8, 9, 9)]);
+        let index = LineIndex::new(text);
+        assert_eq!(index.line_count(), 4);
+        assert_eq!(index.line_start(3), Some(6));
+        assert_eq!(index.line_start(0), None);
+        assert_eq!(index.line_start(5), None);
+        assert_eq!(index.line_col(4), (2, 3));
+        assert_eq!(index.line_col(5), (2, 4));
+        assert_eq!(index.line_col(9), (4, 2));
+        assert_eq!(index.line_col(100), (4, 2));
+        assert_eq!((index.len(), index.is_empty()), (9, false));
+    }
+
+    #[test]
+    fn empty_and_terminated_texts() {
+        let empty = LineIndex::new("");
+        assert_eq!((empty.line_count(), empty.line_col(0)), (1, (1, 1)));
+        assert!(empty.is_empty());
+        let terminated = LineIndex::new("x\n");
+        assert_eq!(terminated.line_count(), 2);
+        assert_eq!(terminated.line_col(2), (2, 1));
+        assert_eq!(terminated.offset_of_utf16(2, 1), 2);
+    }
+
+    #[test]
+    fn columns_count_scalar_values_and_utf16_units() {
+        // 'é' is 2 bytes and 1 UTF-16 unit; '😀' is 4 bytes and 2 units.
+        let text = "x\né😀z\n";
+        let index = LineIndex::new(text);
+        let z = text.find('z').unwrap() as u32;
+        assert_eq!(index.line_col(z), (2, 3));
+        assert_eq!(index.utf16_col(z), 4);
+        // Inside a character: that character's position.
+        assert_eq!(index.line_col(z - 1), (2, 2));
+        assert_eq!(index.utf16_col(z - 1), 2);
+        assert_eq!(index.offset_of_utf16(2, 1), 2);
+        assert_eq!(index.offset_of_utf16(2, 2), 4);
+        assert_eq!(index.offset_of_utf16(2, 3), 4);
+        assert_eq!(index.offset_of_utf16(2, 4), z);
+        assert_eq!(index.offset_of_utf16(2, 5), z + 1);
+        assert_eq!(index.offset_of_utf16(2, 99), z + 1);
+        assert_eq!(index.offset_of_utf16(1, 99), 1);
+        assert_eq!(index.offset_of_utf16(9, 1), text.len() as u32);
+        for offset in 0..=text.len() as u32 {
+            let (line, _) = index.line_col(offset);
+            let back = index.offset_of_utf16(line, index.utf16_col(offset));
+            assert!(back <= offset && offset - back < 4, "{offset} -> {back}");
+        }
+    }
+}
