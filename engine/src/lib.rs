@@ -6,6 +6,8 @@ pub mod diagnostics;
 pub mod hpf;
 pub mod ir;
 pub mod normalize;
+pub mod project;
+pub mod report;
 pub mod source;
 pub mod span;
 pub mod syntax;

@@ -1,1 +1,64 @@
-fn main() {}
+//! `costline`: performance hints for HPF and Fortran+MPI programs, as a CLI (and, as
+//! it lands, a language server).
+
+mod check;
+mod text;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "costline", version, about = "Predicts how data-parallel Fortran performs on distributed-memory machines")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Analyze Fortran/HPF files and print a report per program unit.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// Fortran sources (free form .f90/.F90/...; fixed form .f/.for/.F/...), analyzed together:
+    /// a module's constants reach every file that uses it.
+    #[arg(required = true)]
+    files: Vec<String>,
+    /// Bind a program unknown, e.g. `--param N=1000` (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, i64)>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// `NAME=VALUE` with an integer value; names are case-insensitive like Fortran's.
+fn parse_param(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected NAME=VALUE, got `{s}`"))?;
+    let name = name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("`{name}` is not a Fortran name"));
+    }
+    let value = value
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{value}` is not an integer"))?;
+    Ok((name.to_ascii_lowercase(), value))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => check::run(&args),
+    }
+}

@@ -2,7 +2,51 @@
 //! array bounds and processor counts known at compile time. Exact and overflow-checked;
 //! anything it cannot fold is `None`, never a guess.
 
+use super::Unit;
 use super::expr::{BinaryOp, Expr, UnaryOp};
+use super::symbols::BaseType;
+use std::collections::BTreeMap;
+
+/// The values of a unit's integer named constants (PARAMETERs), folded in whatever
+/// order they refer to each other; `outer` supplies constants from the host and used
+/// modules (a local declaration of the same name hides them).
+pub fn fold_constants(unit: &Unit, outer: &dyn Fn(&str) -> Option<i64>) -> BTreeMap<String, i64> {
+    let integer = |name: &str| {
+        let sym = &unit.symbols[name];
+        sym.ty
+            .as_ref()
+            .or_else(|| unit.implicit.type_of(name))
+            .is_some_and(|t| t.base == BaseType::Integer)
+    };
+    let pending: Vec<&str> = unit
+        .symbols
+        .values()
+        .filter(|s| s.attrs.parameter && s.value.is_some() && integer(&s.name))
+        .map(|s| s.name.as_str())
+        .collect();
+    let mut known: BTreeMap<String, i64> = BTreeMap::new();
+    // Each round folds at least one more constant, or nothing more can be folded.
+    loop {
+        let before = known.len();
+        for &name in &pending {
+            if known.contains_key(name) {
+                continue;
+            }
+            let lookup = |n: &str| match known.get(n) {
+                Some(v) => Some(*v),
+                None if unit.symbols.contains_key(n) => None,
+                None => outer(n),
+            };
+            let value = unit.symbols[name].value.as_ref().and_then(|e| eval_int(e, &lookup));
+            if let Some(v) = value {
+                known.insert(name.to_string(), v);
+            }
+        }
+        if known.len() == before {
+            return known;
+        }
+    }
+}
 
 /// Evaluates an integer constant expression with Fortran semantics (`/` truncates
 /// toward zero, `MOD` takes the sign of the dividend, `MODULO` the sign of the

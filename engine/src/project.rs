@@ -1,0 +1,292 @@
+//! The files analyzed together (the command line's FILE arguments, or a workspace):
+//! each is loaded and split into units, every unit is parsed, and units are lowered
+//! hosts and used modules first, so that each sees the declarations and constants of
+//! its host and of the modules it uses, wherever in the inputs they are.
+
+use crate::diagnostics::Diagnostic;
+use crate::ir::consteval::fold_constants;
+use crate::ir::{Expr, SymbolTable, Unit, UnitKind, Use};
+use crate::source::{LoadError, SourceFile};
+use crate::span::Span;
+use crate::syntax::lower::{ParsedUnit, Scope, lower};
+use crate::syntax::{UnitChunk, split_units};
+use std::collections::{BTreeMap, HashMap};
+
+/// One file, loaded and lowered.
+pub struct FileAnalysis {
+    pub source: SourceFile,
+    pub units: Vec<UnitAnalysis>,
+    /// File-level findings; spans are offsets into the normalized text.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One unit of a file.
+pub struct UnitAnalysis {
+    /// Where the unit is in the file's normalized text.
+    pub chunk: UnitChunk,
+    /// Spans in here are relative to `chunk.range.start`.
+    pub unit: Unit,
+    /// The integer named constants the unit sees (its own, its host's, its modules').
+    pub constants: BTreeMap<String, i64>,
+}
+
+impl UnitAnalysis {
+    /// A unit-relative span as an offset range in the file's normalized text.
+    pub fn absolute(&self, span: Span) -> Span {
+        span.shifted(self.chunk.range.start)
+    }
+}
+
+/// Modules every Fortran or HPF system provides: using them is not a missing input.
+const INTRINSIC_MODULES: &[&str] = &[
+    "mpi",
+    "mpi_f08",
+    "iso_c_binding",
+    "iso_fortran_env",
+    "ieee_arithmetic",
+    "ieee_exceptions",
+    "ieee_features",
+    "omp_lib",
+    "omp_lib_kinds",
+    "openacc",
+    "hpf_library",
+    "hpf_local_library",
+];
+
+/// Loads and lowers `inputs` (path, contents) as one program. A file that cannot be
+/// loaded (binary input) yields its error in place of its analysis.
+pub fn analyze(inputs: &[(String, Vec<u8>)]) -> Vec<Result<FileAnalysis, LoadError>> {
+    let mut files: Vec<Result<Loaded, LoadError>> = inputs
+        .iter()
+        .map(|(path, bytes)| SourceFile::new(path, bytes, None).map(Loaded::new))
+        .collect();
+
+    let mut modules: HashMap<String, (usize, usize)> = HashMap::new();
+    for (f, file) in files.iter_mut().enumerate() {
+        let Ok(file) = file else { continue };
+        for u in 0..file.parsed.len() {
+            let parsed = &file.parsed[u];
+            if parsed.kind != UnitKind::Module {
+                continue;
+            }
+            if modules.contains_key(&parsed.name) {
+                let message = format!(
+                    "module `{}` is defined more than once; the first definition is used",
+                    parsed.name
+                );
+                let at = header(&file.chunks[u], file.source.normalized());
+                file.diagnostics.push(Diagnostic::warning(at, "duplicate-module", message));
+            } else {
+                modules.insert(parsed.name.clone(), (f, u));
+            }
+        }
+    }
+
+    let mut resolver = Resolver {
+        files: &files,
+        modules: &modules,
+        lowered: files
+            .iter()
+            .map(|f| f.as_ref().map_or(Vec::new(), |f| vec![None; f.parsed.len()]))
+            .collect(),
+        exports: HashMap::new(),
+    };
+    for (f, file) in files.iter().enumerate() {
+        if let Ok(file) = file {
+            for u in 0..file.parsed.len() {
+                resolver.lower((f, u));
+            }
+        }
+    }
+    let mut lowered = resolver.lowered;
+
+    files
+        .into_iter()
+        .enumerate()
+        .map(|(f, file)| {
+            let file = file?;
+            let units = file
+                .chunks
+                .into_iter()
+                .zip(lowered[f].iter_mut().map(Option::take))
+                .filter_map(|(chunk, done)| {
+                    let done = done?;
+                    Some(UnitAnalysis {
+                        chunk,
+                        unit: done.unit,
+                        constants: done.constants,
+                    })
+                })
+                .collect();
+            Ok(FileAnalysis {
+                source: file.source,
+                units,
+                diagnostics: file.diagnostics,
+            })
+        })
+        .collect()
+}
+
+/// A file split and parsed, before lowering.
+struct Loaded {
+    source: SourceFile,
+    chunks: Vec<UnitChunk>,
+    parsed: Vec<ParsedUnit>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    fn new(source: SourceFile) -> Loaded {
+        let text = source.normalized();
+        let (chunks, split_diagnostics) = split_units(text);
+        let parsed = chunks
+            .iter()
+            .map(|c| ParsedUnit::parse(c.kind, c.name.clone(), c.text(text)))
+            .collect();
+        let mut diagnostics = source.diagnostics().to_vec();
+        diagnostics.extend(split_diagnostics);
+        if chunks.is_empty() {
+            diagnostics.push(Diagnostic::info(
+                Span::default(),
+                "empty",
+                "no program unit in this file",
+            ));
+        }
+        Loaded {
+            source,
+            chunks,
+            parsed,
+            diagnostics,
+        }
+    }
+}
+
+fn header(chunk: &UnitChunk, text: &str) -> Span {
+    let start = chunk.range.start as usize;
+    let line = text[start..].lines().next().unwrap_or("");
+    Span::new(start, start + line.trim_end().len())
+}
+
+#[derive(Clone)]
+struct Lowered {
+    unit: Unit,
+    constants: BTreeMap<String, i64>,
+    /// What the unit sees from outside (kept to build what its contained units see).
+    scope: Scope,
+}
+
+struct Resolver<'a> {
+    files: &'a [Result<Loaded, LoadError>],
+    modules: &'a HashMap<String, (usize, usize)>,
+    lowered: Vec<Vec<Option<Lowered>>>,
+    /// Each module's public entities; `None` while the module is being lowered (a
+    /// USE cycle).
+    exports: HashMap<String, Option<SymbolTable>>,
+}
+
+impl Resolver<'_> {
+    fn loaded(&self, f: usize) -> &Loaded {
+        self.files[f].as_ref().expect("only loaded files have units")
+    }
+
+    fn lower(&mut self, (f, u): (usize, usize)) {
+        if self.lowered[f][u].is_some() {
+            return;
+        }
+        let mut scope = Scope::default();
+        let mut notes = Vec::new();
+        if let Some(p) = self.loaded(f).chunks[u].parent {
+            self.lower((f, p));
+            let host = self.lowered[f][p].as_ref().expect("just lowered");
+            scope.symbols = visible(host);
+        }
+        for u_stmt in self.loaded(f).parsed[u].uses() {
+            self.import(&u_stmt, &mut scope, &mut notes);
+        }
+        let files = self.files;
+        let file = files[f].as_ref().expect("only loaded files have units");
+        let host = file.chunks[u].parent.map(|p| file.parsed[p].name.as_str());
+        let mut unit = lower(&file.parsed[u], host, &scope);
+        unit.diagnostics.extend(notes);
+        let outer = |n: &str| scope.symbols.get(n).and_then(|s| s.value.as_ref()?.as_int());
+        let mut constants: BTreeMap<String, i64> = scope
+            .symbols
+            .values()
+            .filter_map(|s| Some((s.name.clone(), s.value.as_ref()?.as_int()?)))
+            .collect();
+        constants.retain(|n, _| !unit.symbols.contains_key(n));
+        constants.extend(fold_constants(&unit, &outer));
+        self.lowered[f][u] = Some(Lowered {
+            unit,
+            constants,
+            scope,
+        });
+    }
+
+    /// Makes the entities of `used.module` visible in `scope` (ONLY lists and renames
+    /// applied), or notes why it cannot.
+    fn import(&mut self, used: &Use, scope: &mut Scope, notes: &mut Vec<Diagnostic>) {
+        let Some(exports) = self.exports(&used.module, used.span, notes) else {
+            return;
+        };
+        for (remote, sym) in exports {
+            if let Some(local) = used.local_name(&remote) {
+                let mut sym = sym;
+                sym.name = local.to_string();
+                scope.symbols.insert(local.to_string(), sym);
+            }
+        }
+    }
+
+    fn exports(
+        &mut self,
+        module: &str,
+        at: Span,
+        notes: &mut Vec<Diagnostic>,
+    ) -> Option<SymbolTable> {
+        match self.exports.get(module) {
+            Some(Some(e)) => return Some(e.clone()),
+            Some(None) => {
+                notes.push(Diagnostic::warning(
+                    at,
+                    "use-cycle",
+                    format!("module `{module}` uses itself (directly or through other modules)"),
+                ));
+                return None;
+            }
+            None => {}
+        }
+        let Some(&loc) = self.modules.get(module) else {
+            if !INTRINSIC_MODULES.contains(&module) {
+                notes.push(Diagnostic::info(
+                    at,
+                    "unresolved-module",
+                    format!(
+                        "module `{module}` is not among the inputs: its constants and arrays are unknown (give its file on the command line)"
+                    ),
+                ));
+            }
+            return None;
+        };
+        self.exports.insert(module.to_string(), None);
+        self.lower(loc);
+        let done = self.lowered[loc.0][loc.1].as_ref().expect("just lowered");
+        let e = visible(done);
+        self.exports.insert(module.to_string(), Some(e.clone()));
+        Some(e)
+    }
+}
+
+/// Everything a unit makes visible to its contained procedures (or, for a module, to
+/// its users): its scope and its own entities, constants replaced by their values.
+fn visible(done: &Lowered) -> SymbolTable {
+    let mut symbols = done.scope.symbols.clone();
+    for (name, sym) in &done.unit.symbols {
+        let mut sym = sym.clone();
+        if let Some(v) = done.constants.get(name) {
+            sym.value = Some(Expr::Int(*v));
+        }
+        symbols.insert(name.clone(), sym);
+    }
+    symbols
+}

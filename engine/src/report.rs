@@ -1,0 +1,340 @@
+//! The report of `costline check`: the JSON contract of DESIGN.md section 5 (fields
+//! may be added, none renamed), built from the analysis of a set of files. Lines and
+//! columns are 1-based and refer to the original source text.
+
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::ir::{Bound, LoopControl, StmtKind, Symbol, Unit};
+use crate::project::{FileAnalysis, UnitAnalysis};
+use crate::source::SourceFile;
+use crate::span::Span;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub machine: String,
+    pub params: BTreeMap<String, i64>,
+    pub files: Vec<FileReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    /// `free` or `fixed` (`unknown` when the file could not be loaded).
+    pub form: &'static str,
+    pub units: Vec<UnitReport>,
+    pub diagnostics: Vec<DiagnosticReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UnitReport {
+    pub name: String,
+    pub kind: &'static str,
+    pub line: u32,
+    pub end_line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dummies: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub constants: BTreeMap<String, i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arrays: Vec<ArrayReport>,
+    pub metrics: Metrics,
+    pub loops: Vec<LoopReport>,
+    pub statements: Vec<StatementReport>,
+}
+
+/// A declared array: its element type and shape as written.
+#[derive(Debug, Serialize)]
+pub struct ArrayReport {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub shape: Vec<String>,
+}
+
+/// The performance metrics of a statement, loop or unit. Later analyses fill them in;
+/// absent fields are omitted.
+#[derive(Debug, Default, Serialize)]
+pub struct Metrics {}
+
+#[derive(Debug, Serialize)]
+pub struct LoopReport {
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    /// The loop variable (`$1`, `$2`, ... for loops from array syntax); null for DO WHILE
+    /// and DO without control.
+    pub var: Option<String>,
+    /// Number of enclosing loops (0 for an outermost loop).
+    pub depth: usize,
+    /// `do`, `do_while`, `do_forever`, or for normalized constructs `forall`, `array`, `where`.
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lower: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upper: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub independent: bool,
+    pub metrics: Metrics,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StatementReport {
+    pub line: u32,
+    pub column: u32,
+    /// Number of enclosing loops (the P^3T+ nesting level).
+    pub depth: usize,
+    /// `assign`, `call`, `if`, `select`, `goto`, `exit`, `cycle`, `return`, `stop`,
+    /// `continue`, or what an opaque statement is (`write`, `allocate`, ...).
+    pub kind: String,
+    /// The statement as lowered (after normalization), for reading.
+    pub text: String,
+    pub metrics: Metrics,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DiagnosticReport {
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Report {
+    /// A report over `files`; `params` are the bindings the user gave.
+    pub fn new(files: Vec<FileReport>, params: &BTreeMap<String, i64>) -> Report {
+        Report {
+            version: 1,
+            machine: "none".to_string(),
+            params: params.clone(),
+            files,
+        }
+    }
+
+    /// Whether any file could not be read or parsed as asked (an error-severity finding).
+    pub fn has_errors(&self) -> bool {
+        self.files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+impl FileReport {
+    /// The report of a file that could not be read or loaded: no units, one error.
+    pub fn failed(path: &str, line: u32, column: u32, code: &'static str, message: String) -> FileReport {
+        FileReport {
+            path: path.to_string(),
+            form: "unknown",
+            units: Vec::new(),
+            diagnostics: vec![DiagnosticReport {
+                line,
+                column,
+                end_line: line,
+                end_column: column,
+                severity: Severity::Error,
+                code,
+                message,
+            }],
+        }
+    }
+}
+
+/// The report of one analyzed file.
+pub fn file_report(file: &FileAnalysis) -> FileReport {
+    let src = &file.source;
+    let mut diagnostics: Vec<DiagnosticReport> = file
+        .diagnostics
+        .iter()
+        .map(|d| diagnostic(src, d, d.span))
+        .collect();
+    for u in &file.units {
+        diagnostics.extend(u.unit.diagnostics.iter().map(|d| diagnostic(src, d, u.absolute(d.span))));
+    }
+    diagnostics.sort_by_key(|d| (d.line, d.column));
+    FileReport {
+        path: src.path().to_string(),
+        form: match src.form() {
+            crate::source::SourceForm::Free => "free",
+            crate::source::SourceForm::Fixed { .. } => "fixed",
+        },
+        units: file.units.iter().map(|u| unit_report(src, u)).collect(),
+        diagnostics,
+    }
+}
+
+fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport {
+    let (line, column) = src.line_col(span.start);
+    let (end_line, end_column) = src.line_col(span.end);
+    DiagnosticReport {
+        line,
+        column,
+        end_line,
+        end_column,
+        severity: d.severity,
+        code: d.code,
+        message: d.message.clone(),
+    }
+}
+
+fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
+    let unit = &u.unit;
+    let line_of = |span: Span| src.line_col(u.absolute(span).start).0;
+    let range = u.chunk.range;
+    let mut loops = Vec::new();
+    let mut statements = Vec::new();
+    unit.walk(&mut |s, depth| {
+        let (line, column) = src.line_col(u.absolute(s.span).start);
+        match &s.kind {
+            StmtKind::Loop(l) => {
+                let (line, column) = src.line_col(u.absolute(l.header).start);
+                let end_line = src.line_col(u.absolute(s.span).end.saturating_sub(1)).0;
+                let (mut lower, mut upper, mut step, mut condition) = (None, None, None, None);
+                let kind = match (&l.control, l.origin) {
+                    (LoopControl::Counted { lower: lo, upper: up, step: st, .. }, origin) => {
+                        lower = Some(lo.to_string());
+                        upper = Some(up.to_string());
+                        step = st.as_ref().map(ToString::to_string);
+                        origin.as_str()
+                    }
+                    (LoopControl::While(c), _) => {
+                        condition = Some(c.to_string());
+                        "do_while"
+                    }
+                    (LoopControl::Forever, _) => "do_forever",
+                };
+                loops.push(LoopReport {
+                    line,
+                    column,
+                    end_line: end_line.max(line),
+                    var: l.var().map(str::to_string),
+                    depth,
+                    kind,
+                    lower,
+                    upper,
+                    step,
+                    condition,
+                    independent: l.independent.is_some(),
+                    metrics: Metrics::default(),
+                });
+            }
+            kind => statements.push(StatementReport {
+                line,
+                column,
+                depth,
+                kind: statement_kind(kind),
+                text: statement_text(kind),
+                metrics: Metrics::default(),
+            }),
+        }
+    });
+    UnitReport {
+        name: unit.name.clone(),
+        kind: unit.kind.as_str(),
+        line: line_of(unit.header),
+        end_line: src.line_col(range.end.saturating_sub(1).max(range.start)).0,
+        host: unit.host.clone(),
+        dummies: unit.dummies.clone(),
+        uses: unit.uses.iter().map(|u| u.module.clone()).collect(),
+        constants: u.constants.clone(),
+        arrays: unit
+            .symbols
+            .values()
+            .filter(|s| s.is_array())
+            .map(|s| array_report(unit, s))
+            .collect(),
+        metrics: Metrics::default(),
+        loops,
+        statements,
+    }
+}
+
+fn array_report(unit: &Unit, s: &Symbol) -> ArrayReport {
+    let ty = s
+        .ty
+        .as_ref()
+        .or_else(|| unit.implicit.type_of(&s.name))
+        .map_or_else(|| "untyped".to_string(), |t| {
+            let kind = t.kind.as_ref().map(|k| format!("({k})")).unwrap_or_default();
+            format!("{}{kind}", t.name())
+        });
+    let shape = s
+        .dims
+        .iter()
+        .flatten()
+        .map(|d| {
+            let upper = match &d.upper {
+                Bound::Explicit(e) => e.to_string(),
+                Bound::Assumed => "*".to_string(),
+                Bound::Deferred => ":".to_string(),
+            };
+            match &d.lower {
+                Some(l) => format!("{l}:{upper}"),
+                None => upper,
+            }
+        })
+        .collect();
+    ArrayReport {
+        name: s.name.clone(),
+        ty,
+        shape,
+    }
+}
+
+fn statement_kind(kind: &StmtKind) -> String {
+    match kind {
+        StmtKind::Assign { .. } => "assign",
+        StmtKind::Loop(_) => "loop",
+        StmtKind::If(_) => "if",
+        StmtKind::Select(_) => "select",
+        StmtKind::Call(_) => "call",
+        StmtKind::Goto { .. } => "goto",
+        StmtKind::ArithmeticIf { .. } => "arithmetic_if",
+        StmtKind::Exit { .. } => "exit",
+        StmtKind::Cycle { .. } => "cycle",
+        StmtKind::Return => "return",
+        StmtKind::Stop => "stop",
+        StmtKind::Continue => "continue",
+        StmtKind::Other { what } => return what.clone(),
+    }
+    .to_string()
+}
+
+/// The statement's own line as lowered (for a compound statement, its header).
+fn statement_text(kind: &StmtKind) -> String {
+    match kind {
+        StmtKind::If(i) => i
+            .branches
+            .iter()
+            .map(|b| match &b.cond {
+                Some(c) => format!("if ({c})"),
+                None => "else".to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" / "),
+        StmtKind::Select(s) => format!("select case ({})", s.selector),
+        _ => {
+            let stmt = crate::ir::Stmt {
+                id: crate::ir::StmtId(0),
+                span: Span::default(),
+                label: None,
+                kind: kind.clone(),
+            };
+            crate::ir::pretty::render(std::slice::from_ref(&stmt))
+                .trim_end()
+                .to_string()
+        }
+    }
+}

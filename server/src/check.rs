@@ -1,0 +1,47 @@
+//! `costline check`: analyze files, print the report, exit 0 (findings are not errors)
+//! or 1 (an input could not be read or parsed as asked).
+
+use crate::{CheckArgs, Format};
+use costline_engine::project;
+use costline_engine::report::{FileReport, Report, file_report};
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let params: BTreeMap<String, i64> = args.params.iter().cloned().collect();
+    // Read every file; unreadable ones are reported in place.
+    let mut inputs = Vec::new();
+    let mut unreadable = BTreeMap::new();
+    for (i, path) in args.files.iter().enumerate() {
+        match std::fs::read(path) {
+            Ok(bytes) => inputs.push((path.clone(), bytes)),
+            Err(e) => {
+                unreadable.insert(i, FileReport::failed(path, 1, 1, "io", format!("cannot read the file: {e}")));
+            }
+        }
+    }
+    let mut analyzed = project::analyze(&inputs).into_iter().zip(&inputs);
+    let files: Vec<FileReport> = (0..args.files.len())
+        .map(|i| match unreadable.remove(&i) {
+            Some(failed) => failed,
+            None => {
+                let (result, (path, _)) = analyzed.next().expect("one analysis per readable input");
+                match result {
+                    Ok(file) => file_report(&file),
+                    Err(e) => FileReport::failed(path, e.line, e.column, "binary", e.message),
+                }
+            }
+        })
+        .collect();
+    let report = Report::new(files, &params);
+    let out = match args.format {
+        Format::Json => serde_json::to_string_pretty(&report).expect("the report serializes") + "\n",
+        Format::Text => crate::text::render(&report),
+    };
+    print!("{out}");
+    if report.has_errors() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
