@@ -298,6 +298,16 @@ impl<'a> Parser<'a> {
             return Err(self.unexpected("an HPF directive keyword"));
         };
         if let Some(&keyword) = UNMODELLED_KEYWORDS.iter().find(|k| **k == word) {
+            // SHADOW, RANGE and SUBSET are also attributes: in a combined directive the
+            // attributes costline models must not be lost. Their own syntax is not
+            // checked, so when the combined form does not parse the directive is simply
+            // unmodelled.
+            if ATTRIBUTE_KEYWORDS.contains(&keyword)
+                && self.has_top_level_double_colon()
+                && let Ok(parsed) = self.combined()
+            {
+                return Ok(parsed);
+            }
             return Ok(unmodelled(keyword, span));
         }
         let single = |kind| Parsed {
@@ -1530,6 +1540,9 @@ mod tests {
 !HPF$ SUBSET P
 !HPF$ PROCESSORS, SUBSET :: P(NP/4, 4)
 !HPF$ DISTRIBUTE(BLOCK), SHADOW(1:2), DYNAMIC :: A
+!HPF$ SHADOW(1), DISTRIBUTE(BLOCK) :: B
+!HPF$ SHADOW (3, 2, 0) :: C
+!HPF$ RANGE :: D(BLOCK
 ",
             expect![[r#"
                 1:1-1:30 unmodelled ON
@@ -1545,6 +1558,10 @@ mod tests {
                 10:1-10:51 DISTRIBUTE (BLOCK) :: a
                 10:1-10:51 unmodelled SHADOW
                 10:1-10:51 DYNAMIC :: a
+                11:1-11:40 unmodelled SHADOW
+                11:1-11:40 DISTRIBUTE (BLOCK) :: b
+                12:1-12:28 unmodelled SHADOW
+                13:1-13:23 unmodelled RANGE
                 info[hpf-unmodelled] 1:7-1:9 "ON": ON is valid HPF but costline does not model it; it does not affect the estimates
                 info[hpf-unmodelled] 2:7-2:13 "END ON": END ON is valid HPF but costline does not model it; it does not affect the estimates
                 info[hpf-unmodelled] 3:7-3:18 "TASK_REGION": TASK_REGION is valid HPF but costline does not model it; it does not affect the estimates
@@ -1555,6 +1572,9 @@ mod tests {
                 info[hpf-unmodelled] 8:7-8:13 "SUBSET": SUBSET is valid HPF but costline does not model it; it does not affect the estimates
                 info[hpf-unmodelled] 9:19-9:25 "SUBSET": SUBSET is valid HPF but costline does not model it; it does not affect the estimates
                 info[hpf-unmodelled] 10:26-10:32 "SHADOW": SHADOW is valid HPF but costline does not model it; it does not affect the estimates
+                info[hpf-unmodelled] 11:7-11:13 "SHADOW": SHADOW is valid HPF but costline does not model it; it does not affect the estimates
+                info[hpf-unmodelled] 12:7-12:13 "SHADOW": SHADOW is valid HPF but costline does not model it; it does not affect the estimates
+                info[hpf-unmodelled] 13:7-13:12 "RANGE": RANGE is valid HPF but costline does not model it; it does not affect the estimates
             "#]],
         );
     }
