@@ -42,7 +42,7 @@ pub enum DirectiveKind {
 /// A name as written in a directive, with its position.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Named {
-    /// Lower-case.
+    /// Lower-case. A common block named in SEQUENCE keeps its slashes (`/blk/`).
     pub name: String,
     pub span: Span,
 }
