@@ -75,7 +75,8 @@ pub fn analyze(inputs: &[(String, Vec<u8>)]) -> Vec<Result<FileAnalysis, LoadErr
                     parsed.name
                 );
                 let at = header(&file.chunks[u], file.source.normalized());
-                file.diagnostics.push(Diagnostic::warning(at, "duplicate-module", message));
+                file.diagnostics
+                    .push(Diagnostic::warning(at, "duplicate-module", message));
             } else {
                 modules.insert(parsed.name.clone(), (f, u));
             }
@@ -87,7 +88,10 @@ pub fn analyze(inputs: &[(String, Vec<u8>)]) -> Vec<Result<FileAnalysis, LoadErr
         modules: &modules,
         lowered: files
             .iter()
-            .map(|f| f.as_ref().map_or(Vec::new(), |f| vec![None; f.parsed.len()]))
+            .map(|f| {
+                f.as_ref()
+                    .map_or(Vec::new(), |f| vec![None; f.parsed.len()])
+            })
             .collect(),
         exports: HashMap::new(),
     };
@@ -186,7 +190,9 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     fn loaded(&self, f: usize) -> &Loaded {
-        self.files[f].as_ref().expect("only loaded files have units")
+        self.files[f]
+            .as_ref()
+            .expect("only loaded files have units")
     }
 
     fn lower(&mut self, (f, u): (usize, usize)) {
@@ -208,7 +214,12 @@ impl Resolver<'_> {
         let host = file.chunks[u].parent.map(|p| file.parsed[p].name.as_str());
         let mut unit = lower(&file.parsed[u], host, &scope);
         unit.diagnostics.extend(notes);
-        let outer = |n: &str| scope.symbols.get(n).and_then(|s| s.value.as_ref()?.as_int());
+        let outer = |n: &str| {
+            scope
+                .symbols
+                .get(n)
+                .and_then(|s| s.value.as_ref()?.as_int())
+        };
         let mut constants: BTreeMap<String, i64> = scope
             .symbols
             .values()

@@ -43,6 +43,8 @@ pub struct UnitReport {
     pub constants: BTreeMap<String, i64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub arrays: Vec<ArrayReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub directives: Vec<DirectiveReport>,
     pub metrics: Metrics,
     pub loops: Vec<LoopReport>,
     pub statements: Vec<StatementReport>,
@@ -55,6 +57,14 @@ pub struct ArrayReport {
     #[serde(rename = "type")]
     pub ty: String,
     pub shape: Vec<String>,
+}
+
+/// An HPF directive as parsed, in canonical form (`DISTRIBUTE (BLOCK, *) ONTO pr :: a`).
+#[derive(Debug, Serialize)]
+pub struct DirectiveReport {
+    pub line: u32,
+    pub column: u32,
+    pub text: String,
 }
 
 /// The performance metrics of a statement, loop or unit. Later analyses fill them in;
@@ -134,7 +144,13 @@ impl Report {
 
 impl FileReport {
     /// The report of a file that could not be read or loaded: no units, one error.
-    pub fn failed(path: &str, line: u32, column: u32, code: &'static str, message: String) -> FileReport {
+    pub fn failed(
+        path: &str,
+        line: u32,
+        column: u32,
+        code: &'static str,
+        message: String,
+    ) -> FileReport {
         FileReport {
             path: path.to_string(),
             form: "unknown",
@@ -161,7 +177,12 @@ pub fn file_report(file: &FileAnalysis) -> FileReport {
         .map(|d| diagnostic(src, d, d.span))
         .collect();
     for u in &file.units {
-        diagnostics.extend(u.unit.diagnostics.iter().map(|d| diagnostic(src, d, u.absolute(d.span))));
+        diagnostics.extend(
+            u.unit
+                .diagnostics
+                .iter()
+                .map(|d| diagnostic(src, d, u.absolute(d.span))),
+        );
     }
     diagnostics.sort_by_key(|d| (d.line, d.column));
     FileReport {
@@ -203,7 +224,15 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 let end_line = src.line_col(u.absolute(s.span).end.saturating_sub(1)).0;
                 let (mut lower, mut upper, mut step, mut condition) = (None, None, None, None);
                 let kind = match (&l.control, l.origin) {
-                    (LoopControl::Counted { lower: lo, upper: up, step: st, .. }, origin) => {
+                    (
+                        LoopControl::Counted {
+                            lower: lo,
+                            upper: up,
+                            step: st,
+                            ..
+                        },
+                        origin,
+                    ) => {
                         lower = Some(lo.to_string());
                         upper = Some(up.to_string());
                         step = st.as_ref().map(ToString::to_string);
@@ -255,6 +284,18 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
             .filter(|s| s.is_array())
             .map(|s| array_report(unit, s))
             .collect(),
+        directives: unit
+            .directives
+            .iter()
+            .map(|d| {
+                let (line, column) = src.line_col(u.absolute(d.span).start);
+                DirectiveReport {
+                    line,
+                    column,
+                    text: d.kind.to_string(),
+                }
+            })
+            .collect(),
         metrics: Metrics::default(),
         loops,
         statements,
@@ -262,14 +303,20 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
 }
 
 fn array_report(unit: &Unit, s: &Symbol) -> ArrayReport {
-    let ty = s
-        .ty
-        .as_ref()
-        .or_else(|| unit.implicit.type_of(&s.name))
-        .map_or_else(|| "untyped".to_string(), |t| {
-            let kind = t.kind.as_ref().map(|k| format!("({k})")).unwrap_or_default();
-            format!("{}{kind}", t.name())
-        });
+    let ty =
+        s.ty.as_ref()
+            .or_else(|| unit.implicit.type_of(&s.name))
+            .map_or_else(
+                || "untyped".to_string(),
+                |t| {
+                    let kind = t
+                        .kind
+                        .as_ref()
+                        .map(|k| format!("({k})"))
+                        .unwrap_or_default();
+                    format!("{}{kind}", t.name())
+                },
+            );
     let shape = s
         .dims
         .iter()

@@ -16,7 +16,10 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         match std::fs::read(path) {
             Ok(bytes) => inputs.push((path.clone(), bytes)),
             Err(e) => {
-                unreadable.insert(i, FileReport::failed(path, 1, 1, "io", format!("cannot read the file: {e}")));
+                unreadable.insert(
+                    i,
+                    FileReport::failed(path, 1, 1, "io", format!("cannot read the file: {e}")),
+                );
             }
         }
     }
@@ -35,7 +38,9 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         .collect();
     let report = Report::new(files, &params);
     let out = match args.format {
-        Format::Json => serde_json::to_string_pretty(&report).expect("the report serializes") + "\n",
+        Format::Json => {
+            serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"
+        }
         Format::Text => crate::text::render(&report),
     };
     print!("{out}");

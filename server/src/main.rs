@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "costline", version, about = "Predicts how data-parallel Fortran performs on distributed-memory machines")]
+#[command(
+    name = "costline",
+    version,
+    about = "Predicts how data-parallel Fortran performs on distributed-memory machines"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -7,7 +7,11 @@ use std::fmt::Write;
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     if !report.params.is_empty() {
-        let params: Vec<String> = report.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let params: Vec<String> = report
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         let _ = writeln!(out, "params: {}", params.join(", "));
     }
     for file in &report.files {
@@ -36,18 +40,32 @@ fn render_file(out: &mut String, file: &FileReport) {
 }
 
 fn render_unit(out: &mut String, unit: &UnitReport) {
-    let host = unit.host.as_ref().map(|h| format!(" in {h}")).unwrap_or_default();
+    let host = unit
+        .host
+        .as_ref()
+        .map(|h| format!(" in {h}"))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
         "  {} {}{host}  (lines {}-{})",
         unit.kind, unit.name, unit.line, unit.end_line
     );
     if !unit.constants.is_empty() {
-        let cs: Vec<String> = unit.constants.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let cs: Vec<String> = unit
+            .constants
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
         let _ = writeln!(out, "    constants: {}", cs.join(", "));
     }
     for a in &unit.arrays {
-        let _ = writeln!(out, "    array {}({}): {}", a.name, a.shape.join(", "), a.ty);
+        let _ = writeln!(
+            out,
+            "    array {}({}): {}",
+            a.name,
+            a.shape.join(", "),
+            a.ty
+        );
     }
     // Loops and statements interleaved in source order, indented by loop depth.
     let mut rows: Vec<(u32, u32, usize, String)> = Vec::new();
@@ -56,7 +74,11 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
             ("do_while", _, _, _, Some(c)) => format!("do while ({c})"),
             ("do_forever", ..) => "do".to_string(),
             (kind, Some(v), Some(lo), Some(up), _) => {
-                let step = l.step.as_ref().map(|s| format!(", {s}")).unwrap_or_default();
+                let step = l
+                    .step
+                    .as_ref()
+                    .map(|s| format!(", {s}"))
+                    .unwrap_or_default();
                 format!("{kind} {v} = {lo}, {up}{step}")
             }
             (kind, ..) => kind.to_string(),

@@ -5,6 +5,7 @@
 //! `parser` applies the HPF 2.0 grammar to each directive on its own.
 
 mod ast;
+mod display;
 mod extract;
 mod lexer;
 mod parser;

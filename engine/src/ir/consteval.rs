@@ -37,7 +37,10 @@ pub fn fold_constants(unit: &Unit, outer: &dyn Fn(&str) -> Option<i64>) -> BTree
                 None if unit.symbols.contains_key(n) => None,
                 None => outer(n),
             };
-            let value = unit.symbols[name].value.as_ref().and_then(|e| eval_int(e, &lookup));
+            let value = unit.symbols[name]
+                .value
+                .as_ref()
+                .and_then(|e| eval_int(e, &lookup));
             if let Some(v) = value {
                 known.insert(name.to_string(), v);
             }

@@ -150,13 +150,13 @@ fn first_line(text: &str, start: usize, end: usize) -> Span {
 
 /// A statement label, and the head without it and without a construct name (`outer:`).
 fn split_label(head: &str) -> (Option<u32>, &str) {
-    let digits = head.len() - head.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let (label, rest) = if digits > 0 && head[digits..].starts_with(' ') {
-        (head[..digits].parse().ok(), head[digits..].trim_start())
-    } else {
-        (None, head)
-    };
+    let (label, rest) = super::statements::split_label(head);
     (label, strip_construct_name(rest))
+}
+
+/// Whether a statement (head without label) opens, continues or closes a construct.
+pub fn is_construct_statement(head: &str) -> bool {
+    role(strip_construct_name(head)) != Role::Other
 }
 
 fn strip_construct_name(head: &str) -> &str {

@@ -5,9 +5,10 @@
 mod blocks;
 pub mod cst;
 pub mod lower;
+mod repair;
 mod statements;
 mod units;
 
 pub use blocks::check_blocks;
-pub use statements::{LogicalStmt, logical_statements};
+pub use statements::{LogicalStmt, logical_statements, split_label};
 pub use units::{UnitChunk, split_units};

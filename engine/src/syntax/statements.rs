@@ -20,6 +20,16 @@ pub struct LogicalStmt {
 /// statement (`recursive double precision function name`).
 pub const HEAD_LEN: usize = 160;
 
+/// A statement head's leading label (`10 continue` → 10) and the rest of the head.
+pub fn split_label(head: &str) -> (Option<u32>, &str) {
+    let digits = head.len() - head.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && head[digits..].starts_with(' ') {
+        (head[..digits].parse().ok(), head[digits..].trim_start())
+    } else {
+        (None, head)
+    }
+}
+
 /// Splits `text` into logical statements.
 pub fn logical_statements(text: &str) -> Vec<LogicalStmt> {
     let mut out = Vec::new();

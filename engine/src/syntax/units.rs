@@ -385,12 +385,7 @@ fn classify_procedure(head: &str) -> Statement {
 }
 
 fn strip_label(head: &str) -> &str {
-    let digits = head.len() - head.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits > 0 && head[digits..].starts_with(' ') {
-        head[digits..].trim_start()
-    } else {
-        head
-    }
+    super::statements::split_label(head).1
 }
 
 /// A tiny tokenizer over a statement head: words (identifiers), parenthesized groups.

@@ -9,6 +9,7 @@ mod stmt;
 
 use super::blocks::check_blocks;
 use super::cst::{self, named_children};
+use super::repair::parse_repaired;
 use crate::diagnostics::Diagnostic;
 use crate::hpf::{self, DirectiveKind};
 use crate::ir::{
@@ -30,18 +31,30 @@ pub struct Scope {
 pub struct ParsedUnit {
     pub kind: UnitKind,
     pub name: String,
+    /// The text the tree was parsed from (statements that could not be parsed are
+    /// blanked, every offset unchanged).
     pub text: String,
     pub tree: Tree,
+    /// Statements left out because they could not be parsed: their first line's span
+    /// and text.
+    pub left_out: Vec<(Span, String)>,
 }
 
 impl ParsedUnit {
     pub fn parse(kind: UnitKind, name: String, text: String) -> ParsedUnit {
-        let tree = cst::parse(&text);
+        let original = text.clone();
+        let repaired = parse_repaired(text);
+        let left_out = repaired
+            .left_out
+            .iter()
+            .map(|s| (*s, original[s.start as usize..s.end as usize].to_string()))
+            .collect();
         ParsedUnit {
             kind,
             name,
-            text,
-            tree,
+            text: repaired.text,
+            tree: repaired.tree,
+            left_out,
         }
     }
 
@@ -166,6 +179,19 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
     }
     renumber(&mut body, &mut 0);
 
+    for (span, text) in &parsed.left_out {
+        let shown: String = text.trim().chars().take(60).collect();
+        let ellipsis = if shown.len() < text.trim().len() {
+            "…"
+        } else {
+            ""
+        };
+        l.diagnostics.push(Diagnostic::warning(
+            *span,
+            "syntax",
+            format!("costline could not parse `{shown}{ellipsis}`; this statement is left out of the analysis"),
+        ));
+    }
     let structure = check_blocks(src);
     if structure.is_empty() {
         tree_diagnostics(&parsed.tree, src, &mut l.diagnostics);
@@ -329,7 +355,7 @@ fn collect_errors(node: Node, src: &str, out: &mut Vec<Diagnostic>) {
 }
 
 /// Node kinds that are whole statements (or comments and labels between them).
-fn is_statement_level(kind: &str) -> bool {
+pub(super) fn is_statement_level(kind: &str) -> bool {
     stmt::is_executable(kind)
         || kind.ends_with("_statement")
         || matches!(

@@ -1,0 +1,157 @@
+//! Graceful degradation for statements tree-sitter cannot parse. One bad statement
+//! (an unclosed parenthesis, a construct the grammar lacks) can make tree-sitter give
+//! up on the whole unit and return a flat ERROR node with no loop structure. When the
+//! unit's block structure is sound, the statement holding the first error is left out
+//! instead — blanked, keeping its label as a `CONTINUE` so labeled DO loops still end
+//! where they should — and the unit is parsed again. Blanking keeps every offset, so
+//! spans of the repaired text are spans of the original.
+
+use super::blocks::is_construct_statement;
+use super::cst;
+use super::statements::{LogicalStmt, logical_statements, split_label};
+use crate::span::Span;
+use tree_sitter::{Node, Tree};
+
+/// At most this many statements are left out of one unit; past that the unit is
+/// analyzed as tree-sitter recovered it.
+const MAX_REPAIRS: usize = 16;
+
+/// A unit's text parsed, with the statements that had to be left out.
+pub struct Repaired {
+    /// The text the tree was parsed from: the input with left-out statements blanked.
+    pub text: String,
+    pub tree: Tree,
+    /// The left-out statements (first lines), as offsets into the text.
+    pub left_out: Vec<Span>,
+}
+
+/// Parses `text`, leaving out statements that keep it from parsing.
+pub fn parse_repaired(text: String) -> Repaired {
+    let mut text = text;
+    let mut tree = cst::parse(&text);
+    let mut left_out = Vec::new();
+    if !tree.root_node().has_error() {
+        return Repaired {
+            text,
+            tree,
+            left_out,
+        };
+    }
+    let statements = logical_statements(&text);
+    while left_out.len() < MAX_REPAIRS && tree.root_node().has_error() {
+        let Some(at) = first_error(tree.root_node()) else {
+            break;
+        };
+        let Some(stmt) = statements
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.start <= at && at < s.line_end.max(s.start + 1))
+        else {
+            break;
+        };
+        let (index, stmt) = stmt;
+        // The unit statement and END are not statements that can be left out, nor is a
+        // construct's own statement (leaving out `IF (...) THEN` unbalances the unit).
+        let (_, head) = split_label(&stmt.head);
+        if index == 0 || index + 1 == statements.len() || is_construct_statement(head) {
+            break;
+        }
+        let span = blank_statement(&mut text, stmt);
+        if left_out.contains(&span) {
+            break;
+        }
+        left_out.push(span);
+        tree = cst::parse(&text);
+    }
+    Repaired {
+        text,
+        tree,
+        left_out,
+    }
+}
+
+/// Where tree-sitter's first error is: a MISSING token, or in an ERROR node the first
+/// child that is not a whole statement it recovered.
+fn first_error(node: Node) -> Option<usize> {
+    if node.is_missing() {
+        return Some(node.start_byte());
+    }
+    if !node.has_error() {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let children: Vec<Node> = node.children(&mut cursor).collect();
+    for c in &children {
+        if c.has_error() || c.is_missing() {
+            return first_error(*c);
+        }
+        if node.is_error() && c.is_named() && !super::lower::is_statement_level(c.kind()) {
+            return Some(c.start_byte());
+        }
+    }
+    node.is_error().then(|| node.start_byte())
+}
+
+/// Blanks a statement's text (line terminators kept); a labeled statement becomes
+/// `label CONTINUE` when there is room. Returns the statement's first line.
+fn blank_statement(text: &mut String, stmt: &LogicalStmt) -> Span {
+    let region = &text[stmt.start..stmt.line_end];
+    let first_line_len = region.find(['\n', '\r', '!']).unwrap_or(region.len());
+    let (label, _) = split_label(&stmt.head);
+    let mut bytes: Vec<u8> = region
+        .bytes()
+        .map(|b| if b == b'\n' || b == b'\r' { b } else { b' ' })
+        .collect();
+    if let Some(label) = label {
+        let replacement = format!("{label} continue");
+        if replacement.len() <= first_line_len {
+            bytes[..replacement.len()].copy_from_slice(replacement.as_bytes());
+        }
+    }
+    let trimmed = text[stmt.start..stmt.start + first_line_len]
+        .trim_end()
+        .len();
+    let blanked = String::from_utf8(bytes).expect("ASCII replacement of a whole region");
+    text.replace_range(stmt.start..stmt.line_end, &blanked);
+    Span::new(stmt.start, stmt.start + trimmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_bad_statement_no_longer_loses_the_unit() {
+        let text = "program p\n  real a(10)\n  do 30 it = 1, 5\n    do 20 j = 1, 9\n20  a(j) = 0.25 * (a(j-1) + a(\n30 continue\n  end\n";
+        let r = parse_repaired(text.to_string());
+        assert!(
+            !r.tree.root_node().has_error(),
+            "{}",
+            r.tree.root_node().to_sexp()
+        );
+        assert_eq!(r.left_out.len(), 1);
+        assert_eq!(
+            &text[r.left_out[0].start as usize..r.left_out[0].end as usize],
+            "20  a(j) = 0.25 * (a(j-1) + a("
+        );
+        assert!(r.text.contains("20 continue"));
+        assert_eq!(r.text.len(), text.len());
+        let sexp = r.tree.root_node().to_sexp();
+        assert!(sexp.contains("do_loop"), "{sexp}");
+    }
+
+    #[test]
+    fn construct_statements_are_not_left_out() {
+        let text = "subroutine s\n  if (x .gt.) then\n    y = 1\n  end if\nend\n";
+        let r = parse_repaired(text.to_string());
+        assert!(r.left_out.is_empty());
+    }
+
+    #[test]
+    fn clean_units_are_parsed_once_and_untouched() {
+        let text = "subroutine s\n  x = 1\nend\n";
+        let r = parse_repaired(text.to_string());
+        assert!(r.left_out.is_empty());
+        assert_eq!(r.text, text);
+    }
+}
