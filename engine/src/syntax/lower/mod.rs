@@ -320,6 +320,19 @@ fn tree_diagnostics(tree: &Tree, src: &str, out: &mut Vec<Diagnostic>) {
 
 fn collect_errors(node: Node, src: &str, out: &mut Vec<Diagnostic>) {
     if node.is_missing() {
+        if matches!(
+            node.kind(),
+            "end"
+                | "end_program_statement"
+                | "end_subroutine_statement"
+                | "end_function_statement"
+                | "end_module_statement"
+                | "end_submodule_statement"
+                | "end_block_data_statement"
+        ) {
+            // A unit without END: the unit splitter already says so, naming the unit.
+            return;
+        }
         let what = node.kind().trim_end_matches("_statement").replace('_', " ");
         out.push(Diagnostic::error(
             Span::at(node.start_byte()),
