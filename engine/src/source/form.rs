@@ -28,8 +28,9 @@ impl SourceForm {
     /// column 1 not followed by an identifier character (nor, for `C`/`c`, by an
     /// assignment or subscript, as in free-form `c = 1`), or a continuation mark
     /// (neither a letter nor `0`) in column 6 after 5 blanks — and no line shows a
-    /// free-form-only sign: code ending in `&`, or a statement starting in columns 1–6
-    /// with a letter other than a column-1 `C c D d`. Otherwise free.
+    /// free-form-only sign: code ending in `&`, or a statement starting in columns 1–5
+    /// with a letter other than a column-1 `C c D d` (a letter in column 6 may be a
+    /// continuation mark, so it tells nothing). Otherwise free.
     pub fn detect(path: &str, text: &str) -> SourceForm {
         let extension = Path::new(path)
             .extension()
@@ -102,7 +103,7 @@ fn line_sign(line: &str) -> Sign {
     if indent == 5 && first != '0' && !first.is_alphabetic() && first != '_' {
         return Sign::Fixed;
     }
-    if indent < 6 && first.is_alphabetic() {
+    if indent < 5 && first.is_alphabetic() {
         return Sign::Free;
     }
     if ends_with_ampersand(trimmed) {
@@ -160,6 +161,9 @@ mod tests {
         );
         let continuation = "      CALL F(A,\n     &       B)\n";
         assert_eq!(SourceForm::detect("a.hpf", continuation), SourceForm::FIXED);
+        // Letters as continuation marks (column 6) do not make the text free form.
+        let letters = "*     DATA\n      DATA X/1.0,\n     A       2.0/\n";
+        assert_eq!(SourceForm::detect("a.hpf", letters), SourceForm::FIXED);
         let free = "program p\n  x = 1\nend program\n";
         assert_eq!(SourceForm::detect("a.hpf", free), SourceForm::Free);
         let free_amp = "C     comment\n      call f(a, &\n             b)\n";

@@ -54,7 +54,8 @@ impl Wide {
 /// Lines end at `\n`, `\r\n` or a lone `\r`. Columns count Unicode scalar values
 /// ([`LineIndex::line_col`]) or UTF-16 code units ([`LineIndex::utf16_col`]), both
 /// 1-based. An offset inside a multi-byte character is treated as that character's
-/// start; an offset past the end of the text as the end of the text.
+/// start; an offset past the end of the text as the end of the text. A byte-order mark
+/// at the start of the text takes no column (editors do not show it).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LineIndex {
     /// Byte offset of the first character of each line; `starts[0] == 0`.
@@ -63,6 +64,8 @@ pub struct LineIndex {
     ends: Vec<u32>,
     /// Every non-ASCII character, in text order.
     wide: Vec<Wide>,
+    /// The length of a byte-order mark at the start of the text (0 or 3).
+    bom: u32,
     len: u32,
 }
 
@@ -92,6 +95,7 @@ impl LineIndex {
             starts,
             ends,
             wide,
+            bom: if text.starts_with('\u{feff}') { 3 } else { 0 },
             len: to_u32(text.len()),
         }
     }
@@ -141,6 +145,7 @@ impl LineIndex {
         let Some(start) = self.line_start(line) else {
             return self.len;
         };
+        let start = if line == 1 { self.bom } else { start };
         let line_end = self.content_end(line);
         let mut remaining = utf16_col.saturating_sub(1);
         let mut offset = start;
@@ -163,8 +168,9 @@ impl LineIndex {
         offset.saturating_add(remaining).min(line_end)
     }
 
-    /// The 1-based line of `offset`, its start, and `offset` clamped to the text and
-    /// moved back to the start of the character it falls in.
+    /// The 1-based line of `offset`, where its columns start (after a byte-order mark),
+    /// and `offset` clamped to the text and moved back to the start of the character it
+    /// falls in.
     fn locate(&self, offset: u32) -> (u32, u32, u32) {
         let mut offset = offset.min(self.len);
         let w = self.wide.partition_point(|w| w.offset <= offset);
@@ -174,8 +180,11 @@ impl LineIndex {
             offset = prev.offset;
         }
         let index = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
-        let start = self.starts.get(index).copied().unwrap_or(0);
-        (to_u32(index + 1), start, offset)
+        let start = match index {
+            0 => self.bom,
+            _ => self.starts.get(index).copied().unwrap_or(0),
+        };
+        (to_u32(index + 1), start, offset.max(start))
     }
 
     /// Scalar values and UTF-16 code units in `start..end` (both on character boundaries).
@@ -223,6 +232,18 @@ mod tests {
         assert_eq!(index.line_col(9), (4, 2));
         assert_eq!(index.line_col(100), (4, 2));
         assert_eq!((index.len(), index.is_empty()), (9, false));
+    }
+
+    #[test]
+    fn a_byte_order_mark_takes_no_column() {
+        let index = LineIndex::new("\u{feff}ab\ncd");
+        assert_eq!(index.line_col(0), (1, 1));
+        assert_eq!(index.line_col(3), (1, 1));
+        assert_eq!(index.line_col(4), (1, 2));
+        assert_eq!(index.utf16_col(4), 2);
+        assert_eq!(index.line_col(7), (2, 2));
+        assert_eq!(index.offset_of_utf16(1, 1), 3);
+        assert_eq!(index.line_start(1), Some(0));
     }
 
     #[test]

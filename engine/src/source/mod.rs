@@ -153,8 +153,8 @@ impl SourceFile {
         self.map.to_normalized(original_offset)
     }
 
-    /// 1-based line and column (column counted in Unicode scalar values) in the
-    /// ORIGINAL text of a normalized offset.
+    /// 1-based line and column (column counted in Unicode scalar values, a byte-order
+    /// mark taking none) in the ORIGINAL text of a normalized offset.
     pub fn line_col(&self, normalized_offset: u32) -> (u32, u32) {
         self.lines.line_col(self.to_original(normalized_offset))
     }
@@ -250,7 +250,11 @@ mod tests {
                         .replace('\r', "\n");
                     let line = before.matches('\n').count() + 1;
                     let line_start = before.rfind('\n').map_or(0, |n| n + 1);
-                    let column = before[line_start..].chars().count() + 1;
+                    let mut line_text = &before[line_start..];
+                    if line_start == 0 {
+                        line_text = line_text.strip_prefix(BOM).unwrap_or(line_text);
+                    }
+                    let column = line_text.chars().count() + 1;
                     assert_eq!(
                         file.line_col(to_u32(s)),
                         (to_u32(line), to_u32(column)),
