@@ -7,7 +7,9 @@ use std::process::Command;
 
 /// Runs `costline check ARGS` from the workspace root; returns stdout and the exit code.
 fn check(args: &[&str]) -> (String, i32) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root");
     let out = Command::new(env!("CARGO_BIN_EXE_costline"))
         .arg("check")
         .args(args)
@@ -39,7 +41,10 @@ fn snapshot(name: &str, files: &[&str], exit: i32) {
 fn free_form_hpf_program_using_a_module_from_another_file() {
     snapshot(
         "jacobi_hpf",
-        &["tests/fixtures/free/jacobi_hpf.f90", "tests/fixtures/free/grid_params.f90"],
+        &[
+            "tests/fixtures/free/jacobi_hpf.f90",
+            "tests/fixtures/free/grid_params.f90",
+        ],
         0,
     );
 }
@@ -81,18 +86,34 @@ fn fixed_form_array_syntax_and_directive_sentinels() {
 
 #[test]
 fn malformed_directives_are_positioned_errors() {
-    snapshot("broken_directive", &["tests/fixtures/malformed/broken_directive.f90"], 1);
+    snapshot(
+        "broken_directive",
+        &["tests/fixtures/malformed/broken_directive.f90"],
+        1,
+    );
 }
 
 #[test]
 fn directives_naming_unknown_arrays() {
-    snapshot("unknown_array", &["tests/fixtures/malformed/unknown_array.f90"], 1);
+    snapshot(
+        "unknown_array",
+        &["tests/fixtures/malformed/unknown_array.f90"],
+        1,
+    );
 }
 
 #[test]
 fn unterminated_constructs() {
-    snapshot("unterminated_loop", &["tests/fixtures/malformed/unterminated_loop.f90"], 1);
-    snapshot("missing_end", &["tests/fixtures/malformed/missing_end.f90"], 1);
+    snapshot(
+        "unterminated_loop",
+        &["tests/fixtures/malformed/unterminated_loop.f90"],
+        1,
+    );
+    snapshot(
+        "missing_end",
+        &["tests/fixtures/malformed/missing_end.f90"],
+        1,
+    );
 }
 
 #[test]
@@ -104,20 +125,35 @@ fn binary_garbage_empty_files_and_bad_encodings() {
 
 #[test]
 fn preprocessor_lines_are_skipped_with_a_note() {
-    snapshot("preprocessor", &["tests/fixtures/malformed/preprocessor.F90"], 0);
+    snapshot(
+        "preprocessor",
+        &["tests/fixtures/malformed/preprocessor.F90"],
+        0,
+    );
 }
 
 #[test]
 fn unreadable_files_are_reported_and_the_rest_still_analyzed() {
-    let (text, code) = check(&["tests/fixtures/does-not-exist.f90", "tests/fixtures/free/control_flow.f90"]);
+    let (text, code) = check(&[
+        "tests/fixtures/does-not-exist.f90",
+        "tests/fixtures/free/control_flow.f90",
+    ]);
     assert_eq!(code, 1);
-    assert!(text.contains("does-not-exist.f90:1:1: error[io]: cannot read the file"), "{text}");
+    assert!(
+        text.contains("does-not-exist.f90:1:1: error[io]: cannot read the file"),
+        "{text}"
+    );
     assert!(text.contains("subroutine control"), "{text}");
 }
 
 #[test]
 fn usage_errors_exit_with_2() {
-    for args in [vec![], vec!["--param", "N"], vec!["--param", "N=x", "a.f90"], vec!["--format", "xml", "a.f90"]] {
+    for args in [
+        vec![],
+        vec!["--param", "N"],
+        vec!["--param", "N=x", "a.f90"],
+        vec!["--format", "xml", "a.f90"],
+    ] {
         let (_, code) = check(&args);
         assert_eq!(code, 2, "check {args:?}");
     }

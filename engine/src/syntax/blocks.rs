@@ -3,7 +3,7 @@
 //! statement. tree-sitter recovers from such mistakes by wrapping the whole unit in an
 //! ERROR node, which says nothing useful; this check says which construct is open.
 
-use super::statements::logical_statements;
+use super::statements::{LogicalStmt, logical_statements};
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 
@@ -69,7 +69,7 @@ pub fn check_blocks(text: &str) -> Vec<Diagnostic> {
     for stmt in logical_statements(text) {
         let span = first_line(text, stmt.start, stmt.line_end);
         let (label, head) = split_label(&stmt.head);
-        match role(head) {
+        match role(head, stmt.after_group.as_deref()) {
             Role::Open(construct) => stack.push(Open {
                 construct,
                 label: None,
@@ -154,9 +154,10 @@ fn split_label(head: &str) -> (Option<u32>, &str) {
     (label, strip_construct_name(rest))
 }
 
-/// Whether a statement (head without label) opens, continues or closes a construct.
-pub fn is_construct_statement(head: &str) -> bool {
-    role(strip_construct_name(head)) != Role::Other
+/// Whether a statement opens, continues or closes a construct.
+pub fn is_construct_statement(stmt: &LogicalStmt) -> bool {
+    let (_, head) = split_label(&stmt.head);
+    role(head, stmt.after_group.as_deref()) != Role::Other
 }
 
 fn strip_construct_name(head: &str) -> &str {
@@ -179,32 +180,9 @@ fn word(head: &str) -> (&str, &str) {
     (&head[..len], head[len..].trim_start())
 }
 
-/// What follows a balanced parenthesized group at the start of `s`, if it starts with one.
-fn after_parens(s: &str) -> Option<&str> {
-    if !s.starts_with('(') {
-        return None;
-    }
-    let mut depth = 0usize;
-    let mut quote = None;
-    for (i, c) in s.char_indices() {
-        match (quote, c) {
-            (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '(') => depth += 1,
-            (None, ')') => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(s[i + 1..].trim_start());
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-fn role(head: &str) -> Role {
+/// The role of a statement, from its head (label and construct name removed) and what
+/// follows its first parenthesized group.
+fn role(head: &str, after_group: Option<&str>) -> Role {
     let (first, rest) = word(head);
     match first {
         "do" => {
@@ -227,10 +205,7 @@ fn role(head: &str) -> Role {
                 Role::Other
             }
         }
-        "if" => match after_parens(rest) {
-            Some("then") => Role::Open(Construct::If),
-            _ => Role::Other,
-        },
+        "if" if rest.starts_with('(') && after_group == Some("then") => Role::Open(Construct::If),
         "else" => {
             let (next, _) = word(rest);
             match next {
@@ -241,22 +216,23 @@ fn role(head: &str) -> Role {
         }
         "elseif" => Role::Middle(Construct::If, "ELSE IF"),
         "elsewhere" => Role::Middle(Construct::Where, "ELSEWHERE"),
-        "select" => Role::Open(Construct::Select),
-        "selectcase" | "selecttype" => Role::Open(Construct::Select),
+        // `select (k) = ...` assigns to an array named SELECT.
+        "select" if matches!(word(rest).0, "case" | "type" | "rank") => {
+            Role::Open(Construct::Select)
+        }
+        "selectcase" | "selecttype" | "selectrank" if rest.starts_with('(') => {
+            Role::Open(Construct::Select)
+        }
         "case" if rest.starts_with('(') || rest == "default" => {
             Role::Middle(Construct::Select, "CASE")
         }
         "type" | "class" if word(rest).0 == "is" || rest == "default" => {
             Role::Middle(Construct::Select, "TYPE IS")
         }
-        "where" => match after_parens(rest) {
-            Some("") => Role::Open(Construct::Where),
-            _ => Role::Other,
-        },
-        "forall" => match after_parens(rest) {
-            Some("") => Role::Open(Construct::Forall),
-            _ => Role::Other,
-        },
+        "where" if rest.starts_with('(') && after_group == Some("") => Role::Open(Construct::Where),
+        "forall" if rest.starts_with('(') && after_group == Some("") => {
+            Role::Open(Construct::Forall)
+        }
         "associate" if rest.starts_with('(') => Role::Open(Construct::Associate),
         "block" if rest.is_empty() => Role::Open(Construct::Block),
         "end" => end_role(rest),

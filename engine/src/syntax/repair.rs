@@ -52,8 +52,7 @@ pub fn parse_repaired(text: String) -> Repaired {
         let (index, stmt) = stmt;
         // The unit statement and END are not statements that can be left out, nor is a
         // construct's own statement (leaving out `IF (...) THEN` unbalances the unit).
-        let (_, head) = split_label(&stmt.head);
-        if index == 0 || index + 1 == statements.len() || is_construct_statement(head) {
+        if index == 0 || index + 1 == statements.len() || is_construct_statement(stmt) {
             break;
         }
         let span = blank_statement(&mut text, stmt);

@@ -14,7 +14,16 @@ pub struct LogicalStmt {
     /// The statement's first [`HEAD_LEN`] significant characters, lower-case, with
     /// continuations joined and runs of blanks collapsed to one space.
     pub head: String,
+    /// What follows the statement's first parenthesized group (`then` in
+    /// `if (...) then`, nothing in `where (...)`), lower-case, trimmed, at most
+    /// [`AFTER_GROUP_LEN`] characters; `None` when no group closes. Exact however long
+    /// the group is, unlike `head`.
+    pub after_group: Option<String>,
 }
+
+/// How much of [`LogicalStmt::after_group`] is kept: enough to tell `then` and nothing
+/// from anything else.
+pub const AFTER_GROUP_LEN: usize = 32;
 
 /// How much of a statement [`LogicalStmt::head`] keeps: enough to classify any unit
 /// statement (`recursive double precision function name`).
@@ -48,6 +57,44 @@ struct Scanner<'a> {
     pos: usize,
 }
 
+/// The significant text of a statement as it is scanned.
+#[derive(Default)]
+struct Text {
+    head: Vec<u8>,
+    /// Parenthesis depth outside character literals.
+    depth: usize,
+    /// Whether the first parenthesized group has closed, and what followed it.
+    group_closed: bool,
+    after_group: Vec<u8>,
+}
+
+impl Text {
+    fn push(&mut self, b: u8, in_literal: bool) {
+        let blank = b == b' ' || b == b'\t';
+        let b = if blank { b' ' } else { b.to_ascii_lowercase() };
+        if self.head.len() < HEAD_LEN && !(blank && self.head.last().is_none_or(|&l| l == b' ')) {
+            self.head.push(b);
+        }
+        if self.group_closed {
+            if self.after_group.len() < AFTER_GROUP_LEN && !(blank && self.after_group.is_empty()) {
+                self.after_group.push(b);
+            }
+            return;
+        }
+        if in_literal {
+            return;
+        }
+        match b {
+            b'(' => self.depth += 1,
+            b')' if self.depth > 0 => {
+                self.depth -= 1;
+                self.group_closed = self.depth == 0;
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Scanner<'_> {
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
@@ -77,46 +124,38 @@ impl Scanner<'_> {
         self.skip_trivia();
         let start = self.pos;
         self.peek()?;
-        let mut head = Vec::with_capacity(HEAD_LEN);
+        let mut text = Text::default();
         let mut quote: Option<u8> = None;
-        let push = |head: &mut Vec<u8>, b: u8| {
-            if head.len() < HEAD_LEN {
-                let blank = b == b' ' || b == b'\t';
-                if !(blank && head.last().is_none_or(|&l| l == b' ')) {
-                    head.push(if blank { b' ' } else { b.to_ascii_lowercase() });
-                }
-            }
-        };
         while let Some(b) = self.peek() {
             match (quote, b) {
                 (Some(q), _) if b == q => {
                     quote = None;
-                    push(&mut head, b);
+                    text.push(b, false);
                     self.pos += 1;
                 }
                 (None, b'\'' | b'"') => {
                     quote = Some(b);
-                    push(&mut head, b);
+                    text.push(b, false);
                     self.pos += 1;
                 }
                 (None, b'!') => self.skip_to_line_end(),
                 (None, b';') => {
                     self.pos += 1;
-                    return Some(self.finish(start, head));
+                    return Some(self.finish(start, text));
                 }
                 (_, b'&') if self.continues_after_ampersand() => {}
                 (_, b'\n') => {
                     self.pos += 1;
-                    return Some(self.finish(start, head));
+                    return Some(self.finish(start, text));
                 }
                 (_, b'\r') => self.pos += 1,
                 _ => {
-                    push(&mut head, b);
+                    text.push(b, quote.is_some());
                     self.pos += 1;
                 }
             }
         }
-        Some(self.finish(start, head))
+        Some(self.finish(start, text))
     }
 
     /// At an `&`: when only blanks or a comment follow on this line, it is a
@@ -158,14 +197,13 @@ impl Scanner<'_> {
         }
     }
 
-    fn finish(&self, start: usize, head: Vec<u8>) -> LogicalStmt {
-        let mut head = String::from_utf8_lossy(&head).into_owned();
-        let trimmed = head.trim_end().len();
-        head.truncate(trimmed);
+    fn finish(&self, start: usize, text: Text) -> LogicalStmt {
+        let lossy = |b: &[u8]| String::from_utf8_lossy(b).trim_end().to_string();
         LogicalStmt {
             start,
             line_end: self.pos,
-            head,
+            head: lossy(&text.head),
+            after_group: text.group_closed.then(|| lossy(&text.after_group)),
         }
     }
 }
@@ -205,6 +243,18 @@ mod tests {
         assert_eq!(stmts[1].start, 8);
         assert_eq!(&text[stmts[1].start..stmts[1].line_end], "b = 2 &\n  + 3\n");
         assert_eq!(stmts[2].line_end, text.len());
+    }
+
+    #[test]
+    fn what_follows_the_first_parenthesized_group() {
+        let after = |t: &str| logical_statements(t)[0].after_group.clone();
+        assert_eq!(after("if (a(i) > ')') then\n").as_deref(), Some("then"));
+        assert_eq!(after("where (x > 0)\n").as_deref(), Some(""));
+        assert_eq!(after("where (x > 0) x = 1\n").as_deref(), Some("x = 1"));
+        assert_eq!(after("x = 1\n"), None);
+        let long = format!("IF ({} .GT. 0) &\n   THEN\n", "A(I)+".repeat(100));
+        assert_eq!(after(&long).as_deref(), Some("then"));
+        assert!(logical_statements(&long)[0].head.len() <= HEAD_LEN);
     }
 
     #[test]
