@@ -26,7 +26,8 @@ pub struct UnitAnalysis {
     pub chunk: UnitChunk,
     /// Spans in here are relative to `chunk.range.start`.
     pub unit: Unit,
-    /// The integer named constants the unit sees (its own, its host's, its modules').
+    /// The values of the integer names the unit sees: its PARAMETERs, its host's and its
+    /// modules', and the user's bindings of names it mentions.
     pub constants: BTreeMap<String, i64>,
 }
 
@@ -53,9 +54,13 @@ const INTRINSIC_MODULES: &[&str] = &[
     "hpf_local_library",
 ];
 
-/// Loads and lowers `inputs` (path, contents) as one program. A file that cannot be
-/// loaded (binary input) yields its error in place of its analysis.
-pub fn analyze(inputs: &[(String, Vec<u8>)]) -> Vec<Result<FileAnalysis, LoadError>> {
+/// Loads and lowers `inputs` (path, contents) as one program, with the user's
+/// `bindings` of program unknowns (lower-case names). A file that cannot be loaded
+/// (binary input) yields its error in place of its analysis.
+pub fn analyze(
+    inputs: &[(String, Vec<u8>)],
+    bindings: &BTreeMap<String, i64>,
+) -> Vec<Result<FileAnalysis, LoadError>> {
     let mut files: Vec<Result<Loaded, LoadError>> = inputs
         .iter()
         .map(|(path, bytes)| SourceFile::new(path, bytes, None).map(Loaded::new))
@@ -86,6 +91,7 @@ pub fn analyze(inputs: &[(String, Vec<u8>)]) -> Vec<Result<FileAnalysis, LoadErr
     let mut resolver = Resolver {
         files: &files,
         modules: &modules,
+        bindings,
         lowered: files
             .iter()
             .map(|f| {
@@ -181,6 +187,7 @@ struct Lowered {
 
 struct Resolver<'a> {
     files: &'a [Result<Loaded, LoadError>],
+    bindings: &'a BTreeMap<String, i64>,
     modules: &'a HashMap<String, (usize, usize)>,
     lowered: Vec<Vec<Option<Lowered>>>,
     /// Each module's public entities; `None` while the module is being lowered (a
@@ -212,21 +219,30 @@ impl Resolver<'_> {
         let files = self.files;
         let file = files[f].as_ref().expect("only loaded files have units");
         let host = file.chunks[u].parent.map(|p| file.parsed[p].name.as_str());
-        let mut unit = lower(&file.parsed[u], host, &scope);
+        let parsed = &file.parsed[u];
+        let mut unit = lower(parsed, host, &scope);
         unit.diagnostics.extend(notes);
-        let outer = |n: &str| {
-            scope
-                .symbols
-                .get(n)
-                .and_then(|s| s.value.as_ref()?.as_int())
-        };
+        let bindings = self.bindings;
+        let outer = |n: &str| scope.symbols.get(n).and_then(|s| s.value.as_ref()?.as_int());
         let mut constants: BTreeMap<String, i64> = scope
             .symbols
             .values()
             .filter_map(|s| Some((s.name.clone(), s.value.as_ref()?.as_int()?)))
+            .filter(|(n, _)| !unit.symbols.contains_key(n))
             .collect();
-        constants.retain(|n, _| !unit.symbols.contains_key(n));
-        constants.extend(fold_constants(&unit, &outer));
+        constants.extend(fold_constants(&unit, &outer, bindings));
+        for (name, value) in bindings {
+            if let Some(sym) = unit.symbols.get(name).filter(|s| s.attrs.parameter) {
+                unit.diagnostics.push(Diagnostic::info(
+                    sym.span,
+                    "binding",
+                    format!("--param {name}={value} overrides the PARAMETER value of `{name}`"),
+                ));
+            }
+            if mentions(&parsed.text, name) {
+                constants.insert(name.clone(), *value);
+            }
+        }
         self.lowered[f][u] = Some(Lowered {
             unit,
             constants,
@@ -286,6 +302,17 @@ impl Resolver<'_> {
         self.exports.insert(module.to_string(), Some(e.clone()));
         Some(e)
     }
+}
+
+/// Whether `name` (lower-case) occurs as a whole word in `text`, directives included.
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let lower = text.to_ascii_lowercase();
+    lower.match_indices(name).any(|(i, _)| {
+        let before = lower[..i].chars().next_back().is_none_or(|c| !word(c));
+        let after = lower[i + name.len()..].chars().next().is_none_or(|c| !word(c));
+        before && after
+    })
 }
 
 /// Everything a unit makes visible to its contained procedures (or, for a module, to

@@ -89,7 +89,7 @@ fn real_fortran_loads_without_panics_within_a_second_per_file() {
             .to_string();
         let t = Instant::now();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            project::analyze(&[(name.clone(), bytes)])
+            project::analyze(&[(name.clone(), bytes)], &BTreeMap::new())
         }));
         let elapsed = t.elapsed();
         times.push(elapsed);

@@ -23,7 +23,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
-    let mut analyzed = project::analyze(&inputs).into_iter().zip(&inputs);
+    let mut analyzed = project::analyze(&inputs, &params).into_iter().zip(&inputs);
     let files: Vec<FileReport> = (0..args.files.len())
         .map(|i| match unreadable.remove(&i) {
             Some(failed) => failed,

@@ -9,8 +9,13 @@ use std::collections::BTreeMap;
 
 /// The values of a unit's integer named constants (PARAMETERs), folded in whatever
 /// order they refer to each other; `outer` supplies constants from the host and used
-/// modules (a local declaration of the same name hides them).
-pub fn fold_constants(unit: &Unit, outer: &dyn Fn(&str) -> Option<i64>) -> BTreeMap<String, i64> {
+/// modules (a local declaration of the same name hides them); `bindings` (the user's
+/// `--param`s) override any of them, and constants derived from a bound one follow it.
+pub fn fold_constants(
+    unit: &Unit,
+    outer: &dyn Fn(&str) -> Option<i64>,
+    bindings: &BTreeMap<String, i64>,
+) -> BTreeMap<String, i64> {
     let integer = |name: &str| {
         let sym = &unit.symbols[name];
         sym.ty
@@ -24,7 +29,10 @@ pub fn fold_constants(unit: &Unit, outer: &dyn Fn(&str) -> Option<i64>) -> BTree
         .filter(|s| s.attrs.parameter && s.value.is_some() && integer(&s.name))
         .map(|s| s.name.as_str())
         .collect();
-    let mut known: BTreeMap<String, i64> = BTreeMap::new();
+    let mut known: BTreeMap<String, i64> = pending
+        .iter()
+        .filter_map(|&n| Some((n.to_string(), *bindings.get(n)?)))
+        .collect();
     // Each round folds at least one more constant, or nothing more can be folded.
     loop {
         let before = known.len();
@@ -32,7 +40,7 @@ pub fn fold_constants(unit: &Unit, outer: &dyn Fn(&str) -> Option<i64>) -> BTree
             if known.contains_key(name) {
                 continue;
             }
-            let lookup = |n: &str| match known.get(n) {
+            let lookup = |n: &str| match known.get(n).or_else(|| bindings.get(n)) {
                 Some(v) => Some(*v),
                 None if unit.symbols.contains_key(n) => None,
                 None => outer(n),
