@@ -223,7 +223,12 @@ impl Resolver<'_> {
         let mut unit = lower(parsed, host, &scope);
         unit.diagnostics.extend(notes);
         let bindings = self.bindings;
-        let outer = |n: &str| scope.symbols.get(n).and_then(|s| s.value.as_ref()?.as_int());
+        let outer = |n: &str| {
+            scope
+                .symbols
+                .get(n)
+                .and_then(|s| s.value.as_ref()?.as_int())
+        };
         let mut constants: BTreeMap<String, i64> = scope
             .symbols
             .values()
@@ -310,7 +315,10 @@ fn mentions(text: &str, name: &str) -> bool {
     let lower = text.to_ascii_lowercase();
     lower.match_indices(name).any(|(i, _)| {
         let before = lower[..i].chars().next_back().is_none_or(|c| !word(c));
-        let after = lower[i + name.len()..].chars().next().is_none_or(|c| !word(c));
+        let after = lower[i + name.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !word(c));
         before && after
     })
 }

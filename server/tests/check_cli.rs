@@ -161,14 +161,20 @@ fn usage_errors_exit_with_2() {
 
 #[test]
 fn bindings_supply_unknowns_and_override_parameters_through_use() {
-    let files = ["tests/fixtures/free/jacobi_hpf.f90", "tests/fixtures/free/grid_params.f90"];
+    let files = [
+        "tests/fixtures/free/jacobi_hpf.f90",
+        "tests/fixtures/free/grid_params.f90",
+    ];
     let (json, code) = check(&[files[0], files[1], "--param", "N=512", "--format", "json"]);
     assert_eq!(code, 0);
     let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
     assert_eq!(report["params"]["n"], 512);
     let jacobi = &report["files"][0]["units"][0];
     assert_eq!(jacobi["constants"]["n"], 512, "the module's n, overridden");
-    assert_eq!(jacobi["constants"]["steps"], 100, "renamed on USE, untouched");
+    assert_eq!(
+        jacobi["constants"]["steps"], 100,
+        "renamed on USE, untouched"
+    );
     let module = &report["files"][1];
     assert_eq!(module["units"][0]["constants"]["ncheck"], 10);
     let notes: Vec<&str> = module["diagnostics"]
@@ -180,7 +186,13 @@ fn bindings_supply_unknowns_and_override_parameters_through_use() {
     assert_eq!(notes, ["binding"]);
 
     // A dummy argument gets its value from a binding.
-    let (json, _) = check(&["tests/fixtures/fixed/daxpy.f", "--param", "n=1000", "--format", "json"]);
+    let (json, _) = check(&[
+        "tests/fixtures/fixed/daxpy.f",
+        "--param",
+        "n=1000",
+        "--format",
+        "json",
+    ]);
     let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
     assert_eq!(report["files"][0]["units"][0]["constants"]["n"], 1000);
 }
