@@ -3,7 +3,7 @@
 //! columns are 1-based and refer to the original source text.
 
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::ir::{Bound, LoopControl, StmtKind, Symbol, Unit};
+use crate::ir::{ArrayRef, Bound, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
 use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
@@ -108,7 +108,19 @@ pub struct StatementReport {
     pub kind: String,
     /// The statement as lowered (after normalization), for reading.
     pub text: String,
+    /// The array elements the statement writes and reads, each subscript an expression.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<RefReport>,
     pub metrics: Metrics,
+}
+
+/// One array reference of a statement.
+#[derive(Debug, Serialize)]
+pub struct RefReport {
+    pub array: String,
+    pub subscripts: Vec<String>,
+    /// `write` for the left-hand side of an assignment, `read` otherwise.
+    pub access: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -265,6 +277,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 depth,
                 kind: statement_kind(kind),
                 text: statement_text(kind),
+                refs: statement_refs(kind),
                 metrics: Metrics::default(),
             }),
         }
@@ -357,6 +370,57 @@ fn statement_kind(kind: &StmtKind) -> String {
         StmtKind::Other { what } => return what.clone(),
     }
     .to_string()
+}
+
+/// The array references of a statement's own expressions (not of nested statements).
+fn statement_refs(kind: &StmtKind) -> Vec<RefReport> {
+    let mut out = Vec::new();
+    match kind {
+        StmtKind::Assign { lhs, rhs } => {
+            match lhs {
+                // The written element, then what its subscripts read.
+                Expr::Array(r) => {
+                    out.push(ref_report(r, "write"));
+                    for s in &r.subscripts {
+                        if let Subscript::Index(e) = s {
+                            refs_in(e, "read", &mut out);
+                        }
+                    }
+                }
+                other => refs_in(other, "read", &mut out),
+            }
+            refs_in(rhs, "read", &mut out);
+        }
+        StmtKind::Call(c) => c
+            .args
+            .iter()
+            .for_each(|a| refs_in(&a.value, "read", &mut out)),
+        StmtKind::If(i) => i
+            .branches
+            .iter()
+            .filter_map(|b| b.cond.as_ref())
+            .for_each(|c| refs_in(c, "read", &mut out)),
+        StmtKind::Select(sel) => refs_in(&sel.selector, "read", &mut out),
+        StmtKind::ArithmeticIf { expr, .. } => refs_in(expr, "read", &mut out),
+        _ => {}
+    }
+    out
+}
+
+fn refs_in(e: &Expr, access: &'static str, out: &mut Vec<RefReport>) {
+    e.visit(&mut |e| {
+        if let Expr::Array(r) = e {
+            out.push(ref_report(r, access));
+        }
+    });
+}
+
+fn ref_report(r: &ArrayRef, access: &'static str) -> RefReport {
+    RefReport {
+        array: r.name.clone(),
+        subscripts: r.subscripts.iter().map(ToString::to_string).collect(),
+        access,
+    }
 }
 
 /// The statement's own line as lowered (for a compound statement, its header).
