@@ -33,11 +33,10 @@ impl UnitChunk {
         }
         let mut bytes = own.as_bytes().to_vec();
         for n in &self.nested {
-            let (s, e) = (
-                (n.start - self.range.start) as usize,
-                (n.end - self.range.start) as usize,
-            );
-            for b in &mut bytes[s..e] {
+            // Nested ranges lie inside this one; clamp anyway rather than trust it.
+            let clamp = |o: u32| (o.saturating_sub(self.range.start) as usize).min(bytes.len());
+            let (s, e) = (clamp(n.start), clamp(n.end));
+            for b in &mut bytes[s..e.max(s)] {
                 if *b != b'\n' && *b != b'\r' {
                     *b = b' ';
                 }
@@ -163,7 +162,7 @@ impl Splitter<'_> {
                 break;
             }
             let index = *index;
-            self.missing_end(index, stmt.start);
+            self.missing_end(index, line_start(self.text, stmt.start));
         }
         let parent = match self.stack.last() {
             Some(Frame::Unit { index, .. }) => Some(*index),
@@ -209,12 +208,12 @@ impl Splitter<'_> {
         }
     }
 
-    /// Closes unit `index` (and anything above it) at `at`, reporting its missing END.
-    fn missing_end(&mut self, index: usize, at: usize) {
+    /// Closes unit `index` (and anything above it) at offset `end`, reporting its
+    /// missing END.
+    fn missing_end(&mut self, index: usize, end: usize) {
         while let Some(frame) = self.stack.pop() {
             if let Frame::Unit { index: i, .. } = frame {
-                let end = line_start(self.text, at) as u32;
-                self.units[i].range.end = end.max(self.units[i].range.start);
+                self.units[i].range.end = (end as u32).max(self.units[i].range.start);
                 if i == index {
                     break;
                 }
@@ -600,6 +599,15 @@ end program
                 syntax@0: program `p` has no END statement
             "#]],
         );
+    }
+
+    #[test]
+    fn an_unterminated_host_still_covers_its_last_contained_unit() {
+        // Found by the robustness proptest: the host used to end before its child.
+        let text = "do i = 1, n\ncontains\nsubroutine s(a, n)\nend";
+        let (units, _) = split_units(text);
+        assert_eq!(units[0].range.end as usize, text.len());
+        assert!(units[0].text(text).ends_with("   "));
     }
 
     #[test]
