@@ -61,10 +61,4 @@ impl Diagnostic {
             message: message.into(),
         }
     }
-
-    /// The same finding with its span moved right by `offset` bytes.
-    pub fn shifted(mut self, offset: u32) -> Diagnostic {
-        self.span = self.span.shifted(offset);
-        self
-    }
 }

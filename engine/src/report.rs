@@ -3,7 +3,7 @@
 //! columns are 1-based and refer to the original source text.
 
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::ir::{ArrayRef, Bound, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
+use crate::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
 use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
@@ -316,40 +316,14 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
 }
 
 fn array_report(unit: &Unit, s: &Symbol) -> ArrayReport {
-    let ty =
-        s.ty.as_ref()
-            .or_else(|| unit.implicit.type_of(&s.name))
-            .map_or_else(
-                || "untyped".to_string(),
-                |t| {
-                    let kind = t
-                        .kind
-                        .as_ref()
-                        .map(|k| format!("({k})"))
-                        .unwrap_or_default();
-                    format!("{}{kind}", t.name())
-                },
-            );
-    let shape = s
-        .dims
-        .iter()
-        .flatten()
-        .map(|d| {
-            let upper = match &d.upper {
-                Bound::Explicit(e) => e.to_string(),
-                Bound::Assumed => "*".to_string(),
-                Bound::Deferred => ":".to_string(),
-            };
-            match &d.lower {
-                Some(l) => format!("{l}:{upper}"),
-                None => upper,
-            }
-        })
-        .collect();
     ArrayReport {
         name: s.name.clone(),
-        ty,
-        shape,
+        ty: s
+            .ty
+            .as_ref()
+            .or_else(|| unit.implicit.type_of(&s.name))
+            .map_or_else(|| "untyped".to_string(), ToString::to_string),
+        shape: s.dims.iter().flatten().map(ToString::to_string).collect(),
     }
 }
 

@@ -28,14 +28,6 @@ impl Span {
         Span::new(offset, offset)
     }
 
-    pub fn len(self) -> usize {
-        (self.end - self.start) as usize
-    }
-
-    pub fn is_empty(self) -> bool {
-        self.start == self.end
-    }
-
     /// The smallest span covering both.
     pub fn cover(self, other: Span) -> Span {
         Span {
@@ -50,10 +42,6 @@ impl Span {
             start: self.start.saturating_add(offset),
             end: self.end.saturating_add(offset),
         }
-    }
-
-    pub fn contains(self, offset: u32) -> bool {
-        self.start <= offset && offset < self.end
     }
 }
 

@@ -3,6 +3,7 @@
 use super::expr::Expr;
 use crate::span::Span;
 use std::collections::BTreeMap;
+use std::fmt;
 
 /// Every name declared in a unit (lower-case), in a deterministic order.
 pub type SymbolTable = BTreeMap<String, Symbol>;
@@ -89,6 +90,21 @@ impl Dim {
     }
 }
 
+impl fmt::Display for Dim {
+    /// As declared: `n`, `0:n+1`, `*`, `:`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(l) = &self.lower {
+            write!(f, "{l}:")?;
+        }
+        match &self.upper {
+            Bound::Explicit(e) => write!(f, "{e}"),
+            Bound::Assumed => f.write_str("*"),
+            Bound::Deferred if self.lower.is_some() => Ok(()),
+            Bound::Deferred => f.write_str(":"),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BaseType {
     Integer,
@@ -154,6 +170,20 @@ impl TypeSpec {
             }
         }
         .to_string()
+    }
+}
+
+impl fmt::Display for TypeSpec {
+    /// `real(8)`, `character*4`, `type(point)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())?;
+        if let Some(k) = &self.kind {
+            write!(f, "({k})")?;
+        }
+        if let Some(l) = &self.len {
+            write!(f, "*{l}")?;
+        }
+        Ok(())
     }
 }
 
