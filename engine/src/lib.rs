@@ -10,4 +10,5 @@ pub mod project;
 pub mod report;
 pub mod source;
 pub mod span;
+pub mod symbolic;
 pub mod syntax;

@@ -1,0 +1,26 @@
+//! Symbolic expressions, constraint sets and the symbolic sum of P^3T+ (section 4.1,
+//! Figure 2): execution counts as formulas in the program's unknowns, so that changing
+//! N or P re-evaluates a formula instead of re-running the analysis.
+
+mod constraint;
+mod display;
+mod eval;
+mod faulhaber;
+mod interval;
+mod piecewise;
+mod rational;
+mod sum;
+mod sym;
+
+pub use constraint::{Constraint, Rel};
+pub use display::Notation;
+pub use eval::{Env, EvalError, Num};
+pub use faulhaber::sum_over;
+pub use interval::{AtomBounds, Ext, Interval};
+pub use piecewise::{Piece, Piecewise};
+pub use rational::{Overflow, Rational};
+pub use sum::{Budget, SumError, symbolic_sum};
+pub use sym::{Atom, Monomial, Name, Sym, SymError, SymResult, Term};
+
+#[cfg(test)]
+mod tests;

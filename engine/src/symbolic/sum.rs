@@ -1,0 +1,541 @@
+//! The symbolic sum algorithm of P^3T+ (Figure 2): counts the integer solutions of a
+//! set of constraints — more generally sums a polynomial over them — as guarded
+//! closed forms in the parameters.
+//!
+//! SUM(I, V, E): simplify I and stop if it is infeasible (S1, S2); with no variable left
+//! the pair (I, E) is a solution (S3); otherwise eliminate one variable v (S4): for each
+//! pair of a lower bound l_i and an upper bound u_j of v, assume l_i is the maximum lower
+//! and u_j the minimum upper bound (ties broken by position, so that the cases
+//! partition the space) and `l_i <= u_j`, sum E over v from l_i to u_j with
+//! Faulhaber's formulas, and recurse.
+//!
+//! Beyond the figure, and still exact:
+//! - a coefficient of v that is a polynomial in the parameters is split on its sign;
+//! - v inside `⌊(a·v + b)/m⌋` (from steps, integer division, MOD) is split by residue,
+//!   `v = M·v' + r`, which takes it out of the floor;
+//! - an equality `v = e` substitutes v;
+//! - constraints are decided from interval bounds of the unknowns, which prunes
+//!   infeasible cases and drops implied constraints.
+//!
+//! Work is bounded by a [`Budget`]; past it the caller falls back to a numeric count.
+
+use super::constraint::{Constraint, Rel};
+use super::faulhaber::sum_over;
+use super::interval::{Ext, Interval};
+use super::piecewise::{Piece, Piecewise};
+use super::rational::Rational;
+use super::sym::{Atom, Name, Sym, SymError};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// Why the symbolic sum gave up.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SumError {
+    /// More pieces, steps or time than the budget allows.
+    OverBudget,
+    /// A variable occurs in a way the algorithm cannot sum exactly.
+    NonLinear(String),
+    /// A variable has no lower or no upper bound.
+    Unbounded(String),
+    Sym(SymError),
+}
+
+impl From<SymError> for SumError {
+    fn from(e: SymError) -> SumError {
+        SumError::Sym(e)
+    }
+}
+
+impl From<super::rational::Overflow> for SumError {
+    fn from(_: super::rational::Overflow) -> SumError {
+        SumError::Sym(SymError::Overflow)
+    }
+}
+
+impl std::fmt::Display for SumError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SumError::OverBudget => f.write_str("the symbolic count exceeded its budget"),
+            SumError::NonLinear(what) => write!(f, "{what} is not a form the symbolic sum handles"),
+            SumError::Unbounded(v) => write!(f, "`{v}` has no lower or upper bound"),
+            SumError::Sym(SymError::Overflow) => f.write_str("a coefficient overflowed"),
+            SumError::Sym(SymError::DivisionByZero) => f.write_str("division by zero"),
+        }
+    }
+}
+
+/// Limits on the work of one symbolic sum.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    pub max_pieces: usize,
+    pub max_steps: usize,
+    pub deadline: Option<Instant>,
+    steps: usize,
+    pieces: usize,
+}
+
+impl Budget {
+    pub fn new(max_pieces: usize, max_steps: usize, deadline: Option<Instant>) -> Budget {
+        Budget {
+            max_pieces,
+            max_steps,
+            deadline,
+            steps: 0,
+            pieces: 0,
+        }
+    }
+
+    /// Steps taken so far (recursive calls).
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    fn step(&mut self) -> Result<(), SumError> {
+        self.steps += 1;
+        if self.steps > self.max_steps {
+            return Err(SumError::OverBudget);
+        }
+        if self.steps.is_multiple_of(64)
+            && let Some(d) = self.deadline
+            && Instant::now() > d
+        {
+            return Err(SumError::OverBudget);
+        }
+        Ok(())
+    }
+}
+
+/// Largest modulus of a residue split (`v = M·v' + r`, M cases).
+const MAX_MODULUS: i128 = 64;
+
+/// `Σ summand` over the integer points of `constraints`, summing over `vars` in order
+/// (the first is eliminated first: innermost loop first). Unknowns not in `vars` are
+/// parameters and appear in the guards and values.
+pub fn symbolic_sum(
+    constraints: Vec<Constraint>,
+    vars: &[Name],
+    summand: Sym,
+    budget: &mut Budget,
+) -> Result<Piecewise, SumError> {
+    let mut s = Summer {
+        budget,
+        out: Vec::new(),
+    };
+    s.go(constraints, vars, summand, &Assumed::default())?;
+    Ok(Piecewise { pieces: s.out }.simplified()?)
+}
+
+struct Summer<'b> {
+    budget: &'b mut Budget,
+    out: Vec<Piece>,
+}
+
+/// What a branch of the recursion assumes beyond its constraints.
+#[derive(Clone, Default)]
+struct Assumed {
+    /// Residue splits taken so far (nested floors need a few).
+    splits: usize,
+    /// Signs of parametric coefficients split on (-1, 0 or 1).
+    signs: Vec<(Sym, i128)>,
+}
+
+impl Summer<'_> {
+    fn go(
+        &mut self,
+        cons: Vec<Constraint>,
+        vars: &[Name],
+        e: Sym,
+        ctx: &Assumed,
+    ) -> Result<(), SumError> {
+        self.budget.step()?;
+        // S1, S2
+        let Some(cons) = simplify(cons)? else {
+            return Ok(());
+        };
+        if e.is_zero() {
+            return Ok(());
+        }
+        // S3
+        let Some((v, rest)) = vars.split_first() else {
+            self.budget.pieces += 1;
+            if self.budget.pieces > self.budget.max_pieces {
+                return Err(SumError::OverBudget);
+            }
+            self.out.push(Piece {
+                guard: cons,
+                value: e,
+            });
+            return Ok(());
+        };
+        let bounds = single_bounds(&cons);
+        let lookup = |a: &Atom| match a {
+            Atom::Var(n) => bounds.get(n).copied().unwrap_or(Interval::ALL),
+            _ => Interval::ALL,
+        };
+
+        // v inside a floor (or a Fortran MOD / integer division of a nonnegative value):
+        // split by residue.
+        if let Some(m) = residue_modulus(v, &cons, &e, &lookup)? {
+            if ctx.splits > 4 || m > MAX_MODULUS {
+                return Err(SumError::NonLinear(format!(
+                    "`{v}` under a division by {m}"
+                )));
+            }
+            let (cons, e) = (as_floors(v, &cons, &lookup)?, as_floor_sym(v, &e, &lookup)?);
+            for r in 0..m {
+                let value = Sym::var(v).scale(Rational::int(m))?.add_int(r)?;
+                let cs = cons
+                    .iter()
+                    .map(|c| c.subst(v, &value))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let deeper = Assumed {
+                    splits: ctx.splits + 1,
+                    ..ctx.clone()
+                };
+                self.go(cs, vars, e.subst(v, &value)?, &deeper)?;
+            }
+            return Ok(());
+        }
+
+        // S4: partition the constraints.
+        let mut lowers: Vec<Sym> = Vec::new();
+        let mut uppers: Vec<Sym> = Vec::new();
+        let mut others: Vec<Constraint> = Vec::new();
+        for c in &cons {
+            if !c.mentions(v) {
+                others.push(c.clone());
+                continue;
+            }
+            let coefs = c
+                .expr
+                .poly_in(v)
+                .filter(|k| k.len() == 2)
+                .ok_or_else(|| SumError::NonLinear(format!("constraint `{c}` in `{v}`")))?;
+            let (c0, c1) = (&coefs[0], &coefs[1]);
+            let known = c1.as_const().map(|k| k.signum()).or_else(|| {
+                let assumed = ctx.signs.iter().find(|(s, _)| s == c1).map(|(_, sg)| *sg);
+                assumed.or_else(|| {
+                    let iv = c1.interval(&lookup);
+                    if iv.lo.signum() > 0 {
+                        Some(1)
+                    } else if iv.hi.signum() < 0 {
+                        Some(-1)
+                    } else {
+                        None
+                    }
+                })
+            });
+            let Some(sign) = known else {
+                // Split on the sign of a parametric coefficient (P^3T+'s `J2 <= N2*J1`).
+                for (extra, sign) in [
+                    (Constraint::ge(c1, &Sym::one())?, 1),
+                    (Constraint::le(c1, &Sym::int(-1))?, -1),
+                    (Constraint::eq(c1, &Sym::zero())?, 0),
+                ] {
+                    let mut cs = cons.clone();
+                    cs.push(extra);
+                    let mut branch = ctx.clone();
+                    branch.signs.push((c1.clone(), sign));
+                    self.go(cs, vars, e.clone(), &branch)?;
+                }
+                return Ok(());
+            };
+            if sign == 0 {
+                // The coefficient vanishes: the constraint bounds only the parameters.
+                others.push(Constraint {
+                    expr: c0.clone(),
+                    rel: c.rel,
+                });
+                continue;
+            }
+            match (c.rel, sign) {
+                (Rel::Eq, _) => {
+                    // c1·v + c0 = 0: v = -c0/c1, and c1 must divide c0.
+                    let value = c0.neg()?.div(c1)?;
+                    let mut cs: Vec<Constraint> = cons
+                        .iter()
+                        .filter(|d| *d != c)
+                        .map(|d| d.subst(v, &value))
+                        .collect::<Result<_, _>>()?;
+                    if !value.is_integer_valued() {
+                        cs.push(Constraint::eq(&value.floor()?, &value)?);
+                    }
+                    return self.go(cs, rest, e.subst(v, &value)?, ctx);
+                }
+                // c1·v + c0 >= 0 with c1 > 0: v >= -c0/c1.
+                (Rel::Ge, 1) => lowers.push(c0.neg()?.div(c1)?.ceil()?),
+                (Rel::Ge, _) => uppers.push(c0.div(&c1.neg()?)?.floor()?),
+                (Rel::Gt, 1) => lowers.push(c0.neg()?.div(c1)?.floor()?.add_int(1)?),
+                (Rel::Gt, _) => uppers.push(c0.div(&c1.neg()?)?.ceil()?.add_int(-1)?),
+            }
+        }
+        lowers.sort();
+        lowers.dedup();
+        uppers.sort();
+        uppers.dedup();
+        if lowers.is_empty() || uppers.is_empty() {
+            return Err(SumError::Unbounded(v.to_string()));
+        }
+        // S4.3: one case per (maximum lower, minimum upper) pair.
+        for (i, l) in lowers.iter().enumerate() {
+            for (j, u) in uppers.iter().enumerate() {
+                let mut cs = others.clone();
+                for (k, lk) in lowers.iter().enumerate() {
+                    if k < i {
+                        cs.push(Constraint::gt(l, lk)?);
+                    } else if k > i {
+                        cs.push(Constraint::ge(l, lk)?);
+                    }
+                }
+                for (k, uk) in uppers.iter().enumerate() {
+                    if k < j {
+                        cs.push(Constraint::gt(uk, u)?);
+                    } else if k > j {
+                        cs.push(Constraint::ge(uk, u)?);
+                    }
+                }
+                cs.push(Constraint::le(l, u)?);
+                let sum = sum_over(&e, v, l, u)
+                    .ok_or_else(|| SumError::NonLinear(format!("the summand `{e}` in `{v}`")))??;
+                self.go(cs, rest, sum, ctx)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// S1: normalize, drop constraints that hold, detect infeasibility (`None`).
+fn simplify(cons: Vec<Constraint>) -> Result<Option<Vec<Constraint>>, SumError> {
+    let mut cs = Vec::with_capacity(cons.len());
+    for c in cons {
+        let c = c.normalized()?;
+        match c.truth() {
+            Some(true) => {}
+            Some(false) => return Ok(None),
+            None => cs.push(c),
+        }
+    }
+    cs.sort();
+    cs.dedup();
+    let bounds = single_bounds(&cs);
+    if bounds.values().any(|iv| iv.is_empty()) {
+        return Ok(None);
+    }
+    let lookup = |a: &Atom| match a {
+        Atom::Var(n) => bounds.get(n).copied().unwrap_or(Interval::ALL),
+        _ => Interval::ALL,
+    };
+    let mut kept = Vec::with_capacity(cs.len());
+    for c in cs {
+        if single_var_bound(&c).is_some() {
+            // A bound of one unknown defines the intervals: keep the tightest only.
+            if is_tightest(&c, &bounds) {
+                kept.push(c);
+            }
+            continue;
+        }
+        match c.decide(&lookup) {
+            Some(true) => {}
+            Some(false) => return Ok(None),
+            None => kept.push(c),
+        }
+    }
+    // Pairs: a + b a negative constant is infeasible; a = b + k (k >= 0) makes a redundant.
+    let mut i = 0;
+    while i < kept.len() {
+        let mut redundant = false;
+        for j in 0..kept.len() {
+            if i == j || kept[i].rel != Rel::Ge || kept[j].rel != Rel::Ge {
+                continue;
+            }
+            if let Some(s) = kept[i].expr.add(&kept[j].expr)?.as_const()
+                && s.signum() < 0
+            {
+                return Ok(None);
+            }
+            if let Some(d) = kept[i].expr.sub(&kept[j].expr)?.as_const()
+                && (d.signum() > 0 || (d.is_zero() && j < i))
+            {
+                redundant = true;
+                break;
+            }
+        }
+        if redundant {
+            kept.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    Ok(Some(kept))
+}
+
+/// For `±x + c >= 0` or `x + c = 0`: the unknown, and its bound as an interval.
+fn single_var_bound(c: &Constraint) -> Option<(Name, Interval)> {
+    let mut name = None;
+    let mut coef = Rational::ZERO;
+    for t in c.expr.terms() {
+        if t.mono.is_one() {
+            continue;
+        }
+        match t.mono.factors() {
+            [(Atom::Var(n), 1)] if name.is_none() => {
+                name = Some(n.clone());
+                coef = t.coef;
+            }
+            _ => return None,
+        }
+    }
+    let name = name?;
+    let k = c.expr.constant();
+    // coef·x + k (rel) 0  →  x (rel) -k/coef
+    let at = k.checked_neg().ok()?.checked_mul(coef.recip()?).ok()?;
+    let iv = match (c.rel, coef.signum()) {
+        (Rel::Eq, _) => Interval::point(at),
+        (Rel::Ge, 1) => Interval {
+            lo: Ext::Fin(Rational::int(at.ceil())),
+            hi: Ext::PosInf,
+        },
+        (Rel::Ge, _) => Interval {
+            lo: Ext::NegInf,
+            hi: Ext::Fin(Rational::int(at.floor())),
+        },
+        (Rel::Gt, 1) => Interval {
+            lo: Ext::Fin(Rational::int(at.floor() + 1)),
+            hi: Ext::PosInf,
+        },
+        (Rel::Gt, _) => Interval {
+            lo: Ext::NegInf,
+            hi: Ext::Fin(Rational::int(at.ceil() - 1)),
+        },
+    };
+    Some((name, iv))
+}
+
+/// Intervals of the unknowns from the constraints on a single unknown.
+fn single_bounds(cs: &[Constraint]) -> HashMap<Name, Interval> {
+    let mut bounds: HashMap<Name, Interval> = HashMap::new();
+    for c in cs {
+        if let Some((n, iv)) = single_var_bound(c) {
+            let e = bounds.entry(n).or_insert(Interval::ALL);
+            *e = e.meet(iv);
+        }
+    }
+    bounds
+}
+
+/// Whether a single-unknown bound is as tight as the combined interval (the first of
+/// equally tight ones is kept by the caller's dedup).
+fn is_tightest(c: &Constraint, bounds: &HashMap<Name, Interval>) -> bool {
+    let Some((n, iv)) = single_var_bound(c) else {
+        return true;
+    };
+    let all = bounds[&n];
+    match c.rel {
+        Rel::Eq => true,
+        _ => (iv.lo != Ext::NegInf && iv.lo == all.lo) || (iv.hi != Ext::PosInf && iv.hi == all.hi),
+    }
+}
+
+/// The modulus `M` of the residue split `v` needs: the lcm of the denominators of v's
+/// coefficients inside floors (and inside Fortran MOD / integer division by a constant,
+/// which become floors when their operand is nonnegative). `None` when v is under no
+/// division.
+fn residue_modulus(
+    v: &str,
+    cons: &[Constraint],
+    e: &Sym,
+    bounds: &dyn Fn(&Atom) -> Interval,
+) -> Result<Option<i128>, SumError> {
+    let mut m: i128 = 1;
+    let mut found = false;
+    let mut visit = |s: &Sym| -> Result<(), SumError> {
+        for t in s.terms() {
+            for (a, _) in t.mono.factors() {
+                if !a.mentions(v) || matches!(a, Atom::Var(_)) {
+                    continue;
+                }
+                let (inner, den) = match a {
+                    Atom::Floor(x) => (x.clone(), Rational::ONE),
+                    Atom::IDiv(x, k) | Atom::Mod(x, k) => {
+                        let k = k
+                            .as_const()
+                            .filter(|k| k.is_integer() && k.signum() > 0)
+                            .ok_or_else(|| {
+                                SumError::NonLinear(format!(
+                                    "`{v}` in a division by a non-constant"
+                                ))
+                            })?;
+                        if !x.interval(bounds).nonneg() {
+                            return Err(SumError::NonLinear(format!(
+                                "`{v}` in a Fortran MOD or division of a value that may be negative"
+                            )));
+                        }
+                        (x.clone(), k)
+                    }
+                    _ => {
+                        return Err(SumError::NonLinear(format!(
+                            "`{v}` inside {}",
+                            Sym::atom(a.clone())
+                        )));
+                    }
+                };
+                let coefs = inner.poly_in(v).filter(|c| c.len() == 2).ok_or_else(|| {
+                    SumError::NonLinear(format!("`{v}` inside {}", Sym::atom(a.clone())))
+                })?;
+                let a1 = coefs[1].as_const().ok_or_else(|| {
+                    SumError::NonLinear(format!("`{v}` with a symbolic coefficient in a floor"))
+                })?;
+                let a1 = a1
+                    .checked_div(den)
+                    .ok_or(SumError::Sym(SymError::DivisionByZero))??;
+                m = lcm(m, a1.den());
+                found = true;
+            }
+        }
+        Ok(())
+    };
+    for c in cons {
+        visit(&c.expr)?;
+    }
+    visit(e)?;
+    Ok(found.then_some(m))
+}
+
+/// Rewrites Fortran MOD and integer division of nonnegative operands by positive
+/// constants as floors (they agree there): `a/k = ⌊a/k⌋`, `MOD(a,k) = a - k⌊a/k⌋`.
+fn as_floor_sym(v: &str, s: &Sym, bounds: &dyn Fn(&Atom) -> Interval) -> Result<Sym, SumError> {
+    Ok(s.map_atoms(&mut |a| match a {
+        Atom::IDiv(x, k) | Atom::Mod(x, k) if a.mentions(v) && x.interval(bounds).nonneg() => {
+            let k = k.as_const()?;
+            let q = x.scale(k.recip()?).and_then(|q| q.floor());
+            Some(match a {
+                Atom::IDiv(..) => q,
+                _ => q.and_then(|q| x.sub(&q.scale(k)?)),
+            })
+        }
+        _ => None,
+    })?)
+}
+
+fn as_floors(
+    v: &str,
+    cons: &[Constraint],
+    bounds: &dyn Fn(&Atom) -> Interval,
+) -> Result<Vec<Constraint>, SumError> {
+    cons.iter()
+        .map(|c| {
+            Ok(Constraint {
+                expr: as_floor_sym(v, &c.expr, bounds)?,
+                rel: c.rel,
+            })
+        })
+        .collect()
+}
+
+fn lcm(a: i128, b: i128) -> i128 {
+    let g = super::sym::gcd(a, b).max(1);
+    (a / g).saturating_mul(b).abs()
+}
+
+#[cfg(test)]
+mod tests;
