@@ -3,6 +3,7 @@
 //! time and cache lines. Synchronous, no LSP types; the `costline` binary wraps it.
 
 pub mod diagnostics;
+pub mod freq;
 pub mod hpf;
 pub mod ir;
 pub mod normalize;

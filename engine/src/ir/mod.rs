@@ -20,6 +20,7 @@ pub use symbols::{
 use crate::diagnostics::Diagnostic;
 use crate::hpf::Directive;
 use crate::span::Span;
+use crate::syntax::pragma::PragmaKind;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnitKind {
@@ -89,6 +90,8 @@ pub struct Unit {
     pub symbols: SymbolTable,
     /// HPF directives of the unit, in source order.
     pub directives: Vec<Directive>,
+    /// `!costline:` pragmas and the statements they apply to.
+    pub pragmas: Vec<(StmtId, PragmaKind)>,
     pub body: Vec<Stmt>,
     /// The unit statement (`subroutine foo(a, n)`).
     pub header: Span,

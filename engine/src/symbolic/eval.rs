@@ -23,7 +23,6 @@ impl Num {
     pub fn is_exact(self) -> bool {
         matches!(self, Num::Exact(_))
     }
-
 }
 
 impl std::ops::Add for Num {

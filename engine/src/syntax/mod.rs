@@ -5,6 +5,7 @@
 mod blocks;
 pub mod cst;
 pub mod lower;
+pub mod pragma;
 mod repair;
 mod statements;
 mod units;

@@ -9,6 +9,7 @@ mod stmt;
 
 use super::blocks::check_blocks;
 use super::cst::{self, named_children};
+use super::pragma::{Pragma, PragmaKind, find_pragmas};
 use super::repair::parse_repaired;
 use crate::diagnostics::Diagnostic;
 use crate::hpf::{self, DirectiveKind};
@@ -178,6 +179,9 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         }
     }
     renumber(&mut body, &mut 0);
+    let (found, pragma_diagnostics) = find_pragmas(src);
+    l.diagnostics.extend(pragma_diagnostics);
+    let pragmas = attach_pragmas(&body, src, found, &mut l.diagnostics);
 
     for (span, text) in &parsed.left_out {
         let shown: String = text.trim().chars().take(60).collect();
@@ -213,6 +217,7 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         implicit: l.implicit,
         symbols: l.symbols,
         directives,
+        pragmas,
         body,
         header: header_span,
         span: Span::new(0, src.len()),
@@ -277,6 +282,50 @@ fn attach_independent(
             "INDEPENDENT applies to the DO or FORALL that follows it, and none follows",
         )),
     }
+}
+
+/// Each pragma applies to the statement on its line, or to the next statement; one of
+/// the wrong kind (a probability not on an IF, trips not on a loop) is a warning.
+fn attach_pragmas(
+    body: &[Stmt],
+    src: &str,
+    pragmas: Vec<Pragma>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<(StmtId, PragmaKind)> {
+    let mut order: Vec<&Stmt> = Vec::new();
+    crate::ir::walk(body, &mut |s, _| order.push(s));
+    let mut out = Vec::new();
+    for p in pragmas {
+        let line_start = src[..p.span.start as usize]
+            .rfind('\n')
+            .map_or(0, |i| i + 1) as u32;
+        let target = order
+            .iter()
+            .find(|s| line_start <= s.span.start && s.span.start < p.span.start)
+            .or_else(|| order.iter().find(|s| s.span.start >= p.span.end));
+        let fits = |s: &Stmt| {
+            matches!(
+                (&p.kind, &s.kind),
+                (PragmaKind::Probability(_), StmtKind::If(_))
+                    | (PragmaKind::Trips(_), StmtKind::Loop(_))
+            )
+        };
+        match target {
+            Some(s) if fits(s) => out.push((s.id, p.kind)),
+            _ => {
+                let wanted = match p.kind {
+                    PragmaKind::Probability(_) => "an IF statement",
+                    PragmaKind::Trips(_) => "a DO loop",
+                };
+                diagnostics.push(Diagnostic::warning(
+                    p.span,
+                    "pragma",
+                    format!("this pragma applies to {wanted} on its line or right after it, and there is none"),
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// Numbers statements in pre-order.

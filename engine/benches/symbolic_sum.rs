@@ -1,0 +1,2 @@
+//! Benchmarks of the symbolic sum (written in the next commit).
+fn main() {}

@@ -1,0 +1,239 @@
+//! From IR expressions to symbolic ones, for counting: integer expressions over the
+//! program's unknowns become [`Sym`]s, logical conditions become disjoint alternatives of
+//! constraint sets with a probability. Anything that depends on data (an array element,
+//! a real variable, a function result) is not converted; the caller treats it as data.
+
+use crate::ir::{BaseType, BinaryOp, Expr, StmtId, UnaryOp, Unit};
+use crate::symbolic::{Constraint, Rational, Sym};
+use std::collections::{HashMap, HashSet};
+
+/// Why an expression has no symbolic form: it depends on data.
+pub type DataDependent = String;
+
+/// One alternative of a condition: the constraints that select it and the probability
+/// of its data-dependent part. Alternatives of one condition are disjoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alt {
+    pub cons: Vec<Constraint>,
+    pub prob: Rational,
+}
+
+/// A condition as disjoint alternatives; empty means never.
+pub type Cond = Vec<Alt>;
+
+/// More alternatives than this and a condition is treated as data-dependent.
+const MAX_ALTERNATIVES: usize = 64;
+
+pub fn always() -> Cond {
+    vec![Alt {
+        cons: Vec::new(),
+        prob: Rational::ONE,
+    }]
+}
+
+/// What names mean while converting: loop variables in scope, scalars defined once.
+pub struct Scope<'a> {
+    pub unit: &'a Unit,
+    /// Loop variables (and their values after a step substitution), innermost last.
+    pub loops: Vec<(String, Result<Sym, DataDependent>)>,
+    /// Integer scalars assigned once at the top of the unit: (where, value).
+    pub defs: &'a HashMap<String, (StmtId, Expr)>,
+    /// Scalars the unit assigns otherwise: their values change at run time.
+    pub assigned: &'a HashSet<String>,
+    /// The statement being converted (a definition applies after its own statement).
+    pub at: StmtId,
+}
+
+impl Scope<'_> {
+    pub fn sym(&self, e: &Expr) -> Result<Sym, DataDependent> {
+        self.sym_depth(e, 0)
+    }
+
+    fn sym_depth(&self, e: &Expr, depth: usize) -> Result<Sym, DataDependent> {
+        if depth > 64 {
+            return Err("a chain of definitions too deep to follow".into());
+        }
+        let r = |x: &Expr| self.sym_depth(x, depth + 1);
+        let ok = |s: Result<Sym, crate::symbolic::SymError>| {
+            s.map_err(|_| format!("`{e}` is too large to count with"))
+        };
+        match e {
+            Expr::Int(v) => Ok(Sym::int(*v as i128)),
+            Expr::Name(n) => {
+                if let Some((_, v)) = self.loops.iter().rev().find(|(name, _)| name == n) {
+                    return v.clone();
+                }
+                if let Some((def, value)) = self.defs.get(n)
+                    && *def < self.at
+                {
+                    return r(value);
+                }
+                if self.assigned.contains(n) {
+                    return Err(format!("`{n}`, which changes at run time"));
+                }
+                if !self.is_integer(n) {
+                    return Err(format!("`{n}` is not an integer"));
+                }
+                Ok(Sym::var(n))
+            }
+            Expr::Unary(UnaryOp::Neg, x) => ok(r(x)?.neg()),
+            Expr::Unary(UnaryOp::Plus, x) => r(x),
+            Expr::Unary(UnaryOp::Not, _) => Err(format!("`{e}` is not an integer expression")),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (r(a)?, r(b)?);
+                match op {
+                    BinaryOp::Add => ok(a.add(&b)),
+                    BinaryOp::Sub => ok(a.sub(&b)),
+                    BinaryOp::Mul => ok(a.mul(&b)),
+                    // Both operands are integers here: Fortran integer division.
+                    BinaryOp::Div => ok(a.idiv(&b)),
+                    BinaryOp::Pow => ok(a.pow_sym(&b)),
+                    _ => Err(format!("`{e}` is not an integer expression")),
+                }
+            }
+            Expr::Call(c) => {
+                let args = c
+                    .args
+                    .iter()
+                    .map(|a| r(&a.value))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match (c.name.as_str(), args.as_slice()) {
+                    ("min" | "min0", [_, _, ..]) => ok(Sym::min(&args)),
+                    ("max" | "max0", [_, _, ..]) => ok(Sym::max(&args)),
+                    ("mod", [a, b]) => ok(a.fmod(b)),
+                    ("abs" | "iabs", [a]) => ok(a.neg().and_then(|n| Sym::max(&[a.clone(), n]))),
+                    ("int", [a]) => Ok(a.clone()),
+                    _ => Err(format!("the result of `{}`", c.name)),
+                }
+            }
+            Expr::Array(a) => Err(format!("the array element `{a}`")),
+            Expr::Real(t) => Err(format!("the real number {t}")),
+            Expr::Logical(_) | Expr::Str(_) | Expr::Unknown(_) => {
+                Err(format!("`{e}` is not an integer expression"))
+            }
+        }
+    }
+
+    /// Whether a name denotes an integer: declared or implicitly integer; undeclared
+    /// names under IMPLICIT NONE come from a host or module and count as integers.
+    fn is_integer(&self, n: &str) -> bool {
+        let unit = self.unit;
+        let ty = unit
+            .symbols
+            .get(n)
+            .and_then(|s| s.ty.as_ref())
+            .or_else(|| unit.implicit.type_of(n));
+        ty.is_none_or(|t| t.base == BaseType::Integer)
+    }
+
+    /// The condition `e` as disjoint alternatives; its data-dependent parts have
+    /// probability `p` of holding.
+    pub fn cond(&self, e: &Expr, p: Rational) -> Cond {
+        match e {
+            Expr::Logical(true) => always(),
+            Expr::Logical(false) => Vec::new(),
+            Expr::Unary(UnaryOp::Not, x) => not(&self.cond(x, p), p),
+            Expr::Binary(BinaryOp::And, a, b) => and(&self.cond(a, p), &self.cond(b, p), p),
+            Expr::Binary(BinaryOp::Or, a, b) => {
+                // a or b = not(not a and not b), with disjoint alternatives.
+                let na = not(&self.cond(a, p), p);
+                let nb = not(&self.cond(b, p), p);
+                not(&and(&na, &nb, p), p)
+            }
+            Expr::Binary(op, a, b) if op.is_relational() => match (self.sym(a), self.sym(b)) {
+                (Ok(a), Ok(b)) => relation(*op, &a, &b).unwrap_or_else(|| data(p)),
+                _ => data(p),
+            },
+            _ => data(p),
+        }
+    }
+}
+
+/// The data-dependent condition: no constraint, probability `p`.
+pub fn data(p: Rational) -> Cond {
+    vec![Alt {
+        cons: Vec::new(),
+        prob: p,
+    }]
+}
+
+fn relation(op: BinaryOp, a: &Sym, b: &Sym) -> Option<Cond> {
+    let one = |c: Result<Constraint, _>| -> Option<Cond> {
+        Some(vec![Alt {
+            cons: vec![c.ok()?],
+            prob: Rational::ONE,
+        }])
+    };
+    match op {
+        BinaryOp::Lt => one(Constraint::lt(a, b)),
+        BinaryOp::Le => one(Constraint::le(a, b)),
+        BinaryOp::Gt => one(Constraint::gt(a, b)),
+        BinaryOp::Ge => one(Constraint::ge(a, b)),
+        BinaryOp::Eq => one(Constraint::eq(a, b)),
+        BinaryOp::Ne => {
+            let mut out = one(Constraint::lt(a, b))?;
+            out.extend(one(Constraint::gt(a, b))?);
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// `a and b`: every pair of alternatives, constraints joined, probabilities multiplied.
+pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
+    let mut out = Vec::with_capacity(a.len() * b.len());
+    for x in a {
+        for y in b {
+            let mut cons = x.cons.clone();
+            cons.extend(y.cons.iter().cloned());
+            let Ok(prob) = x.prob.checked_mul(y.prob) else {
+                return data(p);
+            };
+            out.push(Alt { cons, prob });
+        }
+    }
+    if out.len() > MAX_ALTERNATIVES {
+        return data(p);
+    }
+    out
+}
+
+/// `not a`: where no alternative's constraints hold, certainly; where alternative i's
+/// constraints hold, with probability `1 - p_i`.
+pub fn not(a: &Cond, p: Rational) -> Cond {
+    let mut out: Cond = always();
+    for alt in a {
+        // ¬(c1 ∧ ... ∧ ck) as disjoint pieces: ¬c1, c1 ∧ ¬c2, ...
+        let mut negation: Cond = Vec::new();
+        let mut prefix: Vec<Constraint> = Vec::new();
+        for c in &alt.cons {
+            let Ok(neg) = c.negated() else {
+                return data(p);
+            };
+            for n in neg {
+                let mut cons = prefix.clone();
+                cons.push(n);
+                negation.push(Alt {
+                    cons,
+                    prob: Rational::ONE,
+                });
+            }
+            prefix.push(c.clone());
+        }
+        out = and(&out, &negation, p);
+    }
+    for alt in a {
+        if let Ok(q) = Rational::ONE.checked_sub(alt.prob)
+            && !q.is_zero()
+        {
+            out.push(Alt {
+                cons: alt.cons.clone(),
+                prob: q,
+            });
+        }
+    }
+    if out.len() > MAX_ALTERNATIVES {
+        return data(p);
+    }
+    out
+}

@@ -1,0 +1,148 @@
+//! freq(S): how often each statement and loop of a unit executes per execution of the
+//! unit, as a guarded formula in the program's unknowns (P^3T+ section 4.1) and as a
+//! number under the current bindings.
+//!
+//! A statement's count is the number of integer points of its context — the bounds of
+//! the enclosing loops and the affine conditions on the path to it — computed by the
+//! symbolic sum, times the probability of the data-dependent conditions on the path
+//! (1/2 by default, as ParaScope's estimator did, or `!costline: probability p`), times
+//! the assumed trip counts of loops whose bounds cannot be derived (`!costline: trips
+//! n`, default 100). A loop's count is the number of iterations of its body.
+
+mod convert;
+mod numeric;
+mod walk;
+
+use crate::ir::{StmtId, Unit};
+use crate::span::Span;
+use crate::symbolic::{Constraint, Env, EvalError, Name, Num, Piecewise, Rational, SumError, Sym};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Defaults and limits of the analysis.
+#[derive(Clone, Debug)]
+pub struct FreqOptions {
+    /// Probability of a data-dependent condition without a pragma.
+    pub default_probability: Rational,
+    /// Trip count of a loop whose bounds cannot be derived, without a pragma.
+    pub default_trips: u64,
+    /// Per symbolic sum: at most this many pieces...
+    pub max_pieces: usize,
+    /// ...this many recursive steps...
+    pub max_steps: usize,
+    /// ...and this much time (none in tests, for determinism).
+    pub time_limit: Option<Duration>,
+    /// Iterations the numeric fallback may enumerate.
+    pub max_enumeration: u64,
+}
+
+impl Default for FreqOptions {
+    fn default() -> FreqOptions {
+        FreqOptions {
+            default_probability: Rational::new(1, 2).expect("1/2"),
+            default_trips: 100,
+            max_pieces: 2048,
+            max_steps: 100_000,
+            time_limit: Some(Duration::from_millis(200)),
+            max_enumeration: 10_000_000,
+        }
+    }
+}
+
+/// Something the count rests on besides the program text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Assumption {
+    /// The data-dependent condition of the IF or SELECT at `at` holds with probability `p`.
+    Probability {
+        at: Span,
+        p: Rational,
+        from_pragma: bool,
+    },
+    /// The loop at `at` runs `trips` times: its bounds are not known (`why`).
+    Trips {
+        at: Span,
+        trips: u64,
+        from_pragma: bool,
+        why: String,
+    },
+    /// The loop at `at` may be left early (EXIT, RETURN, STOP, GO TO): its count is an
+    /// upper bound.
+    EarlyExit { at: Span },
+}
+
+/// One alternative of a count: `weight ×` the number of integer points of
+/// `constraints` over `vars`.
+#[derive(Clone, Debug)]
+pub struct CountTerm {
+    /// Probability of the data-dependent conditions times assumed trip counts.
+    pub weight: Rational,
+    pub constraints: Vec<Constraint>,
+    /// Loop variables, innermost first.
+    pub vars: Vec<Name>,
+    pub symbolic: Result<Piecewise, SumError>,
+}
+
+/// How often something executes, per execution of its unit.
+#[derive(Clone, Debug, Default)]
+pub struct Count {
+    pub terms: Vec<CountTerm>,
+    pub assumptions: Vec<Assumption>,
+}
+
+impl Count {
+    /// The count as one guarded formula, when every term has one.
+    pub fn symbolic(&self) -> Option<Piecewise> {
+        let mut total = Piecewise::zero();
+        for t in &self.terms {
+            let p = t.symbolic.as_ref().ok()?;
+            total = total.plus(p.scale(&Sym::rat(t.weight)).ok()?);
+        }
+        total.simplified().ok()
+    }
+
+    /// Why there is no formula, if there is none.
+    pub fn symbolic_error(&self) -> Option<&SumError> {
+        self.terms.iter().find_map(|t| t.symbolic.as_ref().err())
+    }
+
+    /// Whether the count is exactly what the program does: no probability, no assumed
+    /// trip count, no early exit.
+    pub fn is_exact(&self) -> bool {
+        self.assumptions.is_empty()
+    }
+
+    /// The count under `env`: from the formula, or, where the symbolic sum gave up, by a
+    /// numeric count for these values.
+    pub fn eval(&self, env: Env, options: &FreqOptions) -> Result<Num, EvalError> {
+        let mut total = Num::Exact(Rational::ZERO);
+        for t in &self.terms {
+            let n = match &t.symbolic {
+                Ok(p) => p.eval(env)?,
+                Err(_) => numeric::count(&t.constraints, &t.vars, env, options)?,
+            };
+            total = total + n * Num::Exact(t.weight);
+        }
+        Ok(total)
+    }
+}
+
+/// The counts of every statement of a unit, by statement id.
+#[derive(Clone, Debug, Default)]
+pub struct UnitFrequencies {
+    counts: Vec<Arc<Count>>,
+}
+
+impl UnitFrequencies {
+    /// The count of statement `id` (a loop's count is its number of iterations).
+    pub fn of(&self, id: StmtId) -> Option<&Count> {
+        self.counts.get(id.0 as usize).map(|c| &**c)
+    }
+}
+
+/// Counts every statement and loop of `unit`.
+pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
+    walk::Walker::new(unit, options).run()
+}
+
+#[cfg(test)]
+mod tests;
