@@ -4,8 +4,10 @@
 //! its host and of the modules it uses, wherever in the inputs they are.
 
 use crate::diagnostics::Diagnostic;
+use crate::freq::calls::{self, Runs, UnitInfo};
+use crate::freq::{Assumption, FreqOptions, UnitFrequencies, frequencies};
 use crate::ir::consteval::fold_constants;
-use crate::ir::{Expr, SymbolTable, Unit, UnitKind, Use};
+use crate::ir::{Expr, StmtKind, SymbolTable, Unit, UnitKind, Use};
 use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
 use crate::syntax::lower::{ParsedUnit, Scope, lower};
@@ -29,12 +31,21 @@ pub struct UnitAnalysis {
     /// The values of the integer names the unit sees: its PARAMETERs, its host's and its
     /// modules', and the user's bindings of names it mentions.
     pub constants: BTreeMap<String, i64>,
+    /// How often each statement and loop runs per run of the unit.
+    pub freqs: UnitFrequencies,
+    /// How often the unit runs in the program.
+    pub runs: Runs,
 }
 
 impl UnitAnalysis {
     /// A unit-relative span as an offset range in the file's normalized text.
     pub fn absolute(&self, span: Span) -> Span {
         span.shifted(self.chunk.range.start)
+    }
+
+    /// The value of an integer name the unit sees, if it has one.
+    pub fn value_of(&self, name: &str) -> Option<i128> {
+        self.constants.get(name).map(|v| *v as i128)
     }
 }
 
@@ -109,6 +120,8 @@ pub fn analyze(
         }
     }
     let mut lowered = resolver.lowered;
+    let options = FreqOptions::default();
+    count_everything(&mut lowered, &options);
 
     files
         .into_iter()
@@ -125,6 +138,8 @@ pub fn analyze(
                         chunk,
                         unit: done.unit,
                         constants: done.constants,
+                        freqs: done.freqs,
+                        runs: done.runs?,
                     })
                 })
                 .collect();
@@ -183,6 +198,68 @@ struct Lowered {
     constants: BTreeMap<String, i64>,
     /// What the unit sees from outside (kept to build what its contained units see).
     scope: Scope,
+    freqs: UnitFrequencies,
+    runs: Option<Runs>,
+}
+
+/// Counts the statements of every unit, then how often every unit runs; notes the
+/// loops whose trip count had to be assumed and the counts without a closed form.
+fn count_everything(lowered: &mut [Vec<Option<Lowered>>], options: &FreqOptions) {
+    for done in lowered.iter_mut().flatten().flatten() {
+        done.freqs = frequencies(&done.unit, options);
+        let notes = count_notes(&done.unit, &done.freqs);
+        done.unit.diagnostics.extend(notes);
+    }
+    let all: Vec<&Lowered> = lowered.iter().flatten().flatten().collect();
+    let envs: Vec<_> = all
+        .iter()
+        .map(|d| {
+            let constants = &d.constants;
+            move |n: &str| constants.get(n).map(|v| *v as i128)
+        })
+        .collect();
+    let infos: Vec<UnitInfo> = all
+        .iter()
+        .zip(&envs)
+        .map(|(d, env)| UnitInfo {
+            unit: &d.unit,
+            freqs: &d.freqs,
+            env,
+        })
+        .collect();
+    let mut runs = calls::runs(&infos, options).into_iter();
+    for done in lowered.iter_mut().flatten().flatten() {
+        done.runs = runs.next();
+    }
+}
+
+/// Info diagnostics on loops: a trip count assumed without a pragma, a count without
+/// a closed form (its numbers come from a numeric count).
+fn count_notes(unit: &Unit, freqs: &UnitFrequencies) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    unit.walk(&mut |s, _| {
+        let StmtKind::Loop(l) = &s.kind else { return };
+        let Some(count) = freqs.of(s.id) else { return };
+        for a in &count.assumptions {
+            if let Assumption::Trips { at, trips, from_pragma: false, why } = a
+                && *at == l.header
+            {
+                out.push(Diagnostic::info(
+                    l.header,
+                    "unknown-trips",
+                    format!("the trip count of this loop is unknown ({why}): {trips} assumed; give it with `!costline: trips N`"),
+                ));
+            }
+        }
+        if let Some(e) = count.symbolic_error() {
+            out.push(Diagnostic::info(
+                l.header,
+                "no-closed-form",
+                format!("no formula for this loop's count ({e}): its numbers come from counting for the current values"),
+            ));
+        }
+    });
+    out
 }
 
 struct Resolver<'a> {
@@ -252,6 +329,8 @@ impl Resolver<'_> {
             unit,
             constants,
             scope,
+            freqs: UnitFrequencies::default(),
+            runs: None,
         });
     }
 

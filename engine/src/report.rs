@@ -3,10 +3,12 @@
 //! columns are 1-based and refer to the original source text.
 
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::freq::{Assumption, Count, FreqOptions};
 use crate::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
 use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
+use crate::symbolic::{Notation, Num, Rational};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -67,10 +69,62 @@ pub struct DirectiveReport {
     pub text: String,
 }
 
-/// The performance metrics of a statement, loop or unit. Later analyses fill them in;
+/// The performance metrics of a statement, loop or unit. Later analyses add theirs;
 /// absent fields are omitted.
 #[derive(Debug, Default, Serialize)]
-pub struct Metrics {}
+pub struct Metrics {
+    /// How often it executes: per run of its unit for statements and loops (a loop's
+    /// iterations), per run of the program for units. Absent when an unknown has no value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freq: Option<Value>,
+    /// Whether `freq` is exactly what the program does (no probability, assumed trip
+    /// count or early exit in it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
+    /// Unknowns to bind (`--param NAME=VALUE`) for `freq` to have a value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
+    /// What the numbers assume beyond the program text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<SymbolicMetrics>,
+}
+
+/// The metrics as formulas in the program's unknowns (Fortran-like notation).
+#[derive(Debug, Serialize)]
+pub struct SymbolicMetrics {
+    /// `value if guard, ...; value if ...`; null when the symbolic sum gave up (the
+    /// number then comes from counting for the current values).
+    pub freq: Option<String>,
+}
+
+/// A JSON number: an integer when the value is one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Int(i64),
+    Float(f64),
+}
+
+impl Value {
+    pub fn of(n: Num) -> Value {
+        match n {
+            Num::Exact(r) => match r.as_integer().and_then(|i| i64::try_from(i).ok()) {
+                Some(i) => Value::Int(i),
+                None => Value::Float(r.to_f64()),
+            },
+            Num::Approx(f) => Value::Float(f),
+        }
+    }
+
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Value::Int(i) => i as f64,
+            Value::Float(f) => f,
+        }
+    }
+}
 
 #[derive(Debug, Serialize)]
 pub struct LoopReport {
@@ -268,7 +322,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     step,
                     condition,
                     independent: l.independent.is_some(),
-                    metrics: Metrics::default(),
+                    metrics: count_metrics(src, u, u.freqs.of(s.id)),
                 });
             }
             kind => statements.push(StatementReport {
@@ -278,7 +332,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 kind: statement_kind(kind),
                 text: statement_text(kind),
                 refs: statement_refs(kind),
-                metrics: Metrics::default(),
+                metrics: count_metrics(src, u, u.freqs.of(s.id)),
             }),
         }
     });
@@ -309,9 +363,116 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 }
             })
             .collect(),
-        metrics: Metrics::default(),
+        metrics: runs_metrics(u),
         loops,
         statements,
+    }
+}
+
+/// The metrics of a statement or loop from its count.
+fn count_metrics(src: &SourceFile, u: &UnitAnalysis, count: Option<&Count>) -> Metrics {
+    let Some(c) = count else {
+        return Metrics::default();
+    };
+    let env = |n: &str| u.value_of(n);
+    let (freq, needs) = match c.eval(&env, &FreqOptions::default()) {
+        Ok(v) => (Some(Value::of(v)), Vec::new()),
+        Err(_) => {
+            let needs = c
+                .unknowns()
+                .into_iter()
+                .filter(|n| u.value_of(n).is_none())
+                .map(|n| n.to_string())
+                .collect();
+            (None, needs)
+        }
+    };
+    Metrics {
+        freq,
+        exact: Some(c.is_exact()),
+        needs,
+        assumptions: c.assumptions.iter().map(|a| describe(src, u, a)).collect(),
+        symbolic: Some(SymbolicMetrics {
+            freq: c.symbolic().map(|p| p.display(Notation::Fortran)),
+        }),
+    }
+}
+
+/// The metrics of a unit from how often it runs.
+fn runs_metrics(u: &UnitAnalysis) -> Metrics {
+    let r = &u.runs;
+    Metrics {
+        freq: r.value.map(Value::of),
+        exact: Some(r.note.is_none()),
+        needs: Vec::new(),
+        assumptions: r.note.iter().map(|n| n.to_string()).collect(),
+        symbolic: Some(SymbolicMetrics {
+            freq: r.symbolic.as_ref().map(|p| p.display(Notation::Fortran)),
+        }),
+    }
+}
+
+/// An assumption in words, with the line it is about.
+fn describe(src: &SourceFile, u: &UnitAnalysis, a: &Assumption) -> String {
+    let line = |at: Span| src.line_col(u.absolute(at).start).0;
+    match a {
+        Assumption::Probability { at, p, from_pragma } => {
+            let how = if *from_pragma {
+                "set by pragma"
+            } else {
+                "default; set it with `!costline: probability P`"
+            };
+            format!(
+                "the data-dependent condition at line {} holds with probability {} ({how})",
+                line(*at),
+                decimal(*p)
+            )
+        }
+        Assumption::Trips {
+            at,
+            trips,
+            from_pragma,
+            why,
+        } => {
+            let how = if *from_pragma {
+                "set by pragma"
+            } else {
+                "default; set it with `!costline: trips N`"
+            };
+            format!(
+                "the loop at line {} runs {trips} times: {why} ({how})",
+                line(*at)
+            )
+        }
+        Assumption::EarlyExit { at } => {
+            format!(
+                "the loop at line {} may exit early: its count is an upper bound",
+                line(*at)
+            )
+        }
+        Assumption::JumpTarget { at } => {
+            format!(
+                "line {} is a GO TO target: counted as if always reached (an upper bound)",
+                line(*at)
+            )
+        }
+    }
+}
+
+/// A probability as a short decimal (0.5, 0.125) or a fraction (1/3).
+fn decimal(p: Rational) -> String {
+    let mut d = p.den();
+    while d % 2 == 0 {
+        d /= 2;
+    }
+    while d % 5 == 0 {
+        d /= 5;
+    }
+    if d == 1 && p.den() <= 1_000_000 {
+        let s = format!("{:.6}", p.to_f64());
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        p.to_string()
     }
 }
 

@@ -1,7 +1,7 @@
 //! The human-readable form of a report: per file, per unit, its loops and statements
 //! in source order with their nesting, then the findings as `path:line:col: ...`.
 
-use costline_engine::report::{FileReport, Report, UnitReport};
+use costline_engine::report::{FileReport, Metrics, Report, UnitReport};
 use std::fmt::Write;
 
 pub fn render(report: &Report) -> String {
@@ -50,6 +50,22 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
         "  {} {}{host}  (lines {}-{})",
         unit.kind, unit.name, unit.line, unit.end_line
     );
+    let mut needs: Vec<&str> = unit
+        .loops
+        .iter()
+        .map(|l| &l.metrics)
+        .chain(unit.statements.iter().map(|s| &s.metrics))
+        .flat_map(|m| m.needs.iter().map(String::as_str))
+        .collect();
+    needs.sort_unstable();
+    needs.dedup();
+    if !needs.is_empty() {
+        let _ = writeln!(
+            out,
+            "    counts need values for: {} (--param NAME=VALUE)",
+            needs.join(", ")
+        );
+    }
     if !unit.constants.is_empty() {
         let cs: Vec<String> = unit
             .constants
@@ -67,8 +83,9 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
             a.ty
         );
     }
-    // Loops and statements interleaved in source order, indented by loop depth.
-    let mut rows: Vec<(u32, u32, usize, String)> = Vec::new();
+    // Loops and statements interleaved in source order, indented by loop depth, each
+    // with how often it runs.
+    let mut rows: Vec<(u32, u32, usize, String, String)> = Vec::new();
     for l in &unit.loops {
         let header = match (l.kind, &l.var, &l.lower, &l.upper, &l.condition) {
             ("do_while", _, _, _, Some(c)) => format!("do while ({c})"),
@@ -84,13 +101,49 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
             (kind, ..) => kind.to_string(),
         };
         let independent = if l.independent { "  [independent]" } else { "" };
-        rows.push((l.line, l.column, l.depth, format!("{header}{independent}")));
+        rows.push((
+            l.line,
+            l.column,
+            l.depth,
+            format!("{header}{independent}"),
+            count(&l.metrics),
+        ));
     }
     for s in &unit.statements {
-        rows.push((s.line, s.column, s.depth, s.text.clone()));
+        rows.push((s.line, s.column, s.depth, s.text.clone(), count(&s.metrics)));
     }
     rows.sort_by_key(|r| (r.0, r.1, r.2));
-    for (line, _, depth, text) in rows {
-        let _ = writeln!(out, "    {line:>5}  {}{text}", "  ".repeat(depth));
+    let width = rows
+        .iter()
+        .map(|r| 2 * r.2 + r.3.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(60);
+    for (line, _, depth, text, count) in rows {
+        let body = format!("{}{text}", "  ".repeat(depth));
+        let pad = width.saturating_sub(body.chars().count());
+        let _ = writeln!(out, "    {line:>5}  {body}{}  {count}", " ".repeat(pad));
+    }
+}
+
+/// How often something runs: `×1024`, `×~50` (estimated), `×? (bind n)`.
+fn count(m: &Metrics) -> String {
+    let estimated = if m.exact == Some(false) { "~" } else { "" };
+    match &m.freq {
+        Some(v) => format!("×{estimated}{}", number(v.to_f64())),
+        None if !m.needs.is_empty() => "×?".to_string(),
+        None => String::new(),
+    }
+}
+
+/// Integers as they are up to ten million, then 1.23e9; fractions to 3 decimals.
+fn number(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e7 {
+        format!("{x:.0}")
+    } else if x.abs() >= 1e7 {
+        format!("{x:.2e}")
+    } else {
+        let s = format!("{x:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }

@@ -50,6 +50,34 @@ fn free_form_hpf_program_using_a_module_from_another_file() {
 }
 
 #[test]
+fn counts_under_bindings() {
+    snapshot(
+        "array_syntax_bound",
+        &[
+            "tests/fixtures/free/array_syntax.f90",
+            "--param",
+            "n=100",
+            "--param",
+            "m=50",
+        ],
+        0,
+    );
+    snapshot(
+        "daxpy_bound",
+        &[
+            "tests/fixtures/fixed/daxpy.f",
+            "--param",
+            "n=1003",
+            "--param",
+            "incx=1",
+            "--param",
+            "incy=1",
+        ],
+        0,
+    );
+}
+
+#[test]
 fn control_flow_constructs() {
     snapshot("control_flow", &["tests/fixtures/free/control_flow.f90"], 0);
 }

@@ -9,6 +9,7 @@
 //! the assumed trip counts of loops whose bounds cannot be derived (`!costline: trips
 //! n`, default 100). A loop's count is the number of iterations of its body.
 
+pub mod calls;
 mod convert;
 mod numeric;
 mod walk;
@@ -68,6 +69,9 @@ pub enum Assumption {
     /// The loop at `at` may be left early (EXIT, RETURN, STOP, GO TO): its count is an
     /// upper bound.
     EarlyExit { at: Span },
+    /// The statement at `at` is the target of a GO TO: it is counted as if every run of
+    /// its block reached it (an upper bound).
+    JumpTarget { at: Span },
 }
 
 /// One alternative of a count: `weight ×` the number of integer points of
@@ -103,6 +107,22 @@ impl Count {
     /// Why there is no formula, if there is none.
     pub fn symbolic_error(&self) -> Option<&SumError> {
         self.terms.iter().find_map(|t| t.symbolic.as_ref().err())
+    }
+
+    /// The unknowns the count depends on (the parameters of its constraints).
+    pub fn unknowns(&self) -> Vec<Name> {
+        let mut out: Vec<Name> = Vec::new();
+        for t in &self.terms {
+            for c in &t.constraints {
+                for n in c.expr.vars() {
+                    if !t.vars.contains(&n) && !out.contains(&n) {
+                        out.push(n);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// Whether the count is exactly what the program does: no probability, no assumed

@@ -5,7 +5,7 @@
 
 use super::FreqOptions;
 use crate::symbolic::{
-    Budget, Constraint, Env, EvalError, Ext, Interval, Name, Num, Rational, Rel, Sym, symbolic_sum,
+    Budget, Constraint, Env, EvalError, Name, Num, Rational, Rel, Sym, symbolic_sum,
 };
 
 pub fn count(
@@ -33,89 +33,118 @@ pub fn count(
     if let Ok(p) = symbolic_sum(bound.clone(), vars, Sym::one(), &mut budget) {
         return p.eval(&|_| None);
     }
-    let outer_first: Vec<&Name> = vars.iter().rev().collect();
-    let mut values: Vec<(Name, i128)> = Vec::new();
+    let outer_first: Vec<Name> = vars.iter().rev().cloned().collect();
+    let too_large = || EvalError::Opaque("an iteration space too large to enumerate".into());
+    let Some(levels) = prepare(&bound, &outer_first) else {
+        // A constraint without variables fails: nothing runs.
+        return Ok(Num::Exact(Rational::ZERO));
+    };
+    let mut values = Vec::with_capacity(levels.len());
     let mut left = options.max_enumeration;
-    let n = enumerate(&bound, &outer_first, &mut values, &mut left)
-        .ok_or_else(|| EvalError::Opaque("an iteration space too large to enumerate".into()))?;
+    let n = enumerate(&levels, &mut values, &mut left).ok_or_else(too_large)?;
     Ok(Num::Exact(Rational::int(n)))
+}
+
+/// The constraints to apply once a loop variable is fixed: bounds `c1·v + c0 (rel) 0`
+/// with a constant `c1`, and other checks.
+struct Level {
+    var: Name,
+    bounds: Vec<(Sym, Rational, Rel)>,
+    checks: Vec<Constraint>,
+}
+
+/// Assigns each constraint to the level of its innermost variable. `None` when a
+/// constraint without variables fails.
+fn prepare(cons: &[Constraint], outer_first: &[Name]) -> Option<Vec<Level>> {
+    let mut levels: Vec<Level> = outer_first
+        .iter()
+        .map(|v| Level {
+            var: v.clone(),
+            bounds: Vec::new(),
+            checks: Vec::new(),
+        })
+        .collect();
+    for c in cons {
+        let deepest = c
+            .expr
+            .vars()
+            .iter()
+            .filter_map(|n| outer_first.iter().position(|v| v == n))
+            .max();
+        let Some(k) = deepest else {
+            if c.truth() == Some(false) {
+                return None;
+            }
+            continue;
+        };
+        let v = &outer_first[k];
+        match c.expr.poly_in(v).as_deref() {
+            Some([c0, c1]) if c1.as_const().is_some() => {
+                levels[k]
+                    .bounds
+                    .push((c0.clone(), c1.as_const().expect("checked"), c.rel));
+            }
+            _ => levels[k].checks.push(c.clone()),
+        }
+    }
+    Some(levels)
 }
 
 /// Counts the points, outermost variable first; `None` past the iteration limit or for
 /// an unbounded variable.
-fn enumerate(
-    cons: &[Constraint],
-    vars: &[&Name],
-    values: &mut Vec<(Name, i128)>,
-    left: &mut u64,
-) -> Option<i128> {
-    let look = |values: &[(Name, i128)]| {
-        let v = values.to_vec();
-        move |n: &str| v.iter().find(|(k, _)| &**k == n).map(|(_, x)| *x)
+fn enumerate(levels: &[Level], values: &mut Vec<(Name, i128)>, left: &mut u64) -> Option<i128> {
+    let Some((level, rest)) = levels.split_first() else {
+        return Some(1);
     };
-    let Some((v, rest)) = vars.split_first() else {
-        let env = look(values);
-        let all = cons.iter().all(|c| c.eval(&env).unwrap_or(false));
-        return Some(i128::from(all));
+    let (lo, hi) = {
+        let env = |n: &str| values.iter().find(|(k, _)| &**k == n).map(|(_, x)| *x);
+        range(level, &env)?
     };
-    // v's range from the constraints on v and the variables already fixed.
-    let known: Vec<&Name> = values.iter().map(|(n, _)| n).collect();
-    let mut range = Interval::ALL;
-    for c in cons {
-        let vars_in = c.expr.vars();
-        if !vars_in.contains(v) || vars_in.iter().any(|n| n != *v && !known.contains(&n)) {
-            continue;
-        }
-        let mut fixed = c.clone();
-        for (n, x) in values.iter() {
-            fixed = fixed.subst(n, &Sym::int(*x)).ok()?;
-        }
-        if let Some(b) = single_bound(&fixed, v) {
-            range = range.meet(b);
-        }
+    if hi < lo {
+        return Some(0);
     }
-    let (Ext::Fin(lo), Ext::Fin(hi)) = (range.lo, range.hi) else {
-        return None;
-    };
-    let (lo, hi) = (lo.ceil(), hi.floor());
+    if rest.is_empty() && level.checks.is_empty() {
+        // The innermost variable: its range is the count.
+        return Some(hi - lo + 1);
+    }
     let mut total = 0i128;
     for x in lo..=hi {
         *left = left.checked_sub(1)?;
-        values.push(((*v).clone(), x));
-        total += enumerate(cons, rest, values, left)?;
+        values.push((level.var.clone(), x));
+        let env = |n: &str| values.iter().find(|(k, _)| &**k == n).map(|(_, x)| *x);
+        let ok = level.checks.iter().all(|c| c.eval(&env).unwrap_or(false));
+        if ok {
+            total += enumerate(rest, values, left)?;
+        }
         values.pop();
     }
     Some(total)
 }
 
-/// The integer range of `v` allowed by a constraint linear in `v` with a constant
-/// coefficient (`None` for any other constraint).
-fn single_bound(c: &Constraint, v: &Name) -> Option<Interval> {
-    let coefs = c.expr.poly_in(v)?;
-    let [c0, c1] = coefs.as_slice() else {
-        return None;
-    };
-    let (c0, c1) = (c0.as_const()?, c1.as_const()?);
-    // c1·v + c0 (rel) 0  →  v (rel') -c0/c1
-    let at = c0.checked_neg().ok()?.checked_mul(c1.recip()?).ok()?;
-    let int = |x: i128| Ext::Fin(Rational::int(x));
-    Some(match (c.rel, c1.signum() > 0) {
-        (Rel::Eq, _) => Interval::point(at),
-        (Rel::Ge, true) => Interval {
-            lo: int(at.ceil()),
-            hi: Ext::PosInf,
-        },
-        (Rel::Ge, false) => Interval {
-            lo: Ext::NegInf,
-            hi: int(at.floor()),
-        },
-        (Rel::Gt, true) => Interval {
-            lo: int(at.floor() + 1),
-            hi: Ext::PosInf,
-        },
-        (Rel::Gt, false) => Interval {
-            lo: Ext::NegInf,
-            hi: int(at.ceil() - 1),
-        },
-    })
+/// The integer range `[lo, hi]` the bounds of a level allow under `env`.
+fn range(level: &Level, env: Env) -> Option<(i128, i128)> {
+    let (mut lo, mut hi): (Option<i128>, Option<i128>) = (None, None);
+    for (c0, c1, rel) in &level.bounds {
+        let c0 = match c0.eval(env).ok()? {
+            Num::Exact(r) => r,
+            Num::Approx(_) => return None,
+        };
+        // c1·v + c0 (rel) 0  →  v (rel') -c0/c1
+        let at = c0.checked_neg().ok()?.checked_mul(c1.recip()?).ok()?;
+        let (l, h) = match (rel, c1.signum() > 0) {
+            (Rel::Eq, _) if at.is_integer() => (Some(at.floor()), Some(at.floor())),
+            (Rel::Eq, _) => return Some((1, 0)),
+            (Rel::Ge, true) => (Some(at.ceil()), None),
+            (Rel::Ge, false) => (None, Some(at.floor())),
+            (Rel::Gt, true) => (Some(at.floor() + 1), None),
+            (Rel::Gt, false) => (None, Some(at.ceil() - 1)),
+        };
+        if let Some(l) = l {
+            lo = Some(lo.map_or(l, |x| x.max(l)));
+        }
+        if let Some(h) = h {
+            hi = Some(hi.map_or(h, |x| x.min(h)));
+        }
+    }
+    Some((lo?, hi?))
 }

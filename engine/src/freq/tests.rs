@@ -66,6 +66,7 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
                     if *from_pragma { " (pragma)" } else { "" }
                 ),
                 Assumption::EarlyExit { .. } => "may exit early".into(),
+                Assumption::JumpTarget { .. } => "a GO TO target, as if always reached".into(),
             };
             out += &format!("{}  assumes {what}\n", "  ".repeat(depth));
         }

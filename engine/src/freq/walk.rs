@@ -31,6 +31,8 @@ pub struct Walker<'a> {
     defs: HashMap<String, (StmtId, Expr)>,
     assigned: HashSet<String>,
     pragmas: HashMap<StmtId, PragmaKind>,
+    /// Labels some GO TO (or arithmetic IF) jumps to.
+    targets: HashSet<u32>,
     counts: Vec<Option<Arc<Count>>>,
     cache: HashMap<usize, Arc<Count>>,
     next_frame: usize,
@@ -42,12 +44,21 @@ impl<'a> Walker<'a> {
         unit.walk(&mut |_, _| n += 1);
         let defs = single_definitions(unit);
         let assigned = assigned_scalars(unit, &defs);
+        let mut targets = HashSet::new();
+        unit.walk(&mut |s, _| {
+            if let StmtKind::Goto { targets: t, .. } | StmtKind::ArithmeticIf { targets: t, .. } =
+                &s.kind
+            {
+                targets.extend(t.iter().copied());
+            }
+        });
         Walker {
             unit,
             options,
             defs,
             assigned,
             pragmas: unit.pragmas.iter().cloned().collect(),
+            targets,
             counts: vec![None; n],
             cache: HashMap::new(),
             next_frame: 1,
@@ -141,8 +152,15 @@ impl<'a> Walker<'a> {
     }
 
     fn block(&mut self, stmts: &[Stmt], frame: Frame) {
+        let base = frame.clone();
         let mut frame = frame;
         for s in stmts {
+            if s.label.is_some_and(|l| self.targets.contains(&l)) && frame.id != base.id {
+                // Reached by GO TO from elsewhere: as often as the block runs, at most.
+                let mut f = base.clone();
+                f.assumptions.push(Assumption::JumpTarget { at: s.span });
+                frame = self.fresh(f);
+            }
             let here = self.count(&frame);
             self.set(s.id, here);
             match &s.kind {
@@ -166,32 +184,45 @@ impl<'a> Walker<'a> {
                         .zip(conds)
                         .map(|(b, c)| (b.body.as_slice(), c))
                         .collect();
-                    self.branches(s, &branches, p, &mut frame);
+                    self.branches(s, &branches, p, false, &mut frame);
                 }
                 StmtKind::Select(sel) => {
                     let p = self.probability(s);
                     let scope = self.scope(&frame, s.id);
-                    let selector = scope.sym(&sel.selector);
                     let n = sel.cases.len().max(1) as i128;
-                    let conds: Vec<Option<Cond>> = sel
-                        .cases
-                        .iter()
-                        .map(|c| {
-                            let values = c.values.as_ref()?;
-                            Some(match &selector {
-                                Ok(sel_sym) => case_cond(&scope, sel_sym, values, p.0)
-                                    .unwrap_or_else(|| uniform(n)),
-                                Err(_) => uniform(n),
+                    let selector = scope.sym(&sel.selector);
+                    let exclusive = selector.is_err();
+                    let branches: Vec<(&[Stmt], Option<Cond>)> = match selector {
+                        // Cases on an affine selector: CASE DEFAULT runs where none matched.
+                        Ok(selector) => sel
+                            .cases
+                            .iter()
+                            .map(|c| {
+                                let cond = c.values.as_ref().map(|values| {
+                                    case_cond(&scope, &selector, values, p.0)
+                                        .unwrap_or_else(|| uniform(n))
+                                });
+                                (c.body.as_slice(), cond)
                             })
-                        })
-                        .collect();
-                    let branches: Vec<(&[Stmt], Option<Cond>)> = sel
-                        .cases
-                        .iter()
-                        .zip(conds)
-                        .map(|(c, k)| (c.body.as_slice(), k))
-                        .collect();
-                    self.branches(s, &branches, p, &mut frame);
+                            .collect(),
+                        // A data-dependent selector: each case (the default too) equally likely.
+                        Err(_) => {
+                            let each = uniform(n);
+                            sel.cases
+                                .iter()
+                                .map(|c| (c.body.as_slice(), Some(each.clone())))
+                                .collect()
+                        }
+                    };
+                    self.branches(s, &branches, p, exclusive, &mut frame);
+                }
+                StmtKind::Goto { .. }
+                | StmtKind::Return
+                | StmtKind::Stop
+                | StmtKind::Exit { .. }
+                | StmtKind::Cycle { .. } => {
+                    // What follows runs only if a GO TO leads to it.
+                    frame = self.narrowed(&frame, &Vec::new());
                 }
                 _ => {}
             }
@@ -208,14 +239,16 @@ impl<'a> Walker<'a> {
     }
 
     /// Branches of an IF or SELECT: branch k runs where no earlier branch did and its
-    /// condition holds (a branch without condition: where no earlier one did). After a
-    /// branch that jumps away (CYCLE, EXIT, RETURN, STOP, GO TO), the rest of the block
-    /// runs only where that branch did not.
+    /// condition holds (a branch without condition: where no earlier one did); with
+    /// `exclusive` (the cases of a data-dependent selector) each branch just where its
+    /// condition holds. After a branch that jumps away (CYCLE, EXIT, RETURN, STOP, GO
+    /// TO), the rest of the block runs only where that branch did not.
     fn branches(
         &mut self,
         s: &Stmt,
         branches: &[(&[Stmt], Option<Cond>)],
         (p, from_pragma): (Rational, bool),
+        exclusive: bool,
         frame: &mut Frame,
     ) {
         let mut none_before = always();
@@ -223,6 +256,7 @@ impl<'a> Walker<'a> {
         let mut jumped = false;
         for (body, cond) in branches {
             let this = match cond {
+                Some(c) if exclusive => c.clone(),
                 Some(c) => and(&none_before, c, p),
                 None => none_before.clone(),
             };

@@ -101,6 +101,22 @@ impl Piecewise {
         Ok(Piecewise { pieces })
     }
 
+    /// The product of two piecewise values: every pair of pieces, guards joined.
+    pub fn times(&self, other: &Piecewise) -> Result<Piecewise, SymError> {
+        let mut pieces = Vec::with_capacity(self.pieces.len() * other.pieces.len());
+        for a in &self.pieces {
+            for b in &other.pieces {
+                let mut guard = a.guard.clone();
+                guard.extend(b.guard.iter().cloned());
+                pieces.push(Piece {
+                    guard,
+                    value: a.value.mul(&b.value)?,
+                });
+            }
+        }
+        Piecewise { pieces }.simplified()
+    }
+
     /// The sum of two piecewise values.
     pub fn plus(mut self, other: Piecewise) -> Piecewise {
         self.pieces.extend(other.pieces);

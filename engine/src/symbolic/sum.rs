@@ -175,13 +175,13 @@ impl Summer<'_> {
 
         // v inside a floor (or a Fortran MOD / integer division of a nonnegative value):
         // split by residue.
-        if let Some(m) = residue_modulus(v, &cons, &e, &lookup)? {
+        let (cons, e) = (as_floors(v, &cons, &lookup)?, as_floor_sym(v, &e, &lookup)?);
+        if let Some(m) = residue_modulus(v, &cons, &e)? {
             if ctx.splits > 4 || m > MAX_MODULUS {
                 return Err(SumError::NonLinear(format!(
                     "`{v}` under a division by {m}"
                 )));
             }
-            let (cons, e) = (as_floors(v, &cons, &lookup)?, as_floor_sym(v, &e, &lookup)?);
             for r in 0..m {
                 let value = Sym::var(v).scale(Rational::int(m))?.add_int(r)?;
                 let cs = cons
@@ -437,84 +437,93 @@ fn is_tightest(c: &Constraint, bounds: &HashMap<Name, Interval>) -> bool {
 }
 
 /// The modulus `M` of the residue split `v` needs: the lcm of the denominators of v's
-/// coefficients inside floors (and inside Fortran MOD / integer division by a constant,
-/// which become floors when their operand is nonnegative). `None` when v is under no
-/// division.
-fn residue_modulus(
-    v: &str,
-    cons: &[Constraint],
-    e: &Sym,
-    bounds: &dyn Fn(&Atom) -> Interval,
-) -> Result<Option<i128>, SumError> {
-    let mut m: i128 = 1;
-    let mut found = false;
-    let mut visit = |s: &Sym| -> Result<(), SumError> {
+/// coefficients inside the innermost floors holding v (Fortran MOD and integer division
+/// by a positive constant count as floors once [`as_floors`] rewrote them). After the
+/// split those floors lose v; floors they were nested in are split next. `None` when v
+/// is under no division.
+fn residue_modulus(v: &str, cons: &[Constraint], e: &Sym) -> Result<Option<i128>, SumError> {
+    fn visit(v: &str, s: &Sym, m: &mut Option<i128>) -> Result<(), SumError> {
         for t in s.terms() {
             for (a, _) in t.mono.factors() {
-                if !a.mentions(v) || matches!(a, Atom::Var(_)) {
+                if matches!(a, Atom::Var(_)) || !a.mentions(v) {
                     continue;
                 }
-                let (inner, den) = match a {
-                    Atom::Floor(x) => (x.clone(), Rational::ONE),
-                    Atom::IDiv(x, k) | Atom::Mod(x, k) => {
-                        let k = k
-                            .as_const()
-                            .filter(|k| k.is_integer() && k.signum() > 0)
+                let Atom::Floor(x) = a else {
+                    return Err(SumError::NonLinear(format!(
+                        "`{v}` inside {}",
+                        Sym::atom(a.clone())
+                    )));
+                };
+                match x.poly_in(v) {
+                    Some(c) if c.len() <= 2 => {
+                        let k = c
+                            .get(1)
+                            .map_or(Some(Rational::ZERO), Sym::as_const)
                             .ok_or_else(|| {
                                 SumError::NonLinear(format!(
-                                    "`{v}` in a division by a non-constant"
+                                    "`{v}` with a symbolic coefficient in a floor"
                                 ))
                             })?;
-                        if !x.interval(bounds).nonneg() {
-                            return Err(SumError::NonLinear(format!(
-                                "`{v}` in a Fortran MOD or division of a value that may be negative"
-                            )));
-                        }
-                        (x.clone(), k)
+                        *m = Some(lcm(m.unwrap_or(1), k.den()));
                     }
-                    _ => {
-                        return Err(SumError::NonLinear(format!(
-                            "`{v}` inside {}",
-                            Sym::atom(a.clone())
-                        )));
+                    Some(_) => {
+                        return Err(SumError::NonLinear(format!("`{v}` squared in a floor")));
                     }
-                };
-                let coefs = inner.poly_in(v).filter(|c| c.len() == 2).ok_or_else(|| {
-                    SumError::NonLinear(format!("`{v}` inside {}", Sym::atom(a.clone())))
-                })?;
-                let a1 = coefs[1].as_const().ok_or_else(|| {
-                    SumError::NonLinear(format!("`{v}` with a symbolic coefficient in a floor"))
-                })?;
-                let a1 = a1
-                    .checked_div(den)
-                    .ok_or(SumError::Sym(SymError::DivisionByZero))??;
-                m = lcm(m, a1.den());
-                found = true;
+                    // v is deeper: split on the inner floors first.
+                    None => visit(v, x, m)?,
+                }
             }
         }
         Ok(())
-    };
-    for c in cons {
-        visit(&c.expr)?;
     }
-    visit(e)?;
-    Ok(found.then_some(m))
+    let mut m = None;
+    for c in cons {
+        visit(v, &c.expr, &mut m)?;
+    }
+    visit(v, e, &mut m)?;
+    Ok(m)
 }
 
-/// Rewrites Fortran MOD and integer division of nonnegative operands by positive
-/// constants as floors (they agree there): `a/k = ⌊a/k⌋`, `MOD(a,k) = a - k⌊a/k⌋`.
+/// Rewrites, at any depth, Fortran MOD and integer division of a nonnegative operand
+/// by a positive constant as floors (they agree there): `a/k = ⌊a/k⌋`,
+/// `MOD(a,k) = a - k⌊a/k⌋`. Only atoms holding `v` are rewritten.
 fn as_floor_sym(v: &str, s: &Sym, bounds: &dyn Fn(&Atom) -> Interval) -> Result<Sym, SumError> {
-    Ok(s.map_atoms(&mut |a| match a {
-        Atom::IDiv(x, k) | Atom::Mod(x, k) if a.mentions(v) && x.interval(bounds).nonneg() => {
-            let k = k.as_const()?;
-            let q = x.scale(k.recip()?).and_then(|q| q.floor());
-            Some(match a {
-                Atom::IDiv(..) => q,
-                _ => q.and_then(|q| x.sub(&q.scale(k)?)),
-            })
+    fn rewrite(
+        v: &str,
+        a: &Atom,
+        bounds: &dyn Fn(&Atom) -> Interval,
+    ) -> Option<Result<Sym, SymError>> {
+        if !a.mentions(v) {
+            return None;
         }
-        _ => None,
-    })?)
+        let deep = |x: &Sym| x.map_atoms(&mut |b| rewrite(v, b, bounds));
+        Some((|| match a {
+            Atom::Floor(x) => deep(x)?.floor(),
+            Atom::IDiv(x, k) | Atom::Mod(x, k) => {
+                let x = deep(x)?;
+                let k_value = k.as_const().filter(|k| k.is_integer() && k.signum() > 0);
+                match k_value {
+                    Some(k) if x.interval(bounds).nonneg() => {
+                        let q = x
+                            .scale(k.recip().ok_or(SymError::DivisionByZero)?)?
+                            .floor()?;
+                        match a {
+                            Atom::IDiv(..) => Ok(q),
+                            _ => x.sub(&q.scale(k)?),
+                        }
+                    }
+                    _ => match a {
+                        Atom::IDiv(..) => x.idiv(k),
+                        _ => x.fmod(k),
+                    },
+                }
+            }
+            Atom::Min(args) => Sym::min(&args.iter().map(deep).collect::<Result<Vec<_>, _>>()?),
+            Atom::Max(args) => Sym::max(&args.iter().map(deep).collect::<Result<Vec<_>, _>>()?),
+            _ => Ok(Sym::atom(a.clone())),
+        })())
+    }
+    Ok(s.map_atoms(&mut |a| rewrite(v, a, bounds))?)
 }
 
 fn as_floors(
