@@ -10,7 +10,8 @@ use crate::source::SourceFile;
 use crate::span::Span;
 use crate::symbolic::{Notation, Num, Rational};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -71,7 +72,7 @@ pub struct DirectiveReport {
 
 /// The performance metrics of a statement, loop or unit. Later analyses add theirs;
 /// absent fields are omitted.
-#[derive(Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Metrics {
     /// How often it executes: per run of its unit for statements and loops (a loop's
     /// iterations), per run of the program for units. Absent when an unknown has no value.
@@ -92,7 +93,7 @@ pub struct Metrics {
 }
 
 /// The metrics as formulas in the program's unknowns (Fortran-like notation).
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct SymbolicMetrics {
     /// `value if guard, ...; value if ...`; null when the symbolic sum gave up (the
     /// number then comes from counting for the current values).
@@ -278,6 +279,18 @@ fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport 
 
 fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
     let unit = &u.unit;
+    // Statements of one block share their count: evaluate it once.
+    let mut evaluated: HashMap<usize, Rc<Metrics>> = HashMap::new();
+    let mut metrics = |id| {
+        let Some((key, count)) = u.freqs.shared(id) else {
+            return Metrics::default();
+        };
+        evaluated
+            .entry(key)
+            .or_insert_with(|| Rc::new(count_metrics(src, u, count)))
+            .as_ref()
+            .clone()
+    };
     let line_of = |span: Span| src.line_col(u.absolute(span).start).0;
     let range = u.chunk.range;
     let mut loops = Vec::new();
@@ -322,7 +335,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     step,
                     condition,
                     independent: l.independent.is_some(),
-                    metrics: count_metrics(src, u, u.freqs.of(s.id)),
+                    metrics: metrics(s.id),
                 });
             }
             kind => statements.push(StatementReport {
@@ -332,7 +345,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 kind: statement_kind(kind),
                 text: statement_text(kind),
                 refs: statement_refs(kind),
-                metrics: count_metrics(src, u, u.freqs.of(s.id)),
+                metrics: metrics(s.id),
             }),
         }
     });
@@ -370,10 +383,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
 }
 
 /// The metrics of a statement or loop from its count.
-fn count_metrics(src: &SourceFile, u: &UnitAnalysis, count: Option<&Count>) -> Metrics {
-    let Some(c) = count else {
-        return Metrics::default();
-    };
+fn count_metrics(src: &SourceFile, u: &UnitAnalysis, c: &Count) -> Metrics {
     let env = |n: &str| u.value_of(n);
     let (freq, needs) = match c.eval(&env, &FreqOptions::default()) {
         Ok(v) => (Some(Value::of(v)), Vec::new()),

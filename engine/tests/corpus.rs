@@ -75,6 +75,7 @@ fn real_fortran_loads_without_panics_within_a_second_per_file() {
     let mut panics = Vec::new();
     let mut slow = Vec::new();
     let mut times = Vec::with_capacity(files.len());
+    let mut by_file: Vec<(Duration, String)> = Vec::with_capacity(files.len());
     let (mut bytes_total, mut lines_total, mut units_total) = (0usize, 0usize, 0usize);
     let mut findings: BTreeMap<(Severity, &'static str), usize> = BTreeMap::new();
     let start = Instant::now();
@@ -93,6 +94,7 @@ fn real_fortran_loads_without_panics_within_a_second_per_file() {
         }));
         let elapsed = t.elapsed();
         times.push(elapsed);
+        by_file.push((elapsed, name.clone()));
         if elapsed > MAX_PER_FILE {
             slow.push(format!("{name}: {elapsed:?}"));
         }
@@ -122,6 +124,10 @@ fn real_fortran_loads_without_panics_within_a_second_per_file() {
         pct(99),
         times.last().expect("files"),
     );
+    by_file.sort();
+    for (t, name) in by_file.iter().rev().take(5) {
+        eprintln!("  slowest: {t:?} {name}");
+    }
     for ((severity, code), n) in &findings {
         eprintln!("  {n:>6} {}[{code}]", severity.as_str());
     }

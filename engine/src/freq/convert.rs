@@ -3,9 +3,9 @@
 //! constraint sets with a probability. Anything that depends on data (an array element,
 //! a real variable, a function result) is not converted; the caller treats it as data.
 
-use crate::ir::{BaseType, BinaryOp, Expr, StmtId, UnaryOp, Unit};
+use crate::ir::{BaseType, BinaryOp, Expr, UnaryOp, Unit};
 use crate::symbolic::{Constraint, Rational, Sym};
-use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 /// Why an expression has no symbolic form: it depends on data.
 pub type DataDependent = String;
@@ -31,45 +31,60 @@ pub fn always() -> Cond {
     }]
 }
 
-/// What names mean while converting: loop variables in scope, scalars defined once.
+/// What names mean at a point of the unit: loop variables in scope and the values the
+/// assignments reaching it gave to integer scalars. A persistent list, latest first:
+/// frames share their prefix, so deriving one costs nothing.
+#[derive(Clone, Default)]
+pub struct Names(Option<Arc<NameNode>>);
+
+struct NameNode {
+    name: String,
+    value: Result<Sym, DataDependent>,
+    next: Names,
+}
+
+impl Names {
+    /// This list with `name` meaning `value` from now on.
+    pub fn with(&self, name: &str, value: Result<Sym, DataDependent>) -> Names {
+        Names(Some(Arc::new(NameNode {
+            name: name.to_string(),
+            value,
+            next: self.clone(),
+        })))
+    }
+
+    /// What `name` means, if it has been bound.
+    pub fn get(&self, name: &str) -> Option<&Result<Sym, DataDependent>> {
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            if node.name == name {
+                return Some(&node.value);
+            }
+            at = node.next.0.as_deref();
+        }
+        None
+    }
+}
+
+/// How names are converted at a point of the unit. A name bound neither as a loop
+/// variable nor by a reaching assignment is a parameter: its value is the one the unit
+/// was entered with.
 pub struct Scope<'a> {
     pub unit: &'a Unit,
-    /// Loop variables (and their values after a step substitution), innermost last.
-    pub loops: Vec<(String, Result<Sym, DataDependent>)>,
-    /// Integer scalars assigned once at the top of the unit: (where, value).
-    pub defs: &'a HashMap<String, (StmtId, Expr)>,
-    /// Scalars the unit assigns otherwise: their values change at run time.
-    pub assigned: &'a HashSet<String>,
-    /// The statement being converted (a definition applies after its own statement).
-    pub at: StmtId,
+    pub names: &'a Names,
 }
 
 impl Scope<'_> {
     pub fn sym(&self, e: &Expr) -> Result<Sym, DataDependent> {
-        self.sym_depth(e, 0)
-    }
-
-    fn sym_depth(&self, e: &Expr, depth: usize) -> Result<Sym, DataDependent> {
-        if depth > 64 {
-            return Err("a chain of definitions too deep to follow".into());
-        }
-        let r = |x: &Expr| self.sym_depth(x, depth + 1);
+        let r = |x: &Expr| self.sym(x);
         let ok = |s: Result<Sym, crate::symbolic::SymError>| {
             s.map_err(|_| format!("`{e}` is too large to count with"))
         };
         match e {
             Expr::Int(v) => Ok(Sym::int(*v as i128)),
             Expr::Name(n) => {
-                if let Some((_, v)) = self.loops.iter().rev().find(|(name, _)| name == n) {
+                if let Some(v) = self.names.get(n) {
                     return v.clone();
-                }
-                if let Some((def, value)) = self.defs.get(n)
-                    && *def < self.at
-                {
-                    return r(value);
-                }
-                if self.assigned.contains(n) {
-                    return Err(format!("`{n}`, which changes at run time"));
                 }
                 if !self.is_integer(n) {
                     return Err(format!("`{n}` is not an integer"));
@@ -116,7 +131,7 @@ impl Scope<'_> {
 
     /// Whether a name denotes an integer: declared or implicitly integer; undeclared
     /// names under IMPLICIT NONE come from a host or module and count as integers.
-    fn is_integer(&self, n: &str) -> bool {
+    pub fn is_integer(&self, n: &str) -> bool {
         let unit = self.unit;
         let ty = unit
             .symbols

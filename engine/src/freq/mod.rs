@@ -33,6 +33,9 @@ pub struct FreqOptions {
     pub max_steps: usize,
     /// ...and this much time (none in tests, for determinism).
     pub time_limit: Option<Duration>,
+    /// All symbolic sums of one unit together: past this, the unit's remaining counts
+    /// come from numeric counting (none in tests).
+    pub unit_time_limit: Option<Duration>,
     /// Iterations the numeric fallback may enumerate.
     pub max_enumeration: u64,
 }
@@ -42,9 +45,10 @@ impl Default for FreqOptions {
         FreqOptions {
             default_probability: Rational::new(1, 2).expect("1/2"),
             default_trips: 100,
-            max_pieces: 2048,
-            max_steps: 100_000,
-            time_limit: Some(Duration::from_millis(200)),
+            max_pieces: 256,
+            max_steps: 20_000,
+            time_limit: Some(Duration::from_millis(100)),
+            unit_time_limit: Some(Duration::from_millis(250)),
             max_enumeration: 10_000_000,
         }
     }
@@ -156,6 +160,14 @@ impl UnitFrequencies {
     /// The count of statement `id` (a loop's count is its number of iterations).
     pub fn of(&self, id: StmtId) -> Option<&Count> {
         self.counts.get(id.0 as usize).map(|c| &**c)
+    }
+
+    /// The count of statement `id` and an identity shared by the statements with the
+    /// same count (those of one block), to evaluate each count once.
+    pub fn shared(&self, id: StmtId) -> Option<(usize, &Count)> {
+        self.counts
+            .get(id.0 as usize)
+            .map(|c| (Arc::as_ptr(c) as usize, &**c))
     }
 }
 

@@ -16,6 +16,7 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
     let unit = &file.units[0].unit;
     let options = FreqOptions {
         time_limit: None,
+        unit_time_limit: None,
         ..FreqOptions::default()
     };
     let freqs = frequencies(unit, &options);
@@ -255,6 +256,47 @@ end subroutine
               = n - 2 if n >= 3  → 8
               a($1) = 0
                 = n - 2 if n >= 3  → 8
+        "#]],
+    );
+}
+
+#[test]
+fn blocked_loops_with_forward_substituted_scalars() {
+    // LAPACK's blocking: every column is visited once, whatever nb.
+    check(
+        "subroutine blocked(a, n, nb)
+  integer n, nb, i, j, jb, k
+  real a(n)
+  do j = 1, n, nb
+    jb = min(nb, n - j + 1)
+    do i = j, j + jb - 1
+      a(i) = 0
+    end do
+    k = jb
+  end do
+  do i = 1, k
+    a(i) = 1
+  end do
+end subroutine
+",
+        &[("n", 10), ("nb", 3)],
+        expect![[r#"
+            do j = 1, n, nb
+              = floor((n - 1)/nb) + 1 if nb >= 1, floor((n - 1)/nb) >= 0; floor((n - 1)/nb) + 1 if 0 >= nb + 1, floor((n - 1)/nb) >= 0  → 4
+              jb = min(nb, n - j + 1)
+                = floor((n - 1)/nb) + 1 if nb >= 1, floor((n - 1)/nb) >= 0; floor((n - 1)/nb) + 1 if 0 >= nb + 1, floor((n - 1)/nb) >= 0  → 4
+              do i = j, j + jb - 1
+                = nb*floor(n/nb) if nb >= 1, floor(n/nb) >= 1, floor((n - 1)/nb) + 1 >= floor(n/nb); nb*floor((n - 1)/nb) + nb if floor(n/nb) >= floor((n - 1)/nb) + 2, nb >= 1, floor((n - 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if nb >= 1, floor((-n - 1)/nb) + 1 >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n - 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n - 1)/nb) + 2*n*floor((n - 1)/nb) + 3*nb*floor((-n - 1)/nb) - nb*floor((n - 1)/nb) + 4*n + 2*nb)/2 if 0 >= floor((-n - 1)/nb) + 2, nb >= 1, floor((-n - 1)/nb) + floor((n - 1)/nb) + 1 >= 0; (-nb*floor((n + 1)/nb)**2 + 2*n*floor((n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb), floor((-n + 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, floor((-n + 1)/nb) >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n + 1)/nb)**2 - nb*floor((n + 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n + 1)/nb) + nb*floor((-n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb); (nb*floor((-n + 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n - 1)/nb) + nb*floor((-n + 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n - 1)/nb) >= 0  → 10
+                a(i) = 0
+                  = nb*floor(n/nb) if nb >= 1, floor(n/nb) >= 1, floor((n - 1)/nb) + 1 >= floor(n/nb); nb*floor((n - 1)/nb) + nb if floor(n/nb) >= floor((n - 1)/nb) + 2, nb >= 1, floor((n - 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if nb >= 1, floor((-n - 1)/nb) + 1 >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n - 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n - 1)/nb) + 2*n*floor((n - 1)/nb) + 3*nb*floor((-n - 1)/nb) - nb*floor((n - 1)/nb) + 4*n + 2*nb)/2 if 0 >= floor((-n - 1)/nb) + 2, nb >= 1, floor((-n - 1)/nb) + floor((n - 1)/nb) + 1 >= 0; (-nb*floor((n + 1)/nb)**2 + 2*n*floor((n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb), floor((-n + 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, floor((-n + 1)/nb) >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n + 1)/nb)**2 - nb*floor((n + 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n + 1)/nb) + nb*floor((-n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb); (nb*floor((-n + 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n - 1)/nb) + nb*floor((-n + 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n - 1)/nb) >= 0  → 10
+              k = jb
+                = floor((n - 1)/nb) + 1 if nb >= 1, floor((n - 1)/nb) >= 0; floor((n - 1)/nb) + 1 if 0 >= nb + 1, floor((n - 1)/nb) >= 0  → 4
+            do i = 1, k
+              = 100  → 100
+              assumes 100 trips: its bounds depend on `k`, which changes at run time
+              a(i) = 1
+                = 100  → 100
+                assumes 100 trips: its bounds depend on `k`, which changes at run time
         "#]],
     );
 }

@@ -1,9 +1,9 @@
 //! The walk over a unit's statements: each block is counted once, in the context of
 //! its enclosing loops and conditions.
 
-use super::convert::{Alt, Cond, DataDependent, Scope, always, and, not};
+use super::convert::{Alt, Cond, DataDependent, Names, Scope, always, and, not};
 use super::{Assumption, Count, CountTerm, FreqOptions, UnitFrequencies};
-use crate::ir::{BaseType, CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, walk};
+use crate::ir::{CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, walk};
 use crate::symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use crate::syntax::pragma::PragmaKind;
 use std::collections::{HashMap, HashSet};
@@ -17,8 +17,9 @@ struct Frame {
     id: usize,
     /// Counted loops with known bounds, outermost first: their variable and bounds.
     loops: Vec<(Name, Vec<Constraint>)>,
-    /// What loop variables mean in expressions (a step makes `i` stand for `l + s·i`).
-    names: Vec<(String, Result<Sym, DataDependent>)>,
+    /// What names mean here: loop variables (a step makes `i` stand for `l + s·i`) and
+    /// the values reaching assignments gave to integer scalars; latest last.
+    names: Names,
     cond: Cond,
     /// Product of assumed trip counts of loops with unknown bounds.
     trips: Rational,
@@ -28,22 +29,20 @@ struct Frame {
 pub struct Walker<'a> {
     unit: &'a Unit,
     options: &'a FreqOptions,
-    defs: HashMap<String, (StmtId, Expr)>,
-    assigned: HashSet<String>,
     pragmas: HashMap<StmtId, PragmaKind>,
     /// Labels some GO TO (or arithmetic IF) jumps to.
     targets: HashSet<u32>,
     counts: Vec<Option<Arc<Count>>>,
     cache: HashMap<usize, Arc<Count>>,
     next_frame: usize,
+    /// When the unit's symbolic work must end.
+    deadline: Option<Instant>,
 }
 
 impl<'a> Walker<'a> {
     pub fn new(unit: &'a Unit, options: &'a FreqOptions) -> Walker<'a> {
         let mut n = 0;
         unit.walk(&mut |_, _| n += 1);
-        let defs = single_definitions(unit);
-        let assigned = assigned_scalars(unit, &defs);
         let mut targets = HashSet::new();
         unit.walk(&mut |s, _| {
             if let StmtKind::Goto { targets: t, .. } | StmtKind::ArithmeticIf { targets: t, .. } =
@@ -55,13 +54,12 @@ impl<'a> Walker<'a> {
         Walker {
             unit,
             options,
-            defs,
-            assigned,
             pragmas: unit.pragmas.iter().cloned().collect(),
             targets,
             counts: vec![None; n],
             cache: HashMap::new(),
             next_frame: 1,
+            deadline: options.unit_time_limit.map(|d| Instant::now() + d),
         }
     }
 
@@ -69,7 +67,7 @@ impl<'a> Walker<'a> {
         let root = Frame {
             id: 0,
             loops: Vec::new(),
-            names: Vec::new(),
+            names: Names::default(),
             cond: always(),
             trips: Rational::ONE,
             assumptions: Vec::new(),
@@ -97,13 +95,10 @@ impl<'a> Walker<'a> {
         self.fresh(f)
     }
 
-    fn scope(&self, frame: &Frame, at: StmtId) -> Scope<'_> {
+    fn scope<'f>(&'f self, frame: &'f Frame) -> Scope<'f> {
         Scope {
             unit: self.unit,
-            loops: frame.names.clone(),
-            defs: &self.defs,
-            assigned: &self.assigned,
-            at,
+            names: &frame.names,
         }
     }
 
@@ -125,9 +120,19 @@ impl<'a> Walker<'a> {
                 let weight = alt.prob.checked_mul(frame.trips).ok()?;
                 let mut constraints = loop_cons.clone();
                 constraints.extend(alt.cons.iter().cloned());
-                let deadline = self.options.time_limit.map(|d| Instant::now() + d);
-                let mut budget =
-                    Budget::new(self.options.max_pieces, self.options.max_steps, deadline);
+                let now = Instant::now();
+                let own = self.options.time_limit.map(|d| now + d);
+                let deadline = match (own, self.deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                // Past the unit's deadline, no symbolic work at all.
+                let steps = if self.deadline.is_some_and(|d| now > d) {
+                    0
+                } else {
+                    self.options.max_steps
+                };
+                let mut budget = Budget::new(self.options.max_pieces, steps, deadline);
                 let symbolic = symbolic_sum(constraints.clone(), &vars, Sym::one(), &mut budget);
                 Some(CountTerm {
                     weight,
@@ -172,7 +177,7 @@ impl<'a> Walker<'a> {
                 }
                 StmtKind::If(i) => {
                     let p = self.probability(s);
-                    let scope = self.scope(&frame, s.id);
+                    let scope = self.scope(&frame);
                     let conds: Vec<Option<Cond>> = i
                         .branches
                         .iter()
@@ -188,7 +193,7 @@ impl<'a> Walker<'a> {
                 }
                 StmtKind::Select(sel) => {
                     let p = self.probability(s);
-                    let scope = self.scope(&frame, s.id);
+                    let scope = self.scope(&frame);
                     let n = sel.cases.len().max(1) as i128;
                     let selector = scope.sym(&sel.selector);
                     let exclusive = selector.is_err();
@@ -224,9 +229,47 @@ impl<'a> Walker<'a> {
                     // What follows runs only if a GO TO leads to it.
                     frame = self.narrowed(&frame, &Vec::new());
                 }
+                StmtKind::Assign {
+                    lhs: Expr::Name(n),
+                    rhs,
+                } => {
+                    // Forward substitution: `jb = min(nb, n - j + 1)` makes a later
+                    // `do i = j, j + jb - 1` count exactly.
+                    let value = if self.scalar_integer(n) {
+                        self.scope(&frame)
+                            .sym(rhs)
+                            .map_err(|why| format!("`{n}`, computed from {why}"))
+                    } else {
+                        Err(format!("`{n}`, which is not an integer"))
+                    };
+                    frame.names = frame.names.with(n, value);
+                }
                 _ => {}
             }
+            // Scalars assigned inside a loop or a branch have no single value after it.
+            if matches!(
+                s.kind,
+                StmtKind::Loop(_) | StmtKind::If(_) | StmtKind::Select(_)
+            ) {
+                for n in assigned_within(std::slice::from_ref(s)) {
+                    frame.names = frame
+                        .names
+                        .with(&n, Err(format!("`{n}`, which changes at run time")));
+                }
+            }
         }
+    }
+
+    fn scalar_integer(&self, n: &str) -> bool {
+        let sym = self.unit.symbols.get(n);
+        if sym.is_some_and(|s| s.is_array()) {
+            return false;
+        }
+        Scope {
+            unit: self.unit,
+            names: &Names::default(),
+        }
+        .is_integer(n)
     }
 
     /// The probability for data-dependent conditions of statement `s`: its pragma or the
@@ -305,7 +348,7 @@ impl<'a> Walker<'a> {
                 upper,
                 step,
             } => {
-                let scope = self.scope(frame, s.id);
+                let scope = self.scope(frame);
                 let bounds = (|| -> Result<(Sym, Sym, Option<Sym>), DataDependent> {
                     let step = step.as_ref().map(|e| scope.sym(e)).transpose()?;
                     Ok((scope.sym(lower)?, scope.sym(upper)?, step))
@@ -321,6 +364,12 @@ impl<'a> Walker<'a> {
             LoopControl::While(_) => Some((None, "it is a DO WHILE loop".into())),
             LoopControl::Forever => Some((None, "it is a DO loop without control".into())),
         };
+        // Inside the loop, scalars its body assigns change from one iteration to the next.
+        for n in assigned_within(&l.body) {
+            f.names = f
+                .names
+                .with(&n, Err(format!("`{n}`, which changes in the loop")));
+        }
         if let Some((var, why)) = unknown {
             let (trips, from_pragma) = match self.pragmas.get(&s.id) {
                 Some(PragmaKind::Trips(n)) => (*n, true),
@@ -331,8 +380,9 @@ impl<'a> Walker<'a> {
                 .checked_mul(Rational::int(trips as i128))
                 .unwrap_or(f.trips);
             if let Some(v) = var {
-                f.names
-                    .push((v, Err("a loop variable with unknown bounds".into())));
+                f.names = f
+                    .names
+                    .with(&v, Err("a loop variable with unknown bounds".into()));
             }
             f.assumptions.push(Assumption::Trips {
                 at: l.header,
@@ -369,7 +419,7 @@ impl<'a> Walker<'a> {
                     Constraint::le(&v, &up).map_err(too_large)?,
                 ];
                 f.loops.push((name, cons));
-                f.names.push((var.to_string(), Ok(v)));
+                f.names = f.names.with(var, Ok(v));
             }
             Some(Some(0)) => return Err("its step is zero".into()),
             Some(Some(k)) => {
@@ -384,8 +434,7 @@ impl<'a> Walker<'a> {
                 .map_err(too_large)?;
                 let cons = vec![Constraint::ge(&v, &Sym::zero()).map_err(too_large)?, last];
                 f.loops.push((name, cons));
-                f.names
-                    .push((var.to_string(), lo.add(&kt).map_err(too_large)));
+                f.names = f.names.with(var, lo.add(&kt).map_err(too_large));
             }
             Some(None) => {
                 // A symbolic step: its sign decides the direction.
@@ -415,8 +464,7 @@ impl<'a> Walker<'a> {
                     name,
                     vec![Constraint::ge(&v, &Sym::zero()).map_err(too_large)?],
                 ));
-                f.names
-                    .push((var.to_string(), lo.add(&st).map_err(too_large)));
+                f.names = f.names.with(var, lo.add(&st).map_err(too_large));
             }
         }
         Ok(())
@@ -511,72 +559,22 @@ fn exits_early(l: &Loop) -> bool {
     early
 }
 
-/// Scalars whose value changes while the unit runs: assigned (other than by a single
-/// top-level definition) or used as a loop variable. Outside the loops they control,
-/// conditions and bounds on them depend on data.
-fn assigned_scalars(unit: &Unit, defs: &HashMap<String, (StmtId, Expr)>) -> HashSet<String> {
-    let mut out = HashSet::new();
-    unit.walk(&mut |s, _| match &s.kind {
-        StmtKind::Assign {
-            lhs: Expr::Name(n), ..
-        } if !defs.contains_key(n) => {
-            out.insert(n.clone());
+/// The scalars assigned (or used as loop variables) within `stmts`, at any depth.
+fn assigned_within(stmts: &[Stmt]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    walk(stmts, &mut |s, _| {
+        let name = match &s.kind {
+            StmtKind::Assign {
+                lhs: Expr::Name(n), ..
+            } => Some(n.as_str()),
+            StmtKind::Loop(l) => l.var(),
+            _ => None,
+        };
+        if let Some(n) = name
+            && !out.iter().any(|o| o == n)
+        {
+            out.push(n.to_string());
         }
-        StmtKind::Loop(l) => {
-            if let Some(v) = l.var() {
-                out.insert(v.to_string());
-            }
-        }
-        _ => {}
     });
     out
-}
-
-/// Integer scalars assigned exactly once, at the top level of the unit, from an
-/// expression: `nloc = n / p` lets a later `do i = 1, nloc` count as `n/p` iterations.
-/// Names passed to a call or used as a loop variable are excluded (they may change).
-fn single_definitions(unit: &Unit) -> HashMap<String, (StmtId, Expr)> {
-    let mut assigned: HashMap<String, usize> = HashMap::new();
-    let mut excluded: HashSet<String> = HashSet::new();
-    unit.walk(&mut |s, _| match &s.kind {
-        StmtKind::Assign {
-            lhs: Expr::Name(n), ..
-        } => *assigned.entry(n.clone()).or_default() += 1,
-        StmtKind::Loop(l) => {
-            if let Some(v) = l.var() {
-                excluded.insert(v.to_string());
-            }
-        }
-        StmtKind::Call(c) => {
-            for a in &c.args {
-                if let Expr::Name(n) = &a.value {
-                    excluded.insert(n.clone());
-                }
-            }
-        }
-        _ => {}
-    });
-    let integer = |n: &str| {
-        let sym = unit.symbols.get(n);
-        if sym.is_some_and(|s| s.is_array() || s.attrs.dummy) {
-            return false;
-        }
-        sym.and_then(|s| s.ty.as_ref())
-            .or_else(|| unit.implicit.type_of(n))
-            .is_some_and(|t| t.base == BaseType::Integer)
-    };
-    let mut defs = HashMap::new();
-    for s in &unit.body {
-        if let StmtKind::Assign {
-            lhs: Expr::Name(n),
-            rhs,
-        } = &s.kind
-            && assigned.get(n) == Some(&1)
-            && !excluded.contains(n)
-            && integer(n)
-        {
-            defs.insert(n.clone(), (s.id, rhs.clone()));
-        }
-    }
-    defs
 }

@@ -19,6 +19,13 @@ impl fmt::Display for Sym {
 
 impl Sym {
     pub fn display(&self, n: Notation) -> String {
+        // A divisor common to every term: (n - 1)/nb rather than n/nb - 1/nb.
+        if self.terms().len() > 1
+            && let Some(d) = common_divisor(self)
+            && let Ok(num) = self.mul(&d)
+        {
+            return format!("({})/{}", num.display(n), operand(&d, n));
+        }
         let (_, den) = self.content();
         if den > 1 && self.terms().len() > 1 {
             // One common denominator: (n² + n)/2 rather than n²/2 + n/2.
@@ -28,6 +35,26 @@ impl Sym {
         }
         sum(self, n)
     }
+}
+
+/// An atom every term divides by (the smallest power), as an expression.
+fn common_divisor(s: &Sym) -> Option<Sym> {
+    let first = s.terms().first()?;
+    for (a, e) in first.mono.factors().iter().filter(|(_, e)| *e < 0) {
+        let k = s
+            .terms()
+            .iter()
+            .map(|t| {
+                t.mono
+                    .factors()
+                    .iter()
+                    .find(|(b, _)| b == a)
+                    .map(|(_, f)| *f)
+            })
+            .try_fold(*e, |k, f| f.filter(|f| *f < 0).map(|f| k.max(f)))?;
+        return Sym::atom(a.clone()).pow(k.unsigned_abs()).ok();
+    }
+    None
 }
 
 /// Terms by descending degree.

@@ -71,6 +71,9 @@ impl Rational {
     }
 
     pub fn checked_add(self, o: Rational) -> Result<Rational, Overflow> {
+        if self.den == 1 && o.den == 1 {
+            return Ok(Rational::int(self.num.checked_add(o.num).ok_or(Overflow)?));
+        }
         let g = gcd(self.den, o.den);
         let den = (self.den / g).checked_mul(o.den).ok_or(Overflow)?;
         let a = self.num.checked_mul(o.den / g).ok_or(Overflow)?;
@@ -90,6 +93,9 @@ impl Rational {
     }
 
     pub fn checked_mul(self, o: Rational) -> Result<Rational, Overflow> {
+        if self.den == 1 && o.den == 1 {
+            return Ok(Rational::int(self.num.checked_mul(o.num).ok_or(Overflow)?));
+        }
         let g1 = gcd(self.num, o.den).max(1);
         let g2 = gcd(o.num, self.den).max(1);
         let num = (self.num / g1).checked_mul(o.num / g2).ok_or(Overflow)?;

@@ -149,9 +149,16 @@ impl Summer<'_> {
     ) -> Result<(), SumError> {
         self.budget.step()?;
         // S1, S2
-        let Some(cons) = simplify(cons)? else {
+        let Some(cons) = simplify(split_extrema_conjunctions(cons)?)? else {
             return Ok(());
         };
+        // A MIN or MAX that makes a constraint a disjunction: one case per argument.
+        if let Some(cases) = extremum_cases(&cons)? {
+            for case in cases {
+                self.go(case, vars, e.clone(), ctx)?;
+            }
+            return Ok(());
+        }
         if e.is_zero() {
             return Ok(());
         }
@@ -302,6 +309,74 @@ impl Summer<'_> {
         }
         Ok(())
     }
+}
+
+/// A MIN or MAX occurring linearly in a constraint: the constraint is `rest + k·m >= 0`
+/// with `m` the atom's expression. Returns (index of the constraint, k, rest, args, is_min).
+fn linear_extremum(c: &Constraint) -> Option<(Sym, Rational, Vec<Sym>, bool)> {
+    if c.rel != Rel::Ge {
+        return None;
+    }
+    for t in c.expr.terms() {
+        if let [(a @ (Atom::Min(args) | Atom::Max(args)), 1)] = t.mono.factors() {
+            let rest = c.expr.sub(&Sym::from_term(t)).ok()?;
+            return Some((rest, t.coef, args.to_vec(), matches!(a, Atom::Min(_))));
+        }
+    }
+    None
+}
+
+/// `rest + k·min(a, b) >= 0` with k > 0 holds when it holds for every argument (and
+/// likewise `rest - k·max(a, b) >= 0`): such constraints become one per argument.
+fn split_extrema_conjunctions(cons: Vec<Constraint>) -> Result<Vec<Constraint>, SumError> {
+    let mut out = Vec::with_capacity(cons.len());
+    let mut work = cons;
+    while let Some(c) = work.pop() {
+        match linear_extremum(&c) {
+            Some((rest, k, args, is_min)) if (k.signum() > 0) == is_min => {
+                for a in args {
+                    work.push(Constraint {
+                        expr: rest.add(&a.scale(k)?)?,
+                        rel: Rel::Ge,
+                    });
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
+/// `rest - k·min(a, b) >= 0` (k > 0) holds when it holds for some argument (and
+/// likewise `rest + k·max(...)`): disjoint cases, the first argument, else the second
+/// (the first failing), ... `None` when no constraint is such a disjunction.
+fn extremum_cases(cons: &[Constraint]) -> Result<Option<Vec<Vec<Constraint>>>, SumError> {
+    for (i, c) in cons.iter().enumerate() {
+        let Some((rest, k, args, _)) = linear_extremum(c) else {
+            continue;
+        };
+        let others: Vec<Constraint> = cons
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, c)| c.clone())
+            .collect();
+        let mut cases = Vec::with_capacity(args.len());
+        let mut failed: Vec<Constraint> = Vec::new();
+        for a in &args {
+            let this = Constraint {
+                expr: rest.add(&a.scale(k)?)?,
+                rel: Rel::Ge,
+            };
+            let mut case = others.clone();
+            case.extend(failed.iter().cloned());
+            case.push(this.clone());
+            cases.push(case);
+            failed.extend(this.negated()?);
+        }
+        return Ok(Some(cases));
+    }
+    Ok(None)
 }
 
 /// S1: normalize, drop constraints that hold, detect infeasibility (`None`).
