@@ -40,21 +40,26 @@ impl Sym {
 /// An atom every term divides by (the smallest power), as an expression.
 fn common_divisor(s: &Sym) -> Option<Sym> {
     let first = s.terms().first()?;
-    for (a, e) in first.mono.factors().iter().filter(|(_, e)| *e < 0) {
-        let k = s
-            .terms()
+    let power_in = |t: &Term, a: &Atom| {
+        t.mono
+            .factors()
             .iter()
-            .map(|t| {
-                t.mono
-                    .factors()
-                    .iter()
-                    .find(|(b, _)| b == a)
-                    .map(|(_, f)| *f)
-            })
-            .try_fold(*e, |k, f| f.filter(|f| *f < 0).map(|f| k.max(f)))?;
-        return Sym::atom(a.clone()).pow(k.unsigned_abs()).ok();
-    }
-    None
+            .find(|(b, _)| b == a)
+            .map(|(_, f)| *f)
+            .filter(|f| *f < 0)
+    };
+    first
+        .mono
+        .factors()
+        .iter()
+        .filter(|(_, e)| *e < 0)
+        .find_map(|(a, e)| {
+            let k = s
+                .terms()
+                .iter()
+                .try_fold(*e, |k, t| power_in(t, a).map(|f| k.max(f)))?;
+            Sym::atom(a.clone()).pow(k.unsigned_abs()).ok()
+        })
 }
 
 /// Terms by descending degree.
