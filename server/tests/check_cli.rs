@@ -78,6 +78,15 @@ fn counts_under_bindings() {
 }
 
 #[test]
+fn p3t_plus_section_4_1_nests() {
+    snapshot(
+        "p3t_section41",
+        &["tests/fixtures/free/p3t_section41.f90", "--param", "n1=5", "--param", "n2=3"],
+        0,
+    );
+}
+
+#[test]
 fn control_flow_constructs() {
     snapshot("control_flow", &["tests/fixtures/free/control_flow.f90"], 0);
 }
