@@ -3,6 +3,7 @@
 //! time and cache lines. Synchronous, no LSP types; the `costline` binary wraps it.
 
 pub mod diagnostics;
+pub mod distribution;
 pub mod freq;
 pub mod hpf;
 pub mod ir;
@@ -13,3 +14,4 @@ pub mod source;
 pub mod span;
 pub mod symbolic;
 pub mod syntax;
+pub mod work;

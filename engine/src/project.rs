@@ -4,14 +4,16 @@
 //! its host and of the modules it uses, wherever in the inputs they are.
 
 use crate::diagnostics::Diagnostic;
+use crate::distribution::{self, UnitMappings};
 use crate::freq::calls::{self, Runs, UnitInfo};
 use crate::freq::{Assumption, FreqOptions, UnitFrequencies, frequencies};
 use crate::ir::consteval::fold_constants;
-use crate::ir::{Expr, StmtKind, SymbolTable, Unit, UnitKind, Use};
+use crate::ir::{Expr, StmtId, StmtKind, SymbolTable, Unit, UnitKind, Use};
 use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
 use crate::syntax::lower::{ParsedUnit, Scope, lower};
 use crate::syntax::{UnitChunk, split_units};
+use crate::work::{UnitWork, imbalance, unit_work};
 use std::collections::{BTreeMap, HashMap};
 
 /// One file, loaded and lowered.
@@ -35,6 +37,14 @@ pub struct UnitAnalysis {
     pub freqs: UnitFrequencies,
     /// How often the unit runs in the program.
     pub runs: Runs,
+    /// How its arrays are distributed.
+    pub mappings: UnitMappings,
+    /// work(S, p) of its assignments.
+    pub work: UnitWork,
+    /// wd of the unit (Definition 4.3, calls weighted by their callee's wd).
+    pub wd: Option<f64>,
+    /// wd of each loop.
+    pub loop_wd: HashMap<StmtId, f64>,
 }
 
 impl UnitAnalysis {
@@ -65,13 +75,45 @@ const INTRINSIC_MODULES: &[&str] = &[
     "hpf_local_library",
 ];
 
-/// Loads and lowers `inputs` (path, contents) as one program, with the user's
-/// `bindings` of program unknowns (lower-case names). A file that cannot be loaded
-/// (binary input) yields its error in place of its analysis.
+/// How to analyze.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The user's bindings of program unknowns (lower-case names).
+    pub bindings: BTreeMap<String, i64>,
+    pub freq: FreqOptions,
+    /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
+    pub imbalance_threshold: f64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            bindings: BTreeMap::new(),
+            freq: FreqOptions::default(),
+            imbalance_threshold: 0.25,
+        }
+    }
+}
+
+/// [`analyze_with`] default options and `bindings`.
 pub fn analyze(
     inputs: &[(String, Vec<u8>)],
     bindings: &BTreeMap<String, i64>,
 ) -> Vec<Result<FileAnalysis, LoadError>> {
+    let options = Options {
+        bindings: bindings.clone(),
+        ..Options::default()
+    };
+    analyze_with(inputs, &options)
+}
+
+/// Loads and lowers `inputs` (path, contents) as one program and analyzes every unit.
+/// A file that cannot be loaded (binary input) yields its error in place of its analysis.
+pub fn analyze_with(
+    inputs: &[(String, Vec<u8>)],
+    options: &Options,
+) -> Vec<Result<FileAnalysis, LoadError>> {
+    let bindings = &options.bindings;
     let mut files: Vec<Result<Loaded, LoadError>> = inputs
         .iter()
         .map(|(path, bytes)| SourceFile::new(path, bytes, None).map(Loaded::new))
@@ -120,8 +162,7 @@ pub fn analyze(
         }
     }
     let mut lowered = resolver.lowered;
-    let options = FreqOptions::default();
-    count_everything(&mut lowered, &options);
+    count_everything(&mut lowered, options);
 
     files
         .into_iter()
@@ -140,6 +181,10 @@ pub fn analyze(
                         constants: done.constants,
                         freqs: done.freqs,
                         runs: done.runs?,
+                        mappings: done.mappings,
+                        work: done.work,
+                        wd: done.wd,
+                        loop_wd: done.loop_wd,
                     })
                 })
                 .collect();
@@ -200,14 +245,27 @@ struct Lowered {
     scope: Scope,
     freqs: UnitFrequencies,
     runs: Option<Runs>,
+    mappings: UnitMappings,
+    work: UnitWork,
+    wd: Option<f64>,
+    loop_wd: HashMap<StmtId, f64>,
 }
 
-/// Counts the statements of every unit, then how often every unit runs; notes the
-/// loops whose trip count had to be assumed and the counts without a closed form.
-fn count_everything(lowered: &mut [Vec<Option<Lowered>>], options: &FreqOptions) {
+/// Counts the statements of every unit, then how often every unit runs, then the work
+/// of each processor; notes the loops whose trip count had to be assumed, the counts
+/// without a closed form, and the imbalanced statements and distributions.
+fn count_everything(lowered: &mut [Vec<Option<Lowered>>], options: &Options) {
     for done in lowered.iter_mut().flatten().flatten() {
-        done.freqs = frequencies(&done.unit, options);
+        done.freqs = frequencies(&done.unit, &options.freq);
         let notes = count_notes(&done.unit, &done.freqs);
+        done.unit.diagnostics.extend(notes);
+        done.mappings = distribution::mappings(&done.unit);
+        let constants = &done.constants;
+        let env = |n: &str| constants.get(n).map(|v| *v as i128);
+        done.work = unit_work(&done.unit, &done.freqs, &done.mappings, &env, &options.freq);
+        let notes = done.mappings.diagnostics.clone();
+        done.unit.diagnostics.extend(notes);
+        let notes = imbalance::diagnostics(&done.unit, &done.work, &done.freqs, options);
         done.unit.diagnostics.extend(notes);
     }
     let all: Vec<&Lowered> = lowered.iter().flatten().flatten().collect();
@@ -227,9 +285,31 @@ fn count_everything(lowered: &mut [Vec<Option<Lowered>>], options: &FreqOptions)
             env,
         })
         .collect();
-    let mut runs = calls::runs(&infos, options).into_iter();
-    for done in lowered.iter_mut().flatten().flatten() {
-        done.runs = runs.next();
+    let runs = calls::runs(&infos, &options.freq);
+    let works: Vec<&UnitWork> = all.iter().map(|d| &d.work).collect();
+    let wds = imbalance::unit_wds(&infos, &works, &options.freq);
+    let by_name: HashMap<String, f64> = all
+        .iter()
+        .zip(&wds)
+        .filter_map(|(d, wd)| Some((d.unit.name.clone(), (*wd)?)))
+        .collect();
+    let callee = |n: &str| by_name.get(n).copied();
+    let loop_wds: Vec<HashMap<StmtId, f64>> = infos
+        .iter()
+        .zip(&works)
+        .map(|(u, w)| imbalance::loop_wds(u.unit, w, u.freqs, u.env, &options.freq, &callee))
+        .collect();
+    for (((done, runs), wd), loops) in lowered
+        .iter_mut()
+        .flatten()
+        .flatten()
+        .zip(runs)
+        .zip(wds)
+        .zip(loop_wds)
+    {
+        done.runs = Some(runs);
+        done.wd = wd;
+        done.loop_wd = loops;
     }
 }
 
@@ -331,6 +411,10 @@ impl Resolver<'_> {
             scope,
             freqs: UnitFrequencies::default(),
             runs: None,
+            mappings: UnitMappings::default(),
+            work: UnitWork::default(),
+            wd: None,
+            loop_wd: HashMap::new(),
         });
     }
 

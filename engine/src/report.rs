@@ -9,6 +9,7 @@ use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
 use crate::symbolic::{Notation, Num, Rational};
+use crate::work::{Spread, StmtWork};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -38,6 +39,9 @@ pub struct UnitReport {
     pub end_line: u32,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// |P|: the processors the unit's distributed arrays are spread over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processors: Option<i64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub dummies: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -90,6 +94,33 @@ pub struct Metrics {
     pub assumptions: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub symbolic: Option<SymbolicMetrics>,
+    /// Σ_p work(S, p); for a loop or unit, over its assignments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_total: Option<Value>,
+    /// The work distribution goodness (P^3T+ Definitions 4.2 and 4.3): 0 is perfectly
+    /// balanced, |P| - 1 the worst.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wd: Option<f64>,
+    /// owork(S) = Σ_p work(S, p) / |P| (Definition 4.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owork: Option<f64>,
+    /// The processor with the most work (1-based) and its work over the mean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub most_loaded: Option<Loaded>,
+    /// The processor with the least work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub least_loaded: Option<Loaded>,
+    /// How the work of an assignment is spread: `owner` (owner computes), `replicated`
+    /// (every processor), `even` (assumed: the owner could not be followed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<&'static str>,
+}
+
+/// A processor and its work relative to the mean.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Loaded {
+    pub processor: usize,
+    pub work_over_mean: f64,
 }
 
 /// The metrics as formulas in the program's unknowns (Fortran-like notation).
@@ -98,6 +129,9 @@ pub struct SymbolicMetrics {
     /// `value if guard, ...; value if ...`; null when the symbolic sum gave up (the
     /// number then comes from counting for the current values).
     pub freq: Option<String>,
+    /// work(S, p) with `$p` the processor (or `$p1, $p2, ...` its grid coordinates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work: Option<String>,
 }
 
 /// A JSON number: an integer when the value is one.
@@ -123,6 +157,22 @@ impl Value {
         match self {
             Value::Int(i) => i as f64,
             Value::Float(f) => f,
+        }
+    }
+
+    /// An integer when the float is one.
+    pub fn of_f64(x: f64) -> Value {
+        if x.fract() == 0.0 && x.abs() < 9e15 {
+            Value::Int(x as i64)
+        } else {
+            Value::Float(x)
+        }
+    }
+
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(i),
+            Value::Float(_) => None,
         }
     }
 }
@@ -154,6 +204,9 @@ pub struct LoopReport {
 
 #[derive(Debug, Serialize)]
 pub struct StatementReport {
+    /// work(S, p) for p = 1..|P| (assignments, when |P| has a value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work: Option<Vec<Value>>,
     pub line: u32,
     pub column: u32,
     /// Number of enclosing loops (the P^3T+ nesting level).
@@ -335,17 +388,25 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     step,
                     condition,
                     independent: l.independent.is_some(),
-                    metrics: metrics(s.id),
+                    metrics: Metrics {
+                        wd: u.loop_wd.get(&s.id).copied(),
+                        ..metrics(s.id)
+                    },
                 });
             }
             kind => statements.push(StatementReport {
+                work: u
+                    .work
+                    .of(s.id)
+                    .and_then(|w| w.per_processor.as_ref())
+                    .map(|v| v.iter().map(|x| Value::of_f64(*x)).collect()),
                 line,
                 column,
                 depth,
                 kind: statement_kind(kind),
                 text: statement_text(kind),
                 refs: statement_refs(kind),
-                metrics: metrics(s.id),
+                metrics: with_work(metrics(s.id), u.work.of(s.id)),
             }),
         }
     });
@@ -355,6 +416,10 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         line: line_of(unit.header),
         end_line: src.line_col(range.end.saturating_sub(1).max(range.start)).0,
         host: unit.host.clone(),
+        processors: u.work.arrangement.as_ref().and_then(|a| {
+            let v = a.size().ok()?.eval(&|n: &str| u.value_of(n)).ok()?;
+            Value::of(v).as_int()
+        }),
         dummies: unit.dummies.clone(),
         uses: unit.uses.iter().map(|u| u.module.clone()).collect(),
         constants: u.constants.clone(),
@@ -376,7 +441,10 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 }
             })
             .collect(),
-        metrics: runs_metrics(u),
+        metrics: Metrics {
+            wd: u.wd,
+            ..runs_metrics(u)
+        },
         loops,
         statements,
     }
@@ -404,7 +472,54 @@ fn count_metrics(src: &SourceFile, u: &UnitAnalysis, c: &Count) -> Metrics {
         assumptions: c.assumptions.iter().map(|a| describe(src, u, a)).collect(),
         symbolic: Some(SymbolicMetrics {
             freq: c.symbolic().map(|p| p.display(Notation::Fortran)),
+            work: None,
         }),
+        ..Metrics::default()
+    }
+}
+
+/// A statement's metrics with its work distribution added.
+fn with_work(m: Metrics, w: Option<&StmtWork>) -> Metrics {
+    let Some(w) = w else { return m };
+    let per = w.per_processor.as_ref();
+    let mean = w.owork();
+    let loaded = |p: usize| {
+        let per = per?;
+        let mean = mean.filter(|m| *m > 0.0)?;
+        Some(Loaded {
+            processor: p,
+            work_over_mean: per[p - 1] / mean,
+        })
+    };
+    let (most, least) = match w.extremes() {
+        Some((max, min)) => (loaded(max), loaded(min)),
+        None => (None, None),
+    };
+    let (spread, formula) = match &w.spread {
+        Spread::Owned { work, .. } => (
+            "owner",
+            work.symbolic().map(|p| p.display(Notation::Fortran)),
+        ),
+        Spread::Replicated => (
+            "replicated",
+            m.symbolic.as_ref().and_then(|s| s.freq.clone()),
+        ),
+        Spread::Irregular { .. } => ("even", None),
+    };
+    let mut assumptions = m.assumptions.clone();
+    if let Spread::Irregular { array, why, .. } = &w.spread {
+        assumptions.push(format!("the owner of the `{array}` element cannot be followed ({why}): work assumed evenly spread"));
+    }
+    Metrics {
+        work_total: w.total().map(Value::of_f64),
+        wd: w.wd(),
+        owork: mean,
+        most_loaded: most,
+        least_loaded: least,
+        spread: Some(spread),
+        symbolic: m.symbolic.map(|s| SymbolicMetrics { work: formula, ..s }),
+        assumptions,
+        ..m
     }
 }
 
@@ -418,7 +533,9 @@ fn runs_metrics(u: &UnitAnalysis) -> Metrics {
         assumptions: r.note.iter().map(|n| n.to_string()).collect(),
         symbolic: Some(SymbolicMetrics {
             freq: r.symbolic.as_ref().map(|p| p.display(Notation::Fortran)),
+            work: None,
         }),
+        ..Metrics::default()
     }
 }
 

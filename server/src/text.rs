@@ -126,13 +126,18 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
     }
 }
 
-/// How often something runs: `×1024`, `×~50` (estimated), `×? (bind n)`.
+/// How often something runs and how evenly: `×1024 · wd 0.42`, `×~50` (estimated),
+/// `×?` (an unknown needs a value).
 fn count(m: &Metrics) -> String {
     let estimated = if m.exact == Some(false) { "~" } else { "" };
-    match &m.freq {
+    let freq = match &m.freq {
         Some(v) => format!("×{estimated}{}", number(v.to_f64())),
         None if !m.needs.is_empty() => "×?".to_string(),
         None => String::new(),
+    };
+    match m.wd {
+        Some(wd) if !freq.is_empty() => format!("{freq} · wd {wd:.2}"),
+        _ => freq,
     }
 }
 

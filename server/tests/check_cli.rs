@@ -81,7 +81,13 @@ fn counts_under_bindings() {
 fn p3t_plus_section_4_1_nests() {
     snapshot(
         "p3t_section41",
-        &["tests/fixtures/free/p3t_section41.f90", "--param", "n1=5", "--param", "n2=3"],
+        &[
+            "tests/fixtures/free/p3t_section41.f90",
+            "--param",
+            "n1=5",
+            "--param",
+            "n2=3",
+        ],
         0,
     );
 }

@@ -118,6 +118,8 @@ impl Scope<'_> {
                     ("mod", [a, b]) => ok(a.fmod(b)),
                     ("abs" | "iabs", [a]) => ok(a.neg().and_then(|n| Sym::max(&[a.clone(), n]))),
                     ("int", [a]) => Ok(a.clone()),
+                    // HPF: the number of processors the program runs on, the P binding.
+                    ("number_of_processors", []) => Ok(Sym::var("p")),
                     _ => Err(format!("the result of `{}`", c.name)),
                 }
             }

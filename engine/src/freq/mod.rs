@@ -10,7 +10,7 @@
 //! n`, default 100). A loop's count is the number of iterations of its body.
 
 pub mod calls;
-mod convert;
+pub(crate) mod convert;
 mod numeric;
 mod walk;
 
@@ -151,15 +151,30 @@ impl Count {
 }
 
 /// The counts of every statement of a unit, by statement id.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct UnitFrequencies {
     counts: Vec<Arc<Count>>,
+    /// What names mean at each assignment.
+    scopes: Vec<Option<convert::Names>>,
+}
+
+impl std::fmt::Debug for UnitFrequencies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnitFrequencies")
+            .field("counts", &self.counts)
+            .finish()
+    }
 }
 
 impl UnitFrequencies {
     /// The count of statement `id` (a loop's count is its number of iterations).
     pub fn of(&self, id: StmtId) -> Option<&Count> {
         self.counts.get(id.0 as usize).map(|c| &**c)
+    }
+
+    /// What names mean at assignment `id`: loop variables and reaching scalar values.
+    pub(crate) fn scope_of(&self, id: StmtId) -> Option<&convert::Names> {
+        self.scopes.get(id.0 as usize)?.as_ref()
     }
 
     /// The count of statement `id` and an identity shared by the statements with the

@@ -33,6 +33,8 @@ pub struct Walker<'a> {
     /// Labels some GO TO (or arithmetic IF) jumps to.
     targets: HashSet<u32>,
     counts: Vec<Option<Arc<Count>>>,
+    /// What names mean at each assignment (for the work analysis).
+    scopes: Vec<Option<Names>>,
     cache: HashMap<usize, Arc<Count>>,
     next_frame: usize,
     /// When the unit's symbolic work must end.
@@ -57,6 +59,7 @@ impl<'a> Walker<'a> {
             pragmas: unit.pragmas.iter().cloned().collect(),
             targets,
             counts: vec![None; n],
+            scopes: vec![None; n],
             cache: HashMap::new(),
             next_frame: 1,
             deadline: options.unit_time_limit.map(|d| Instant::now() + d),
@@ -80,6 +83,7 @@ impl<'a> Walker<'a> {
                 .into_iter()
                 .map(Option::unwrap_or_default)
                 .collect(),
+            scopes: self.scopes,
         }
     }
 
@@ -168,6 +172,11 @@ impl<'a> Walker<'a> {
             }
             let here = self.count(&frame);
             self.set(s.id, here);
+            if matches!(s.kind, StmtKind::Assign { .. })
+                && let Some(slot) = self.scopes.get_mut(s.id.0 as usize)
+            {
+                *slot = Some(frame.names.clone());
+            }
             match &s.kind {
                 StmtKind::Loop(l) => {
                     let inner = self.enter_loop(&frame, l, s);

@@ -195,6 +195,13 @@ impl Expr {
         }
     }
 
+    /// Whether `name` occurs as a scalar name anywhere in the expression.
+    pub fn mentions(&self, name: &str) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| found |= matches!(e, Expr::Name(n) if n == name));
+        found
+    }
+
     fn precedence(&self) -> u8 {
         match self {
             Expr::Binary(op, ..) => op.precedence(),

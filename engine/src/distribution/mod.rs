@@ -1,0 +1,183 @@
+//! HPF data distribution semantics: which processors own which array elements.
+//!
+//! A PROCESSORS arrangement is a grid with (symbolic) extents; a template (or an array
+//! distributed directly) has one format per dimension — BLOCK (block size ⌈n/P⌉, so
+//! the last processors may own less or nothing), BLOCK(k), CYCLIC(k) (blocks of k dealt
+//! round-robin), or `*` (not distributed) — its distributed dimensions mapped in order
+//! onto the grid's. An array ALIGNed with a template (or another array, followed to the
+//! end of the chain) maps each template dimension to an affine function of one of its
+//! indices, to a constant, or replicates along it. Processors are numbered 1..|P| in
+//! Fortran column-major order of their grid coordinates (DESIGN.md section 3).
+//!
+//! Ownership is expressed as constraints on a processor's (0-based) grid coordinates
+//! `$c1, $c2, ...` (P^3T+ equation (4) and its cyclic counterparts), so the symbolic sum
+//! can count the iterations a processor executes.
+
+mod resolve;
+
+pub use resolve::{UnitMappings, mappings};
+
+use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};
+use std::sync::Arc;
+
+/// A processor arrangement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arrangement {
+    pub name: String,
+    pub extents: Vec<Sym>,
+    /// Not declared: HPF's default arrangement, with an assumed shape.
+    pub default: bool,
+}
+
+impl Arrangement {
+    /// Number of processors: the product of the extents.
+    pub fn size(&self) -> Result<Sym, SymError> {
+        self.extents
+            .iter()
+            .try_fold(Sym::one(), |acc, e| acc.mul(e))
+    }
+
+    /// The name of the 1-based grid coordinate `k` (0-based index) of the processor
+    /// being counted: `$p` on a 1-D arrangement (the processor number), `$p1, $p2, ...`
+    /// on a grid.
+    pub fn coordinate(&self, k: usize) -> Name {
+        if self.extents.len() == 1 {
+            "$p".into()
+        } else {
+            format!("$p{}", k + 1).as_str().into()
+        }
+    }
+
+    /// The 0-based grid coordinates of processor `p` (1-based, column-major).
+    pub fn coordinates(extents: &[i128], p: i128) -> Vec<i128> {
+        let mut rest = p - 1;
+        extents
+            .iter()
+            .map(|&e| {
+                let c = rest.rem_euclid(e.max(1));
+                rest /= e.max(1);
+                c
+            })
+            .collect()
+    }
+}
+
+/// The distribution format of one template dimension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Blocks of the given size (`⌈n/P⌉` for BLOCK), one per processor.
+    Block(Sym),
+    /// Blocks of the given size, dealt round-robin.
+    Cyclic(Sym),
+    /// Not distributed.
+    Collapsed,
+}
+
+/// One dimension of a distributed template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DistDim {
+    pub lower: Sym,
+    pub extent: Sym,
+    pub format: Format,
+    /// The grid dimension it is distributed over (`None` when collapsed).
+    pub grid: Option<usize>,
+}
+
+/// A distributed template (or array distributed directly).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Distribution {
+    pub target: String,
+    pub dims: Vec<DistDim>,
+    pub onto: Arrangement,
+    /// The DISTRIBUTE directive (unit-relative).
+    pub directive: crate::span::Span,
+}
+
+/// What one template dimension's index is for an element of an aligned array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TemplateIndex {
+    /// `coef * i_d + offset` for array index `i_d` (0-based dimension `d`).
+    Affine { dim: usize, coef: Sym, offset: Sym },
+    /// The same template index for every element.
+    Constant(Sym),
+    /// Every index: the element is replicated along this template dimension.
+    Replicated,
+}
+
+/// How an array is mapped: through which template indices onto which distribution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub distribution: Arc<Distribution>,
+    /// One per template dimension.
+    pub index: Vec<TemplateIndex>,
+    /// The directives that determine it (DISTRIBUTE, and ALIGN if any), unit-relative.
+    pub directives: Vec<crate::span::Span>,
+}
+
+/// The constraints under which the processor with grid coordinates `$p1, $p2, ...` owns
+/// element `subscripts` of an array mapped by `m`, and the auxiliary variables (one per
+/// cyclic dimension: the cycle number) they introduce, to be summed over.
+pub struct Ownership {
+    pub constraints: Vec<Constraint>,
+    pub aux: Vec<Name>,
+}
+
+impl Mapping {
+    /// Owner constraints of the element `subscripts` (expressions in loop variables).
+    /// BLOCK with block size b: `b·c <= x - lo <= b·c + b - 1`; CYCLIC(k) over P
+    /// processors: `x - lo = k·(P·q + c) + r`, `0 <= r < k`, with q the cycle number.
+    pub fn ownership(&self, subscripts: &[Sym]) -> Result<Ownership, SymError> {
+        let mut constraints = Vec::new();
+        let mut aux = Vec::new();
+        for (t, (dim, index)) in self.distribution.dims.iter().zip(&self.index).enumerate() {
+            let Some(k) = dim.grid else { continue };
+            let x = match index {
+                TemplateIndex::Replicated => continue,
+                TemplateIndex::Constant(e) => e.clone(),
+                TemplateIndex::Affine {
+                    dim: d,
+                    coef,
+                    offset,
+                } => {
+                    let Some(s) = subscripts.get(*d) else {
+                        continue;
+                    };
+                    coef.mul(s)?.add(offset)?
+                }
+            };
+            // The 0-based coordinate.
+            let c = Sym::var(&self.distribution.onto.coordinate(k)).add_int(-1)?;
+            let rel = x.sub(&dim.lower)?;
+            match &dim.format {
+                Format::Collapsed => {}
+                Format::Block(b) => {
+                    let start = b.mul(&c)?;
+                    constraints.push(Constraint::ge(&rel, &start)?);
+                    constraints.push(Constraint::le(&rel, &start.add(b)?.add_int(-1)?)?);
+                }
+                Format::Cyclic(m) => {
+                    let q: Name = format!("$q{}", t + 1).as_str().into();
+                    let p = &self.distribution.onto.extents[k];
+                    let start = m.mul(&p.mul(&Sym::var(&q))?.add(&c)?)?;
+                    constraints.push(Constraint::ge(&rel, &start)?);
+                    constraints.push(Constraint::le(&rel, &start.add(m)?.add_int(-1)?)?);
+                    aux.push(q);
+                }
+            }
+        }
+        Ok(Ownership { constraints, aux })
+    }
+}
+
+/// `⌈n/p⌉`, HPF's BLOCK size.
+pub fn block_size(n: &Sym, p: &Sym) -> Result<Sym, SymError> {
+    match (n.as_int(), p.as_int()) {
+        (Some(n), Some(p)) if p > 0 => {
+            Ok(Sym::rat(Rational::new(n, p).ok_or(SymError::DivisionByZero)?).ceil()?)
+        }
+        _ => n.div(p)?.ceil(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

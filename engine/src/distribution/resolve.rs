@@ -1,0 +1,439 @@
+//! From a unit's HPF directives to the mapping of each of its arrays.
+
+use super::{Arrangement, DistDim, Distribution, Format, Mapping, TemplateIndex, block_size};
+use crate::diagnostics::Diagnostic;
+use crate::freq::convert::{Names, Scope};
+use crate::hpf::{
+    Align, AlignSource, AlignSubscript, DirectiveKind, DistFormat, Distribute, FormatClause, Named,
+    Onto,
+};
+use crate::ir::{Bound, Expr, Unit};
+use crate::span::Span;
+use crate::symbolic::{Sym, SymError};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The mappings of a unit's arrays (arrays not listed are replicated on every processor).
+#[derive(Clone, Debug, Default)]
+pub struct UnitMappings {
+    pub arrays: HashMap<String, Mapping>,
+    /// What could not be modelled, and default arrangements assumed.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+struct Resolver<'a> {
+    unit: &'a Unit,
+    arrangements: HashMap<String, Arrangement>,
+    /// Template shapes: (lower, extent) per dimension.
+    templates: HashMap<String, Vec<(Sym, Sym)>>,
+    distributions: HashMap<String, Arc<Distribution>>,
+    aligns: HashMap<String, (&'a Align, Span)>,
+    resolved: HashMap<String, Option<Mapping>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Resolves the mappings of `unit`'s arrays from its PROCESSORS, TEMPLATE, DISTRIBUTE
+/// and ALIGN directives.
+pub fn mappings(unit: &Unit) -> UnitMappings {
+    let mut r = Resolver {
+        unit,
+        arrangements: HashMap::new(),
+        templates: HashMap::new(),
+        distributions: HashMap::new(),
+        aligns: HashMap::new(),
+        resolved: HashMap::new(),
+        diagnostics: Vec::new(),
+    };
+    for d in &unit.directives {
+        match &d.kind {
+            DirectiveKind::Processors(decls) => {
+                for p in decls {
+                    let extents = p
+                        .shape
+                        .iter()
+                        .filter_map(|e| r.extent(e.lower.as_ref(), &e.upper).ok())
+                        .collect();
+                    r.arrangements.insert(
+                        p.name.name.clone(),
+                        Arrangement {
+                            name: p.name.name.clone(),
+                            extents,
+                            default: false,
+                        },
+                    );
+                }
+            }
+            DirectiveKind::Template(decls) => {
+                for t in decls {
+                    let dims = t
+                        .shape
+                        .iter()
+                        .filter_map(|e| {
+                            let lower =
+                                e.lower.as_ref().map_or(Ok(Sym::one()), |l| r.sym(l)).ok()?;
+                            Some((lower, r.extent(e.lower.as_ref(), &e.upper).ok()?))
+                        })
+                        .collect();
+                    r.templates.insert(t.name.name.clone(), dims);
+                }
+            }
+            _ => {}
+        }
+    }
+    for d in &unit.directives {
+        match &d.kind {
+            DirectiveKind::Distribute(dist) => r.distribute(dist, d.span),
+            DirectiveKind::Align(a) => {
+                for alignee in &a.alignees {
+                    r.aligns.insert(alignee.name.clone(), (a, d.span));
+                }
+            }
+            _ => {}
+        }
+    }
+    let names: Vec<String> = unit
+        .symbols
+        .values()
+        .filter(|s| s.is_array())
+        .map(|s| s.name.clone())
+        .collect();
+    let mut arrays = HashMap::new();
+    for n in names {
+        if let Some(m) = r.mapping(&n, 0) {
+            arrays.insert(n, m);
+        }
+    }
+    UnitMappings {
+        arrays,
+        diagnostics: r.diagnostics,
+    }
+}
+
+impl Resolver<'_> {
+    fn sym(&self, e: &Expr) -> Result<Sym, String> {
+        Scope {
+            unit: self.unit,
+            names: &Names::default(),
+        }
+        .sym(e)
+    }
+
+    /// `upper - lower + 1`.
+    fn extent(&self, lower: Option<&Expr>, upper: &Expr) -> Result<Sym, String> {
+        let u = self.sym(upper)?;
+        let l = lower.map_or(Ok(Sym::one()), |l| self.sym(l))?;
+        u.sub(&l)
+            .and_then(|d| d.add_int(1))
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    /// The declared (lower, extent) of each dimension of array `name`.
+    fn array_shape(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
+        let dims = self.unit.symbols.get(name)?.dims.as_ref()?;
+        dims.iter()
+            .map(|d| {
+                let Bound::Explicit(u) = &d.upper else {
+                    return None;
+                };
+                let lower = d
+                    .lower
+                    .as_ref()
+                    .map_or(Ok(Sym::one()), |l| self.sym(l))
+                    .ok()?;
+                Some((lower, self.extent(d.lower.as_ref(), u).ok()?))
+            })
+            .collect()
+    }
+
+    fn shape_of(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
+        self.templates
+            .get(name)
+            .cloned()
+            .or_else(|| self.array_shape(name))
+    }
+
+    fn info(&mut self, span: Span, message: String) {
+        self.diagnostics
+            .push(Diagnostic::info(span, "mapping", message));
+    }
+
+    fn distribute(&mut self, dist: &Distribute, span: Span) {
+        let FormatClause::Prescriptive(formats) = &dist.formats else {
+            if !matches!(dist.formats, FormatClause::Absent) || dist.onto.is_some() {
+                self.info(span, "descriptive and transcriptive mappings of dummy arguments are not modelled yet: their arrays count as replicated".into());
+            }
+            return;
+        };
+        for target in &dist.distributees {
+            if let Err(why) = self.distribute_one(target, formats, dist.onto.as_ref(), span) {
+                self.info(
+                    target.span,
+                    format!(
+                        "the distribution of `{}` is not modelled ({why}): it counts as replicated",
+                        target.name
+                    ),
+                );
+            }
+        }
+    }
+
+    fn distribute_one(
+        &mut self,
+        target: &Named,
+        formats: &[DistFormat],
+        onto: Option<&Onto>,
+        span: Span,
+    ) -> Result<(), String> {
+        let shape = self
+            .shape_of(&target.name)
+            .ok_or("its extents are not declared as constants or expressions")?;
+        if shape.len() != formats.len() {
+            return Err("its rank and the number of formats differ".into());
+        }
+        let distributed = formats
+            .iter()
+            .filter(|f| !matches!(f, DistFormat::Collapsed))
+            .count();
+        let onto = match onto {
+            Some(Onto::Target { name, .. }) => self
+                .arrangements
+                .get(&name.name)
+                .cloned()
+                .ok_or_else(|| format!("`{}` is no PROCESSORS arrangement", name.name))?,
+            Some(Onto::Transcriptive) => return Err("ONTO * is a transcriptive mapping".into()),
+            None => {
+                // HPF's default arrangement: NUMBER_OF_PROCESSORS() processors, the P binding.
+                let extents: Vec<Sym> = if distributed == 1 {
+                    vec![Sym::var("p")]
+                } else {
+                    (1..=distributed)
+                        .map(|k| Sym::var(&format!("p{k}")))
+                        .collect()
+                };
+                if distributed > 1 {
+                    self.info(span, format!(
+                        "no ONTO for {distributed} distributed dimensions: assuming a {distributed}-D arrangement p1 x p2 ...; bind them or add PROCESSORS and ONTO"
+                    ));
+                }
+                Arrangement {
+                    name: "default".into(),
+                    extents,
+                    default: true,
+                }
+            }
+        };
+        if onto.extents.len() != distributed {
+            return Err(format!(
+                "{distributed} distributed dimensions onto a {}-D arrangement",
+                onto.extents.len()
+            ));
+        }
+        let mut grid = 0;
+        let mut dims = Vec::with_capacity(shape.len());
+        for ((lower, extent), f) in shape.into_iter().zip(formats) {
+            let (format, g) = match f {
+                DistFormat::Collapsed => (Format::Collapsed, None),
+                DistFormat::Block(size) => {
+                    let p = &onto.extents[grid];
+                    let b = match size {
+                        Some(k) => self.sym(k)?,
+                        None => block_size(&extent, p).map_err(|e: SymError| format!("{e:?}"))?,
+                    };
+                    grid += 1;
+                    (Format::Block(b), Some(grid - 1))
+                }
+                DistFormat::Cyclic(size) => {
+                    let k = size.as_ref().map_or(Ok(Sym::one()), |k| self.sym(k))?;
+                    grid += 1;
+                    (Format::Cyclic(k), Some(grid - 1))
+                }
+                DistFormat::GenBlock(_) | DistFormat::Indirect(_) => {
+                    return Err("GEN_BLOCK and INDIRECT depend on run-time data".into());
+                }
+            };
+            dims.push(DistDim {
+                lower,
+                extent,
+                format,
+                grid: g,
+            });
+        }
+        self.distributions.insert(
+            target.name.clone(),
+            Arc::new(Distribution {
+                target: target.name.clone(),
+                dims,
+                onto,
+                directive: span,
+            }),
+        );
+        Ok(())
+    }
+
+    /// The mapping of `name` (an array): distributed directly, or aligned (following the
+    /// chain of alignments), or none.
+    fn mapping(&mut self, name: &str, depth: usize) -> Option<Mapping> {
+        if let Some(m) = self.resolved.get(name) {
+            return m.clone();
+        }
+        if depth > 16 {
+            return None;
+        }
+        self.resolved.insert(name.to_string(), None);
+        let m = if let Some(d) = self.distributions.get(name).cloned() {
+            let index = (0..d.dims.len())
+                .map(|dim| TemplateIndex::Affine {
+                    dim,
+                    coef: Sym::one(),
+                    offset: Sym::zero(),
+                })
+                .collect();
+            Some(Mapping {
+                directives: vec![d.directive],
+                distribution: d,
+                index,
+            })
+        } else if let Some((align, span)) = self.aligns.get(name).copied() {
+            match self.align(name, align, span, depth) {
+                Ok(m) => m,
+                Err(why) => {
+                    self.info(span, format!("the alignment of `{name}` is not modelled ({why}): it counts as replicated"));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        self.resolved.insert(name.to_string(), m.clone());
+        m
+    }
+
+    /// `ALIGN name(sources) WITH target(subscripts)`, composed with the target's mapping.
+    fn align(
+        &mut self,
+        name: &str,
+        a: &Align,
+        span: Span,
+        depth: usize,
+    ) -> Result<Option<Mapping>, String> {
+        let own = self
+            .array_shape(name)
+            .ok_or("its extents are not declared")?;
+        let target_shape = self
+            .shape_of(&a.target.name)
+            .ok_or("the target's extents are not declared")?;
+        // The target's own mapping (a template distributed directly, or an array).
+        let Some(base) = self.mapping(&a.target.name, depth + 1) else {
+            return Ok(None);
+        };
+        // The index of each target dimension as a function of this array's indices.
+        let sources: Vec<AlignSource> = a
+            .sources
+            .clone()
+            .unwrap_or_else(|| vec![AlignSource::Colon; own.len()]);
+        if sources.len() != own.len() {
+            return Err("the alignee's rank and its align sources differ".into());
+        }
+        let subscripts: Vec<AlignSubscript> = a.subscripts.clone().unwrap_or_else(|| {
+            vec![AlignSubscript::Triplet(crate::ir::Triplet::default()); target_shape.len()]
+        });
+        let colons: Vec<usize> = sources
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, AlignSource::Colon))
+            .map(|(d, _)| d)
+            .collect();
+        let mut next_colon = colons.iter();
+        let mut onto_target = Vec::with_capacity(subscripts.len());
+        for (j, sub) in subscripts.iter().enumerate() {
+            let (t_lower, _) = target_shape
+                .get(j)
+                .cloned()
+                .ok_or("more align subscripts than target dimensions")?;
+            onto_target.push(match sub {
+                AlignSubscript::Star => TemplateIndex::Replicated,
+                AlignSubscript::Triplet(t) => {
+                    let d = *next_colon
+                        .next()
+                        .ok_or("more `:` subscripts than `:` sources")?;
+                    let lower = t
+                        .lower
+                        .as_ref()
+                        .map_or(Ok(t_lower.clone()), |l| self.sym(l))?;
+                    let stride = t.stride.as_ref().map_or(Ok(Sym::one()), |s| self.sym(s))?;
+                    // element i of the section ↔ lower + (i - lo_d)·stride
+                    let offset = lower
+                        .sub(&own[d].0.mul(&stride).map_err(|e| format!("{e:?}"))?)
+                        .map_err(|e| format!("{e:?}"))?;
+                    TemplateIndex::Affine {
+                        dim: d,
+                        coef: stride,
+                        offset,
+                    }
+                }
+                AlignSubscript::Expr(e) => {
+                    let dummies: Vec<(usize, &String)> = sources
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(d, s)| match s {
+                            AlignSource::Dummy(n) if e.mentions(n) => Some((d, n)),
+                            _ => None,
+                        })
+                        .collect();
+                    let value = self.sym(e)?;
+                    match dummies.as_slice() {
+                        [] => TemplateIndex::Constant(value),
+                        [(d, dummy)] => {
+                            let coefs = value
+                                .poly_in(dummy)
+                                .filter(|c| c.len() == 2)
+                                .ok_or("an align subscript not affine in its dummy")?;
+                            TemplateIndex::Affine {
+                                dim: *d,
+                                coef: coefs[1].clone(),
+                                offset: coefs[0].clone(),
+                            }
+                        }
+                        _ => return Err("an align subscript with several dummies".into()),
+                    }
+                }
+            });
+        }
+        // Compose with the target's mapping: template dim k = f_k(target index).
+        let index = base
+            .index
+            .iter()
+            .map(|f| compose(f, &onto_target))
+            .collect::<Result<Vec<_>, SymError>>()
+            .map_err(|e| format!("{e:?}"))?;
+        let mut directives = base.directives.clone();
+        directives.push(span);
+        Ok(Some(Mapping {
+            distribution: base.distribution,
+            index,
+            directives,
+        }))
+    }
+}
+
+/// `f` applied to the target's index map `g`: template index as a function of the
+/// alignee's indices.
+fn compose(f: &TemplateIndex, g: &[TemplateIndex]) -> Result<TemplateIndex, SymError> {
+    Ok(match f {
+        TemplateIndex::Replicated => TemplateIndex::Replicated,
+        TemplateIndex::Constant(c) => TemplateIndex::Constant(c.clone()),
+        TemplateIndex::Affine { dim, coef, offset } => match g.get(*dim) {
+            None | Some(TemplateIndex::Replicated) => TemplateIndex::Replicated,
+            Some(TemplateIndex::Constant(c)) => TemplateIndex::Constant(coef.mul(c)?.add(offset)?),
+            Some(TemplateIndex::Affine {
+                dim: d,
+                coef: c2,
+                offset: o2,
+            }) => TemplateIndex::Affine {
+                dim: *d,
+                coef: coef.mul(c2)?,
+                offset: coef.mul(o2)?.add(offset)?,
+            },
+        },
+    })
+}
