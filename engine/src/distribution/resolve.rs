@@ -114,6 +114,7 @@ impl Resolver<'_> {
         Scope {
             unit: self.unit,
             names: &Names::default(),
+            integers: true,
         }
         .sym(e)
     }

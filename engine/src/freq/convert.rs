@@ -72,6 +72,10 @@ impl Names {
 pub struct Scope<'a> {
     pub unit: &'a Unit,
     pub names: &'a Names,
+    /// Take every unbound name for an integer, whatever its declared or implicit type:
+    /// names in HPF directives (processor shapes, template extents, block sizes) are
+    /// integers by construction, like P in `PROCESSORS PR(P)`.
+    pub integers: bool,
 }
 
 impl Scope<'_> {
@@ -86,7 +90,7 @@ impl Scope<'_> {
                 if let Some(v) = self.names.get(n) {
                     return v.clone();
                 }
-                if !self.is_integer(n) {
+                if !self.integers && !self.is_integer(n) {
                     return Err(format!("`{n}` is not an integer"));
                 }
                 Ok(Sym::var(n))

@@ -103,6 +103,7 @@ impl<'a> Walker<'a> {
         Scope {
             unit: self.unit,
             names: &frame.names,
+            integers: false,
         }
     }
 
@@ -277,6 +278,7 @@ impl<'a> Walker<'a> {
         Scope {
             unit: self.unit,
             names: &Names::default(),
+            integers: false,
         }
         .is_integer(n)
     }

@@ -179,7 +179,11 @@ fn spread(
     let Some(names) = freqs.scope_of(id) else {
         return irregular("its context is unknown".into());
     };
-    let scope = Scope { unit, names };
+    let scope = Scope {
+        unit,
+        names,
+        integers: false,
+    };
     let mut subscripts = Vec::with_capacity(r.subscripts.len());
     for s in &r.subscripts {
         match s {
