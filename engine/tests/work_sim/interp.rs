@@ -1,0 +1,201 @@
+//! A direct interpreter of a lowered unit (after normalization, so FORALL, WHERE and
+//! array syntax are loop nests over elemental assignments) that counts, for every
+//! assignment, how often it runs and how often each processor runs it.
+
+use super::eval;
+use super::mapping::Mapping;
+use costline_engine::ir::{
+    BaseType, CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Subscript, Unit, pretty,
+};
+use std::collections::BTreeMap;
+
+/// What one assignment did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counts {
+    /// How often it ran in the sequential program: freq(S).
+    pub freq: u64,
+    /// How often processor p ran it, at index p - 1: work(S, p).
+    pub work: Vec<u64>,
+}
+
+/// The state of one run of a unit.
+pub struct Interp<'a> {
+    unit: &'a Unit,
+    mapping: &'a Mapping,
+    /// The values of integer names: constants, bindings, loop variables and integer
+    /// scalars assigned a known value.
+    vars: BTreeMap<String, i64>,
+    counts: BTreeMap<StmtId, Counts>,
+}
+
+impl<'a> Interp<'a> {
+    /// An interpreter over `unit` starting from `constants`, with every assignment of
+    /// the unit counted (so assignments that never run count zero).
+    pub fn new(
+        unit: &'a Unit,
+        mapping: &'a Mapping,
+        constants: &BTreeMap<String, i64>,
+    ) -> Interp<'a> {
+        let mut counts = BTreeMap::new();
+        unit.walk(&mut |s, _| {
+            if let StmtKind::Assign { .. } = s.kind {
+                counts.insert(
+                    s.id,
+                    Counts {
+                        freq: 0,
+                        work: vec![0; mapping.processors],
+                    },
+                );
+            }
+        });
+        Interp {
+            unit,
+            mapping,
+            vars: constants.clone(),
+            counts,
+        }
+    }
+
+    /// Runs the unit's body once and returns the counts by statement.
+    pub fn run(mut self) -> Result<BTreeMap<StmtId, Counts>, String> {
+        self.block(&self.unit.body)?;
+        Ok(self.counts)
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) -> Result<(), String> {
+        stmts.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    /// Fortran 95 semantics of the statements the simulator models: assignments,
+    /// DO with a counted control, IF and SELECT CASE on known integers, CONTINUE.
+    fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
+        let vars = &self.vars;
+        let env = |n: &str| vars.get(n).copied();
+        match &s.kind {
+            StmtKind::Assign { lhs, rhs } => self.assign(s.id, lhs, rhs),
+            StmtKind::Loop(l) => self.do_loop(l),
+            StmtKind::If(i) => {
+                for b in &i.branches {
+                    let taken = match &b.cond {
+                        None => true,
+                        Some(c) => eval::logical(c, &env)?,
+                    };
+                    if taken {
+                        return self.block(&b.body);
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Select(sel) => {
+                let v = eval::int(&sel.selector, &env)?;
+                let mut chosen = None;
+                for case in &sel.cases {
+                    let matches = match &case.values {
+                        None => chosen.is_none(),
+                        Some(values) => values.iter().try_fold(false, |hit, value| {
+                            let bound = |e: &Option<Expr>, none| {
+                                e.as_ref().map_or(Ok(none), |e| eval::int(e, &env))
+                            };
+                            Ok::<bool, String>(
+                                hit || match value {
+                                    CaseValue::Value(e) => eval::int(e, &env)? == v,
+                                    CaseValue::Range(lo, hi) => {
+                                        (bound(lo, i64::MIN)?..=bound(hi, i64::MAX)?).contains(&v)
+                                    }
+                                },
+                            )
+                        })?,
+                    };
+                    // A match wins over CASE DEFAULT wherever the default is written.
+                    if matches && (chosen.is_none() || case.values.is_some()) {
+                        chosen = Some(&case.body);
+                    }
+                }
+                chosen.map_or(Ok(()), |body| self.block(body))
+            }
+            StmtKind::Continue => Ok(()),
+            _ => Err(format!(
+                "not simulated: {}",
+                pretty::render(std::slice::from_ref(s)).trim()
+            )),
+        }
+    }
+
+    /// `DO var = l, u, s` (Fortran 95 section 8.1.4.4.1): the bounds and step are
+    /// evaluated once, the trip count is max(0, (u - l + s)/s) with `/` truncating, and
+    /// the variable takes l, l + s, ...; after the loop it holds l + trips*s.
+    fn do_loop(&mut self, l: &Loop) -> Result<(), String> {
+        let LoopControl::Counted {
+            var,
+            lower,
+            upper,
+            step,
+        } = &l.control
+        else {
+            return Err("not simulated: DO WHILE and DO without control".to_string());
+        };
+        let vars = &self.vars;
+        let env = |n: &str| vars.get(n).copied();
+        let (first, last) = (eval::int(lower, &env)?, eval::int(upper, &env)?);
+        let step = step.as_ref().map_or(Ok(1), |s| eval::int(s, &env))?;
+        if step == 0 {
+            return Err(format!("the loop over `{var}` has step 0"));
+        }
+        let trips = ((last - first + step) / step).max(0);
+        for k in 0..trips {
+            self.vars.insert(var.clone(), first + k * step);
+            self.block(&l.body)?;
+        }
+        self.vars.insert(var.clone(), first + trips * step);
+        Ok(())
+    }
+
+    /// Owner computes: an assignment to an element of a mapped array runs on the
+    /// processors owning that element; an assignment to a scalar or to an array
+    /// without a mapping runs on every processor. An integer scalar assigned a known
+    /// value keeps it for later subscripts and conditions.
+    fn assign(&mut self, id: StmtId, lhs: &Expr, rhs: &Expr) -> Result<(), String> {
+        let vars = &self.vars;
+        let env = |n: &str| vars.get(n).copied();
+        let owners = match lhs {
+            Expr::Name(n) if !self.unit.symbols.get(n).is_some_and(|s| s.is_array()) => {
+                let integer = self
+                    .unit
+                    .symbols
+                    .get(n)
+                    .and_then(|s| s.ty.as_ref())
+                    .or_else(|| self.unit.implicit.type_of(n))
+                    .is_some_and(|t| t.base == BaseType::Integer);
+                let known = eval::int(rhs, &env).ok().filter(|_| integer);
+                match known {
+                    Some(v) => self.vars.insert(n.clone(), v),
+                    None => self.vars.remove(n),
+                };
+                (0..self.mapping.processors).collect()
+            }
+            Expr::Array(r) => {
+                let index = r
+                    .subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Index(e) => eval::int(e, &env),
+                        Subscript::Range(_) => {
+                            Err(format!("`{lhs}`: a section left after normalization"))
+                        }
+                    })
+                    .collect::<Result<Vec<i64>, String>>()?;
+                self.mapping.owners(&r.name, &index, &env)?
+            }
+            _ => return Err(format!("not simulated: assignment to `{lhs}`")),
+        };
+        let counts = self
+            .counts
+            .get_mut(&id)
+            .expect("every assignment is counted");
+        counts.freq += 1;
+        for p in owners {
+            counts.work[p] += 1;
+        }
+        Ok(())
+    }
+}
