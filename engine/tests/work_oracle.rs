@@ -9,8 +9,8 @@ mod work_sim;
 use costline_engine::project::FileAnalysis;
 use costline_engine::report::file_report;
 use proptest::prelude::*;
+use serde_json::Value as Json;
 use std::collections::BTreeMap;
-use work_sim::json::{Json, to_json};
 use work_sim::{Simulation, analyze, cases, simulate};
 
 /// The simulation of `source` under `bindings`; panics with the reason it cannot run.
@@ -498,16 +498,18 @@ fn hand_examples() {
 
 /// The report's assignments of the one unit of `file`, by line.
 fn reported_assignments(file: &FileAnalysis) -> Result<BTreeMap<u32, Json>, String> {
-    let report = to_json(&file_report(file));
-    let [unit] = report.get("units").map_or(&[][..], Json::items) else {
-        return Err("the report does not have exactly one unit".to_string());
-    };
+    let report = serde_json::to_value(file_report(file)).map_err(|e| e.to_string())?;
+    let none = Vec::new();
+    let items = |v: Option<&Json>| v.and_then(Json::as_array).unwrap_or(&none).clone();
+    let [unit] = items(report.get("units"))
+        .try_into()
+        .map_err(|_| "the report does not have exactly one unit".to_string())?;
     let mut out = BTreeMap::new();
-    for s in unit.get("statements").map_or(&[][..], Json::items) {
-        if s.get("kind") == Some(&Json::Str("assign".to_string())) {
+    for s in items(unit.get("statements")) {
+        if s.get("kind").and_then(Json::as_str) == Some("assign") {
             let line = s
                 .get("line")
-                .and_then(Json::as_int)
+                .and_then(Json::as_i64)
                 .ok_or("a statement without a line")?;
             out.insert(line as u32, s.clone());
         }
@@ -520,7 +522,11 @@ fn integers(v: &Json) -> Result<Vec<i128>, String> {
     match v {
         Json::Array(items) => items
             .iter()
-            .map(|x| x.as_int().ok_or_else(|| format!("{x:?} is not an integer")))
+            .map(|x| {
+                x.as_i64()
+                    .map(i128::from)
+                    .ok_or_else(|| format!("{x:?} is not an integer"))
+            })
             .collect(),
         other => Err(format!("{other:?} is not an array")),
     }
@@ -535,7 +541,7 @@ fn compare_freq(file: &FileAnalysis, sim: &Simulation) -> Result<(), String> {
             .get(line)
             .ok_or_else(|| format!("the report has no assignment at line {line}"))?;
         let freq = s.get("metrics").and_then(|m| m.get("freq"));
-        if freq.and_then(Json::as_int) != Some(counts.freq.into()) {
+        if freq.and_then(Json::as_i64).map(i128::from) != Some(counts.freq.into()) {
             return Err(format!(
                 "line {line}: freq {freq:?} reported, {} simulated",
                 counts.freq
@@ -610,7 +616,6 @@ proptest! {
 
     /// The contract: the report's work vectors equal the simulation's, exactly.
     #[test]
-    #[ignore = "needs the work analysis (issue 4)"]
     fn work_analysis_matches_the_simulation_on_random_programs(raw in raw_case()) {
         let case = cases::build(&raw);
         let checked = check_case(&case, compare_work);
@@ -619,7 +624,6 @@ proptest! {
 }
 
 #[test]
-#[ignore = "needs the work analysis (issue 4)"]
 fn work_analysis_matches_the_hand_examples() {
     let failures: Vec<String> = examples()
         .iter()

@@ -17,6 +17,8 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub struct UnitMappings {
     pub arrays: HashMap<String, Mapping>,
+    /// The PROCESSORS arrangements the unit declares, in order.
+    pub arrangements: Vec<Arrangement>,
     /// What could not be modelled, and default arrangements assumed.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -103,8 +105,15 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
             arrays.insert(n, m);
         }
     }
+    let mut arrangements: Vec<Arrangement> = r.arrangements.into_values().collect();
+    arrangements.sort_by_key(|a| {
+        unit.directives.iter().position(
+            |d| matches!(&d.kind, DirectiveKind::Processors(ps) if ps.iter().any(|p| p.name.name == a.name)),
+        )
+    });
     UnitMappings {
         arrays,
+        arrangements,
         diagnostics: r.diagnostics,
     }
 }
@@ -202,6 +211,19 @@ impl Resolver<'_> {
                 .cloned()
                 .ok_or_else(|| format!("`{}` is no PROCESSORS arrangement", name.name))?,
             Some(Onto::Transcriptive) => return Err("ONTO * is a transcriptive mapping".into()),
+            // Without ONTO, the unit's one arrangement of the right rank, if it has one.
+            None if self.arrangements.len() == 1
+                && self
+                    .arrangements
+                    .values()
+                    .all(|a| a.extents.len() == distributed) =>
+            {
+                self.arrangements
+                    .values()
+                    .next()
+                    .cloned()
+                    .expect("one arrangement")
+            }
             None => {
                 // HPF's default arrangement: NUMBER_OF_PROCESSORS() processors, the P binding.
                 let extents: Vec<Sym> = if distributed == 1 {

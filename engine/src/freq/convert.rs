@@ -4,7 +4,7 @@
 //! a real variable, a function result) is not converted; the caller treats it as data.
 
 use crate::ir::{BaseType, BinaryOp, Expr, UnaryOp, Unit};
-use crate::symbolic::{Constraint, Rational, Sym};
+use crate::symbolic::{Constraint, Rational, Sym, simplified};
 use std::sync::Arc;
 
 /// Why an expression has no symbolic form: it depends on data.
@@ -21,8 +21,8 @@ pub struct Alt {
 /// A condition as disjoint alternatives; empty means never.
 pub type Cond = Vec<Alt>;
 
-/// More alternatives than this and a condition is treated as data-dependent.
-const MAX_ALTERNATIVES: usize = 64;
+/// More feasible alternatives than this and a condition is treated as data-dependent.
+const MAX_ALTERNATIVES: usize = 256;
 
 pub fn always() -> Cond {
     vec![Alt {
@@ -120,6 +120,11 @@ impl Scope<'_> {
                     ("min" | "min0", [_, _, ..]) => ok(Sym::min(&args)),
                     ("max" | "max0", [_, _, ..]) => ok(Sym::max(&args)),
                     ("mod", [a, b]) => ok(a.fmod(b)),
+                    // MODULO(a, b) = a - b*floor(a/b), the sign of b.
+                    ("modulo", [a, b]) => ok(a
+                        .div(b)
+                        .and_then(|q| q.floor())
+                        .and_then(|q| a.sub(&b.mul(&q)?))),
                     ("abs" | "iabs", [a]) => ok(a.neg().and_then(|n| Sym::max(&[a.clone(), n]))),
                     ("int", [a]) => Ok(a.clone()),
                     // HPF: the number of processors the program runs on, the P binding.
@@ -200,13 +205,17 @@ fn relation(op: BinaryOp, a: &Sym, b: &Sym) -> Option<Cond> {
     }
 }
 
-/// `a and b`: every pair of alternatives, constraints joined, probabilities multiplied.
+/// `a and b`: every pair of alternatives, constraints joined (infeasible pairs
+/// dropped), probabilities multiplied.
 pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
     let mut out = Vec::with_capacity(a.len() * b.len());
     for x in a {
         for y in b {
             let mut cons = x.cons.clone();
             cons.extend(y.cons.iter().cloned());
+            let Some(cons) = simplified(cons) else {
+                continue;
+            };
             let Ok(prob) = x.prob.checked_mul(y.prob) else {
                 return data(p);
             };

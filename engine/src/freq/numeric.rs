@@ -33,7 +33,11 @@ pub fn count(
     if let Ok(p) = symbolic_sum(bound.clone(), vars, Sym::one(), &mut budget) {
         return p.eval(&|_| None);
     }
-    let outer_first: Vec<Name> = vars.iter().rev().cloned().collect();
+    let Some(outer_first) = enumeration_order(&bound, vars) else {
+        return Err(EvalError::Opaque(
+            "a loop variable without constant-coefficient bounds".into(),
+        ));
+    };
     let too_large = || EvalError::Opaque("an iteration space too large to enumerate".into());
     let Some(levels) = prepare(&bound, &outer_first) else {
         // A constraint without variables fails: nothing runs.
@@ -43,6 +47,41 @@ pub fn count(
     let mut left = options.max_enumeration;
     let n = enumerate(&levels, &mut values, &mut left).ok_or_else(too_large)?;
     Ok(Num::Exact(Rational::int(n)))
+}
+
+/// An order to enumerate `vars`, outermost first: each next variable has a lower and an
+/// upper bound (linear, constant coefficient) from constraints on itself and the
+/// variables before it. Innermost-first loop order reversed is tried first.
+fn enumeration_order(cons: &[Constraint], vars: &[Name]) -> Option<Vec<Name>> {
+    let mut order: Vec<Name> = Vec::with_capacity(vars.len());
+    let mut left: Vec<Name> = vars.iter().rev().cloned().collect();
+    while !left.is_empty() {
+        let next = left.iter().position(|v| {
+            let (mut lower, mut upper) = (false, false);
+            for c in cons {
+                let names = c.expr.vars();
+                if !names.contains(v)
+                    || names
+                        .iter()
+                        .any(|n| n != v && vars.contains(n) && !order.contains(n))
+                {
+                    continue;
+                }
+                if let Some([_, c1]) = c.expr.poly_in(v).as_deref()
+                    && let Some(k) = c1.as_const()
+                {
+                    match c.rel {
+                        Rel::Eq => (lower, upper) = (true, true),
+                        _ if k.signum() > 0 => lower = true,
+                        _ => upper = true,
+                    }
+                }
+            }
+            lower && upper
+        })?;
+        order.push(left.remove(next));
+    }
+    Some(order)
 }
 
 /// The constraints to apply once a loop variable is fixed: bounds `c1·v + c0 (rel) 0`

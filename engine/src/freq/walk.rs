@@ -206,20 +206,33 @@ impl<'a> Walker<'a> {
                     let scope = self.scope(&frame);
                     let n = sel.cases.len().max(1) as i128;
                     let selector = scope.sym(&sel.selector);
-                    let exclusive = selector.is_err();
+                    // Cases are disjoint (a Fortran rule): each runs where its values match,
+                    // CASE DEFAULT where none does, wherever it is written.
                     let branches: Vec<(&[Stmt], Option<Cond>)> = match selector {
-                        // Cases on an affine selector: CASE DEFAULT runs where none matched.
-                        Ok(selector) => sel
-                            .cases
-                            .iter()
-                            .map(|c| {
-                                let cond = c.values.as_ref().map(|values| {
-                                    case_cond(&scope, &selector, values, p.0)
-                                        .unwrap_or_else(|| uniform(n))
-                                });
-                                (c.body.as_slice(), cond)
-                            })
-                            .collect(),
+                        Ok(selector) => {
+                            let conds: Vec<Option<Cond>> = sel
+                                .cases
+                                .iter()
+                                .map(|c| {
+                                    c.values.as_ref().map(|values| {
+                                        case_cond(&scope, &selector, values, p.0)
+                                            .unwrap_or_else(|| uniform(n))
+                                    })
+                                })
+                                .collect();
+                            let any: Cond = conds.iter().flatten().flatten().cloned().collect();
+                            let default = not(&any, p.0);
+                            sel.cases
+                                .iter()
+                                .zip(conds)
+                                .map(|(c, cond)| {
+                                    (
+                                        c.body.as_slice(),
+                                        Some(cond.unwrap_or_else(|| default.clone())),
+                                    )
+                                })
+                                .collect()
+                        }
                         // A data-dependent selector: each case (the default too) equally likely.
                         Err(_) => {
                             let each = uniform(n);
@@ -229,7 +242,7 @@ impl<'a> Walker<'a> {
                                 .collect()
                         }
                     };
-                    self.branches(s, &branches, p, exclusive, &mut frame);
+                    self.branches(s, &branches, p, true, &mut frame);
                 }
                 StmtKind::Goto { .. }
                 | StmtKind::Return

@@ -101,7 +101,7 @@ pub fn variation(w: &[f64]) -> f64 {
 #[derive(Clone, Debug, Default)]
 pub struct UnitWork {
     stmts: HashMap<StmtId, StmtWork>,
-    /// The arrangement of the unit's distributions (the first declared), if any.
+    /// The arrangement of the unit's distributions, or the first it declares, if any.
     pub arrangement: Option<Arrangement>,
 }
 
@@ -119,11 +119,14 @@ pub fn unit_work(
     env: Env,
     options: &FreqOptions,
 ) -> UnitWork {
+    // Replicated work runs on the arrangement of the unit's distributions, or the first
+    // it declares.
     let arrangement = maps
         .arrays
         .values()
         .map(|m| &m.distribution.onto)
         .min_by_key(|a| a.name.clone())
+        .or(maps.arrangements.first())
         .cloned();
     let mut stmts = HashMap::new();
     let deadline = options.unit_time_limit.map(|d| Instant::now() + d);

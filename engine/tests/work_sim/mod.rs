@@ -8,7 +8,6 @@
 pub mod cases;
 mod eval;
 mod interp;
-pub mod json;
 mod mapping;
 
 pub use interp::Counts;
