@@ -4,7 +4,7 @@
 //! a real variable, a function result) is not converted; the caller treats it as data.
 
 use crate::ir::{BaseType, BinaryOp, Expr, UnaryOp, Unit};
-use crate::symbolic::{Constraint, Rational, Sym, simplified};
+use crate::symbolic::{Constraint, Rational, Rel, Sym};
 use std::sync::Arc;
 
 /// Why an expression has no symbolic form: it depends on data.
@@ -21,8 +21,12 @@ pub struct Alt {
 /// A condition as disjoint alternatives; empty means never.
 pub type Cond = Vec<Alt>;
 
-/// More feasible alternatives than this and a condition is treated as data-dependent.
-const MAX_ALTERNATIVES: usize = 256;
+/// More alternatives than this and a condition is treated as data-dependent.
+const MAX_ALTERNATIVES: usize = 64;
+
+/// A conjunction of conditions examining more pairs of alternatives than this is
+/// treated as data-dependent (long GO TO chains narrow a block again and again).
+const MAX_PAIRS: usize = 1024;
 
 pub fn always() -> Cond {
     vec![Alt {
@@ -205,27 +209,47 @@ fn relation(op: BinaryOp, a: &Sym, b: &Sym) -> Option<Cond> {
     }
 }
 
-/// `a and b`: every pair of alternatives, constraints joined (infeasible pairs
-/// dropped), probabilities multiplied.
+/// `a and b`: every pair of alternatives, constraints joined (pairs that contradict
+/// each other dropped), probabilities multiplied.
 pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
-    let mut out = Vec::with_capacity(a.len() * b.len());
+    if a.len() * b.len() > MAX_PAIRS {
+        return data(p);
+    }
+    let mut out = Vec::with_capacity((a.len() * b.len()).min(MAX_ALTERNATIVES + 1));
     for x in a {
         for y in b {
+            if contradicts(&x.cons, &y.cons) {
+                continue;
+            }
             let mut cons = x.cons.clone();
             cons.extend(y.cons.iter().cloned());
-            let Some(cons) = simplified(cons) else {
-                continue;
-            };
             let Ok(prob) = x.prob.checked_mul(y.prob) else {
                 return data(p);
             };
             out.push(Alt { cons, prob });
+            if out.len() > MAX_ALTERNATIVES {
+                return data(p);
+            }
         }
     }
-    if out.len() > MAX_ALTERNATIVES {
-        return data(p);
-    }
     out
+}
+
+/// Whether two consistent conjunctions obviously contradict each other: `e >= 0` in one
+/// and `-e - k >= 0` (k > 0) in the other. Cheap; the symbolic sum prunes the rest.
+fn contradicts(a: &[Constraint], b: &[Constraint]) -> bool {
+    b.iter().any(|d| {
+        d.truth() == Some(false)
+            || a.iter().any(|c| {
+                c.rel == Rel::Ge
+                    && d.rel == Rel::Ge
+                    && c.expr
+                        .add(&d.expr)
+                        .ok()
+                        .and_then(|s| s.as_const())
+                        .is_some_and(|k| k.signum() < 0)
+            })
+    })
 }
 
 /// `not a`: where no alternative's constraints hold, certainly; where alternative i's

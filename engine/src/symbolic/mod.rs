@@ -19,7 +19,7 @@ pub use faulhaber::sum_over;
 pub use interval::{AtomBounds, Ext, Interval};
 pub use piecewise::{Piece, Piecewise};
 pub use rational::{Overflow, Rational};
-pub use sum::{Budget, SumError, simplified, symbolic_sum};
+pub use sum::{Budget, SumError, symbolic_sum};
 pub use sym::{Atom, Monomial, Name, Sym, SymError, SymResult, Term};
 
 #[cfg(test)]

@@ -379,14 +379,6 @@ fn extremum_cases(cons: &[Constraint]) -> Result<Option<Vec<Vec<Constraint>>>, S
     Ok(None)
 }
 
-/// A conjunction of constraints simplified (S1 of the symbolic sum: normalized,
-/// constraints that hold dropped), or `None` when it is infeasible.
-pub fn simplified(cons: Vec<Constraint>) -> Option<Vec<Constraint>> {
-    simplify(split_extrema_conjunctions(cons).ok()?)
-        .ok()
-        .flatten()
-}
-
 /// S1: normalize, drop constraints that hold, detect infeasibility (`None`).
 fn simplify(cons: Vec<Constraint>) -> Result<Option<Vec<Constraint>>, SumError> {
     let mut cs = Vec::with_capacity(cons.len());
