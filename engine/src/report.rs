@@ -577,6 +577,10 @@ fn describe(src: &SourceFile, u: &UnitAnalysis, a: &Assumption) -> String {
                 line(*at)
             )
         }
+        Assumption::Complex { at } => format!(
+            "the conditions on the path to line {} are too many to count exactly: estimated with probability 1/2",
+            line(*at)
+        ),
         Assumption::JumpTarget { at } => {
             format!(
                 "line {} is a GO TO target: counted as if always reached (an upper bound)",

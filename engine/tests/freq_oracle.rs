@@ -7,14 +7,15 @@
 //! (`Count::symbolic`, when the symbolic sum produced one) evaluated on its own.
 //!
 //! Only affine conditions are generated (no data), so every count must also claim to
-//! be exact (`Count::is_exact`). The one exception is a known engine bug: where an
-//! affine condition has too many alternatives the engine counts it as data (a weight
-//! of 1/2); such statements are not compared, and counted apart. The bugs the oracle
-//! found are at the end, as ignored tests with their smallest reproducers.
+//! be exact (`Count::is_exact`) — except where the conditions on a path are too many
+//! to keep exact: the engine then estimates them with a probability and must say so
+//! (`Assumption::Complex`); such statements are not compared, and counted apart. The
+//! bugs the oracle found are at the end, as regression tests with their smallest
+//! reproducers.
 //!
 //! Run with `--nocapture` to see, per family of nests, how many statements had a
 //! formula, how many were counted by the numeric fallback (and why), and how many were
-//! not compared.
+//! estimated.
 
 use costline_engine::freq::{self, Assumption, Count, FreqOptions};
 use costline_engine::ir::{Expr, Stmt, StmtKind, Unit};
@@ -721,10 +722,7 @@ fn cond(level: usize) -> BoxedStrategy<Cond> {
 
 /// A statement that is not the nest's spine, at `level`: a counter; with `guards` also
 /// an IF around a counter with an optional ELSE (inside a loop, either block sometimes
-/// ending in `cycle`), or `if (...) cycle` inside a loop.
-///
-/// `if (...) cycle` is not generated inside an IF block: the engine miscounts it
-/// (`known_bug_cycle_nested_in_an_if_block`).
+/// ending in `cycle` or holding an `if (...) cycle`), or `if (...) cycle` inside a loop.
 fn simple(shape: Shape, level: usize) -> BoxedStrategy<Node> {
     if !shape.guards {
         return Just(Node::Counter).boxed();
@@ -733,6 +731,7 @@ fn simple(shape: Shape, level: usize) -> BoxedStrategy<Node> {
         prop_oneof![
             2 => Just(vec![Node::Counter]),
             1 => Just(vec![Node::Counter, Node::Cycle]),
+            1 => cond(level).prop_map(|c| vec![Node::CycleIf(c), Node::Counter]),
         ]
         .boxed()
     } else {
@@ -965,15 +964,19 @@ fn check(program: &Program, stats: &Stats) -> Result<(), String> {
     }
     let opts = options();
     let freqs = freq::frequencies(&unit, &opts);
-    // Per statement: what to compare, or `None` where the engine treated an affine
-    // condition as data (see `known_bug_*` below).
+    // Per statement: what to compare, or `None` where the engine estimated conditions
+    // too complex to keep exact (and said so).
     let mut checked: Vec<Option<Checked>> = Vec::new();
     for (k, s) in stmts.iter().enumerate() {
         let count = freqs
             .of(s.id)
             .ok_or_else(|| format!("no count for statement {}", s.id.0))?;
         Stats::bump(&stats.statements, 1);
-        if count.terms.iter().any(|t| t.weight != Rational::ONE) {
+        if count
+            .assumptions
+            .iter()
+            .any(|a| matches!(a, Assumption::Complex { .. }))
+        {
             Stats::bump(&stats.as_data, 1);
             checked.push(None);
             continue;
@@ -1109,7 +1112,7 @@ fn run(name: &str, shape: Shape, cases: u32) {
     match result {
         Ok(()) => eprintln!(
             "{name}: {} nests, {} statements ({} with a formula, {} by the numeric fallback \
-             {:?}, {} not compared: an affine condition counted as data), {} values compared",
+             {:?}, {} estimated: conditions too complex to keep exact), {} values compared",
             stats.nests.get(),
             stats.statements.get(),
             stats.formula.get(),
@@ -1242,7 +1245,7 @@ end subroutine
 }
 
 // ---------------------------------------------------------------------------------------
-// Engine bugs the oracle found, smallest reproducers (ignored until fixed)
+// Engine bugs the oracle found, smallest reproducers (fixed; kept as regression tests)
 
 /// The count of the statement at pre-order position `k` of `source` under `params`,
 /// and whether the engine calls it exact.
@@ -1262,8 +1265,7 @@ fn exactly(k: i128) -> (Num, bool) {
 /// A CYCLE inside an IF that is itself inside an IF block ends the iteration, so the
 /// statements after the outer IF do not run either.
 #[test]
-#[ignore = "engine bug: a CYCLE nested in an IF block does not stop the statements after that block"]
-fn known_bug_cycle_nested_in_an_if_block() {
+fn a_cycle_nested_in_an_if_block_stops_what_follows_the_block() {
     let source = "subroutine s(n)
   implicit none
   integer :: n, i1, c1
@@ -1276,7 +1278,7 @@ fn known_bug_cycle_nested_in_an_if_block() {
 end subroutine
 ";
     for n in 0..=6 {
-        // c1 runs for i1 = 1 and 2 only; the engine says n.
+        // c1 runs for i1 = 1 and 2 only.
         assert_eq!(count_of(source, 4, &[("n", n)]), exactly(n.min(2)), "n={n}");
     }
 }
@@ -1284,8 +1286,7 @@ end subroutine
 /// Nested affine conditions with more than 64 alternatives together: the statement
 /// runs once where neither n nor m is in 1..4.
 #[test]
-#[ignore = "engine bug: past 64 alternatives on a path, conditions become probability 1/2 that the count does not mention (claims exact)"]
-fn known_bug_many_alternatives_silently_become_a_probability() {
+fn many_alternatives_on_a_path_stay_exact() {
     let source = "subroutine s(n, m)
   implicit none
   integer :: n, m, c1
@@ -1299,7 +1300,6 @@ end subroutine
     for n in 0..=6 {
         for m in 0..=6 {
             let runs = !(1..=4).contains(&n) && !(1..=4).contains(&m);
-            // The engine says 1/2 everywhere, and that it is exact.
             let got = count_of(source, 2, &[("n", n), ("m", m)]);
             assert_eq!(got, exactly(i128::from(runs)), "n={n} m={m}");
         }
@@ -1308,8 +1308,7 @@ end subroutine
 
 /// The ELSE of an `.or.` of two affine comparisons is affine too.
 #[test]
-#[ignore = "engine bug: the ELSE of `a .or. b` with an equality has over 64 alternatives and is estimated with probability 1/2"]
-fn known_bug_else_of_an_or_is_estimated() {
+fn the_else_of_an_or_is_exact() {
     let source = "subroutine s(n)
   implicit none
   integer :: n, c1, c2
@@ -1325,7 +1324,6 @@ end subroutine
             count_of(source, 1, &[("n", n)]),
             exactly(i128::from(n <= 0))
         );
-        // The engine says 1/2, from a probability.
         assert_eq!(
             count_of(source, 2, &[("n", n)]),
             exactly(i128::from(n > 0)),
@@ -1337,8 +1335,7 @@ end subroutine
 /// A banded nest: `i2 <= min(n, i1 + w)` is the two upper bounds `i2 <= n` and
 /// `i2 <= i1 + w`, which the symbolic sum handles (P^3T+ splits MIN and MAX bounds).
 #[test]
-#[ignore = "engine bug: MIN/MAX loop bounds that mention an outer loop variable get no formula (numeric fallback only)"]
-fn known_bug_banded_bounds_have_no_formula() {
+fn banded_min_max_bounds_have_a_formula() {
     let source = "subroutine s(n, w)
   implicit none
   integer :: n, w, i1, i2, c1
@@ -1352,6 +1349,5 @@ end subroutine
     let unit = lower_unit(source).unwrap();
     let freqs = freq::frequencies(&unit, &options());
     let count = freqs.of(statements(&unit)[2].id).unwrap();
-    // The engine: "`i1` inside min(i1 + w, n) is not a form the symbolic sum handles".
     assert_eq!(count.symbolic_error(), None);
 }

@@ -16,6 +16,9 @@ pub type DataDependent = String;
 pub struct Alt {
     pub cons: Vec<Constraint>,
     pub prob: Rational,
+    /// The condition was too complex to keep exact: this alternative replaces it with
+    /// a probability (an estimate to report).
+    pub degraded: bool,
 }
 
 /// A condition as disjoint alternatives; empty means never.
@@ -24,14 +27,17 @@ pub type Cond = Vec<Alt>;
 /// More alternatives than this and a condition is treated as data-dependent.
 const MAX_ALTERNATIVES: usize = 64;
 
-/// A conjunction of conditions examining more pairs of alternatives than this is
-/// treated as data-dependent (long GO TO chains narrow a block again and again).
+/// A conjunction of conditions examining more pairs of alternatives, or comparing more
+/// pairs of constraints for contradictions, than this is estimated instead (long GO TO
+/// chains narrow a block again and again).
 const MAX_PAIRS: usize = 1024;
+const MAX_COMPARISONS: usize = 16_384;
 
 pub fn always() -> Cond {
     vec![Alt {
         cons: Vec::new(),
         prob: Rational::ONE,
+        degraded: false,
     }]
 }
 
@@ -184,6 +190,16 @@ pub fn data(p: Rational) -> Cond {
     vec![Alt {
         cons: Vec::new(),
         prob: p,
+        degraded: false,
+    }]
+}
+
+/// A condition too complex to keep exact, estimated as holding with probability `p`.
+fn degraded(p: Rational) -> Cond {
+    vec![Alt {
+        cons: Vec::new(),
+        prob: p,
+        degraded: true,
     }]
 }
 
@@ -192,6 +208,7 @@ fn relation(op: BinaryOp, a: &Sym, b: &Sym) -> Option<Cond> {
         Some(vec![Alt {
             cons: vec![c.ok()?],
             prob: Rational::ONE,
+            degraded: false,
         }])
     };
     match op {
@@ -213,22 +230,33 @@ fn relation(op: BinaryOp, a: &Sym, b: &Sym) -> Option<Cond> {
 /// each other dropped), probabilities multiplied.
 pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
     if a.len() * b.len() > MAX_PAIRS {
-        return data(p);
+        return degraded(p);
     }
     let mut out = Vec::with_capacity((a.len() * b.len()).min(MAX_ALTERNATIVES + 1));
+    let mut comparisons = 0;
     for x in a {
         for y in b {
-            if contradicts(&x.cons, &y.cons) {
+            // Constraints x already has add nothing.
+            let new: Vec<&Constraint> = y.cons.iter().filter(|c| !x.cons.contains(c)).collect();
+            comparisons += x.cons.len() * new.len();
+            if comparisons > MAX_COMPARISONS {
+                return degraded(p);
+            }
+            if contradicts(&x.cons, &new) {
                 continue;
             }
             let mut cons = x.cons.clone();
-            cons.extend(y.cons.iter().cloned());
+            cons.extend(new.into_iter().cloned());
             let Ok(prob) = x.prob.checked_mul(y.prob) else {
-                return data(p);
+                return degraded(p);
             };
-            out.push(Alt { cons, prob });
+            out.push(Alt {
+                cons,
+                prob,
+                degraded: x.degraded || y.degraded,
+            });
             if out.len() > MAX_ALTERNATIVES {
-                return data(p);
+                return degraded(p);
             }
         }
     }
@@ -237,7 +265,7 @@ pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
 
 /// Whether two consistent conjunctions obviously contradict each other: `e >= 0` in one
 /// and `-e - k >= 0` (k > 0) in the other. Cheap; the symbolic sum prunes the rest.
-fn contradicts(a: &[Constraint], b: &[Constraint]) -> bool {
+fn contradicts(a: &[Constraint], b: &[&Constraint]) -> bool {
     b.iter().any(|d| {
         d.truth() == Some(false)
             || a.iter().any(|c| {
@@ -262,7 +290,7 @@ pub fn not(a: &Cond, p: Rational) -> Cond {
         let mut prefix: Vec<Constraint> = Vec::new();
         for c in &alt.cons {
             let Ok(neg) = c.negated() else {
-                return data(p);
+                return degraded(p);
             };
             for n in neg {
                 let mut cons = prefix.clone();
@@ -270,6 +298,7 @@ pub fn not(a: &Cond, p: Rational) -> Cond {
                 negation.push(Alt {
                     cons,
                     prob: Rational::ONE,
+                    degraded: false,
                 });
             }
             prefix.push(c.clone());
@@ -283,11 +312,12 @@ pub fn not(a: &Cond, p: Rational) -> Cond {
             out.push(Alt {
                 cons: alt.cons.clone(),
                 prob: q,
+                degraded: alt.degraded,
             });
         }
     }
     if out.len() > MAX_ALTERNATIVES {
-        return data(p);
+        return degraded(p);
     }
     out
 }

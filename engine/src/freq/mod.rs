@@ -76,6 +76,9 @@ pub enum Assumption {
     /// The statement at `at` is the target of a GO TO: it is counted as if every run of
     /// its block reached it (an upper bound).
     JumpTarget { at: Span },
+    /// The conditions on the path through the statement at `at` are too many to count
+    /// exactly (more than 64 alternatives): estimated as a probability.
+    Complex { at: Span },
 }
 
 /// One alternative of a count: `weight ×` the number of integer points of

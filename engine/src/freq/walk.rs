@@ -76,7 +76,7 @@ impl<'a> Walker<'a> {
             assumptions: Vec::new(),
         };
         let body = &self.unit.body;
-        self.block(body, root);
+        let _ = self.block(body, root);
         UnitFrequencies {
             counts: self
                 .counts
@@ -93,9 +93,22 @@ impl<'a> Walker<'a> {
         f
     }
 
-    fn narrowed(&mut self, frame: &Frame, cond: &Cond) -> Frame {
-        let mut f = frame.clone();
-        f.cond = and(&frame.cond, cond, self.options.default_probability);
+    /// `frame` further restricted by `cond` at statement `at`; a condition that became
+    /// too complex to keep exact is recorded as an assumption.
+    fn narrowed(&mut self, frame: &Frame, cond: &Cond, at: &Stmt) -> Frame {
+        let f = Frame {
+            cond: and(&frame.cond, cond, self.options.default_probability),
+            ..frame.clone()
+        };
+        self.with_cond(f, at)
+    }
+
+    /// A fresh frame; an estimate in its condition is recorded as an assumption.
+    fn with_cond(&mut self, mut f: Frame, at: &Stmt) -> Frame {
+        let estimate = Assumption::Complex { at: at.span };
+        if f.cond.iter().any(|a| a.degraded) && !f.assumptions.contains(&estimate) {
+            f.assumptions.push(estimate);
+        }
         self.fresh(f)
     }
 
@@ -161,15 +174,20 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn block(&mut self, stmts: &[Stmt], frame: Frame) {
+    /// Counts a block's statements in `frame`; returns the condition under which control
+    /// leaves the block at its end, when a jump (CYCLE, EXIT, RETURN, STOP, GO TO) inside
+    /// narrowed it, or `None` when every run of the block reaches its end.
+    fn block(&mut self, stmts: &[Stmt], frame: Frame) -> Option<Cond> {
         let base = frame.clone();
         let mut frame = frame;
+        let mut narrowed = false;
         for s in stmts {
-            if s.label.is_some_and(|l| self.targets.contains(&l)) && frame.id != base.id {
+            if s.label.is_some_and(|l| self.targets.contains(&l)) && narrowed {
                 // Reached by GO TO from elsewhere: as often as the block runs, at most.
                 let mut f = base.clone();
                 f.assumptions.push(Assumption::JumpTarget { at: s.span });
                 frame = self.fresh(f);
+                narrowed = false;
             }
             let here = self.count(&frame);
             self.set(s.id, here);
@@ -183,7 +201,9 @@ impl<'a> Walker<'a> {
                     let inner = self.enter_loop(&frame, l, s);
                     let iterations = self.count(&inner);
                     self.set(s.id, iterations);
-                    self.block(&l.body, inner);
+                    // Jumps in the body shorten iterations, which the body's own
+                    // frames account for; the loop itself runs on.
+                    let _ = self.block(&l.body, inner);
                 }
                 StmtKind::If(i) => {
                     let p = self.probability(s);
@@ -199,7 +219,11 @@ impl<'a> Walker<'a> {
                         .zip(conds)
                         .map(|(b, c)| (b.body.as_slice(), c))
                         .collect();
-                    self.branches(s, &branches, p, false, &mut frame);
+                    let complete = i.branches.iter().any(|b| b.cond.is_none());
+                    if let Some(after) = self.branches(s, &branches, p, false, complete, &frame) {
+                        frame = after;
+                        narrowed = true;
+                    }
                 }
                 StmtKind::Select(sel) => {
                     let p = self.probability(s);
@@ -242,7 +266,11 @@ impl<'a> Walker<'a> {
                                 .collect()
                         }
                     };
-                    self.branches(s, &branches, p, true, &mut frame);
+                    let complete = sel.cases.iter().any(|c| c.values.is_none());
+                    if let Some(after) = self.branches(s, &branches, p, true, complete, &frame) {
+                        frame = after;
+                        narrowed = true;
+                    }
                 }
                 StmtKind::Goto { .. }
                 | StmtKind::Return
@@ -250,7 +278,8 @@ impl<'a> Walker<'a> {
                 | StmtKind::Exit { .. }
                 | StmtKind::Cycle { .. } => {
                     // What follows runs only if a GO TO leads to it.
-                    frame = self.narrowed(&frame, &Vec::new());
+                    frame = self.narrowed(&frame, &Vec::new(), s);
+                    narrowed = true;
                 }
                 StmtKind::Assign {
                     lhs: Expr::Name(n),
@@ -281,6 +310,7 @@ impl<'a> Walker<'a> {
                 }
             }
         }
+        narrowed.then_some(frame.cond)
     }
 
     fn scalar_integer(&self, n: &str) -> bool {
@@ -307,54 +337,68 @@ impl<'a> Walker<'a> {
 
     /// Branches of an IF or SELECT: branch k runs where no earlier branch did and its
     /// condition holds (a branch without condition: where no earlier one did); with
-    /// `exclusive` (the cases of a data-dependent selector) each branch just where its
-    /// condition holds. After a branch that jumps away (CYCLE, EXIT, RETURN, STOP, GO
-    /// TO), the rest of the block runs only where that branch did not.
+    /// `exclusive` (the cases of a SELECT, disjoint by the language) each branch just
+    /// where its condition holds. Returns the frame of the statements after the
+    /// construct when a jump inside a branch narrowed it: where some branch (or, unless
+    /// `complete`, no branch) ran to its end.
+    #[allow(clippy::too_many_arguments)]
     fn branches(
         &mut self,
         s: &Stmt,
         branches: &[(&[Stmt], Option<Cond>)],
         (p, from_pragma): (Rational, bool),
         exclusive: bool,
-        frame: &mut Frame,
-    ) {
+        complete: bool,
+        frame: &Frame,
+    ) -> Option<Frame> {
         let mut none_before = always();
-        let mut after = always();
+        let mut any: Cond = Vec::new();
+        let mut after: Cond = Vec::new();
         let mut jumped = false;
+        let probability = Assumption::Probability {
+            at: s.span,
+            p,
+            from_pragma,
+        };
         for (body, cond) in branches {
             let this = match cond {
                 Some(c) if exclusive => c.clone(),
                 Some(c) => and(&none_before, c, p),
                 None => none_before.clone(),
             };
-            let mut inner = self.narrowed(frame, &this);
+            let mut inner = self.narrowed(frame, &this, s);
             if this.iter().any(|a: &Alt| a.prob != Rational::ONE) {
-                inner.assumptions.push(Assumption::Probability {
-                    at: s.span,
-                    p,
-                    from_pragma,
-                });
+                inner.assumptions.push(probability.clone());
             }
-            if ends_in_jump(body) {
-                after = and(&after, &not(&this, p), p);
-                jumped = true;
+            let end = inner.cond.clone();
+            match self.block(body, inner) {
+                Some(fell_through) => {
+                    jumped = true;
+                    after.extend(fell_through);
+                }
+                None => after.extend(end),
             }
-            self.block(body, inner);
             if let Some(c) = cond {
                 none_before = and(&none_before, &not(c, p), p);
+                any.extend(c.iter().cloned());
             }
         }
-        if jumped {
-            let mut f = self.narrowed(frame, &after);
-            if after.iter().any(|a| a.prob != Rational::ONE) {
-                f.assumptions.push(Assumption::Probability {
-                    at: s.span,
-                    p,
-                    from_pragma,
-                });
-            }
-            *frame = f;
+        if !jumped {
+            return None;
         }
+        if !complete {
+            // No branch ran: where no condition held.
+            let none = if exclusive { not(&any, p) } else { none_before };
+            after.extend(self.narrowed(frame, &none, s).cond);
+        }
+        let mut f = Frame {
+            cond: after,
+            ..frame.clone()
+        };
+        if f.cond.iter().any(|a| a.prob != Rational::ONE) && !f.assumptions.contains(&probability) {
+            f.assumptions.push(probability);
+        }
+        Some(self.with_cond(f, s))
     }
 
     /// The frame of a loop's body: its variable bounded by the loop's bounds (a step
@@ -477,10 +521,12 @@ impl<'a> Walker<'a> {
                     Alt {
                         cons: positive,
                         prob: Rational::ONE,
+                        degraded: false,
                     },
                     Alt {
                         cons: negative,
                         prob: Rational::ONE,
+                        degraded: false,
                     },
                 ];
                 f.cond = and(&f.cond, &direction, p);
@@ -510,6 +556,7 @@ fn case_cond(scope: &Scope, selector: &Sym, values: &[CaseValue], p: Rational) -
                 vec![Alt {
                     cons: vec![Constraint::eq(selector, &e).ok()?],
                     prob: Rational::ONE,
+                    degraded: false,
                 }]
             }
             CaseValue::Range(lo, hi) => {
@@ -523,6 +570,7 @@ fn case_cond(scope: &Scope, selector: &Sym, values: &[CaseValue], p: Rational) -
                 vec![Alt {
                     cons,
                     prob: Rational::ONE,
+                    degraded: false,
                 }]
             }
         };
@@ -531,21 +579,6 @@ fn case_cond(scope: &Scope, selector: &Sym, values: &[CaseValue], p: Rational) -
         any.extend(rest);
     }
     Some(any)
-}
-
-/// Whether a branch body ends the enclosing block's execution (its last statement at
-/// top level jumps away).
-fn ends_in_jump(body: &[Stmt]) -> bool {
-    body.iter().any(|s| {
-        matches!(
-            s.kind,
-            StmtKind::Cycle { .. }
-                | StmtKind::Exit { .. }
-                | StmtKind::Return
-                | StmtKind::Stop
-                | StmtKind::Goto { .. }
-        )
-    })
 }
 
 /// Whether a loop can be left before its last iteration: EXIT of this loop, RETURN,
