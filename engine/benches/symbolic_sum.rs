@@ -1,9 +1,9 @@
 //! Benchmarks of the symbolic sum (P^3T+ Figure 2) on the loop nests it is made for,
 //! and of `freq::frequencies` on a unit made of such nests.
 //!
-//! Each symbolic sum gets a fresh `Budget::new(2048, 100_000, None)` (the defaults of
-//! `FreqOptions`, without a deadline) and must produce a formula: a benchmark of a sum
-//! that gave up would measure the budget, not the algorithm.
+//! Each symbolic sum gets a fresh `Budget::new(2048, 100_000, None)` (generous, without a
+//! deadline) and must produce a formula: a benchmark of a sum that gave up would measure
+//! the budget, not the algorithm.
 
 use costline_engine::freq::{self, FreqOptions};
 use costline_engine::project;

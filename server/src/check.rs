@@ -23,7 +23,14 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
-    let mut analyzed = project::analyze(&inputs, &params).into_iter().zip(&inputs);
+    let options = project::Options {
+        bindings: params.clone(),
+        imbalance_threshold: args.imbalance_threshold,
+        ..project::Options::default()
+    };
+    let mut analyzed = project::analyze_with(&inputs, &options)
+        .into_iter()
+        .zip(&inputs);
     let files: Vec<FileReport> = (0..args.files.len())
         .map(|i| match unreadable.remove(&i) {
             Some(failed) => failed,

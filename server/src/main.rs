@@ -36,6 +36,9 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// wd (work distribution goodness) above which an assignment is reported as imbalanced.
+    #[arg(long, value_name = "WD", default_value_t = 0.25)]
+    imbalance_threshold: f64,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -45,9 +45,25 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
         .as_ref()
         .map(|h| format!(" in {h}"))
         .unwrap_or_default();
+    // How often the unit runs in the program, on how many processors, how evenly.
+    let mut summary = String::new();
+    if let Some(v) = &unit.metrics.freq {
+        let estimated = if unit.metrics.exact == Some(false) {
+            "~"
+        } else {
+            ""
+        };
+        summary += &format!("  ×{estimated}{}", number(v.to_f64()));
+    }
+    if let Some(p) = unit.processors {
+        summary += &format!("  on {p} processors");
+    }
+    if let Some(wd) = unit.metrics.wd {
+        summary += &format!("  wd {wd:.2}");
+    }
     let _ = writeln!(
         out,
-        "  {} {}{host}  (lines {}-{})",
+        "  {} {}{host}  (lines {}-{}){summary}",
         unit.kind, unit.name, unit.line, unit.end_line
     );
     let mut needs: Vec<&str> = unit
