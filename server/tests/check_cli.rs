@@ -93,6 +93,30 @@ fn p3t_plus_section_4_1_nests() {
 }
 
 #[test]
+fn a_block_distributed_triangular_update_is_imbalanced_a_cyclic_one_is_not() {
+    snapshot(
+        "triangular_update",
+        &["tests/fixtures/free/triangular_update.f90"],
+        0,
+    );
+    let (json, _) = check(&[
+        "tests/fixtures/free/triangular_update.f90",
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let flagged: Vec<i64> = report["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "imbalance")
+        .filter_map(|d| d["line"].as_i64())
+        .collect();
+    // The (BLOCK, *) directive and its assignment; nothing about b.
+    assert_eq!(flagged, [8, 12]);
+}
+
+#[test]
 fn control_flow_constructs() {
     snapshot("control_flow", &["tests/fixtures/free/control_flow.f90"], 0);
 }
