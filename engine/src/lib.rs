@@ -2,6 +2,7 @@
 //! performance parameters of P^3T+ — work distribution, communication, computation
 //! time and cache lines. Synchronous, no LSP types; the `costline` binary wraps it.
 
+pub mod db;
 pub mod diagnostics;
 pub mod distribution;
 pub mod freq;
@@ -14,4 +15,6 @@ pub mod source;
 pub mod span;
 pub mod symbolic;
 pub mod syntax;
+pub mod synthetic;
+pub mod values;
 pub mod work;

@@ -3,13 +3,13 @@
 //! columns are 1-based and refer to the original source text.
 
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::freq::{Assumption, Count, FreqOptions};
+use crate::freq::{Assumption, Count};
 use crate::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
 use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
-use crate::symbolic::{Notation, Num, Rational};
-use crate::work::{Spread, StmtWork};
+use crate::symbolic::{EvalError, Notation, Num, Rational};
+use crate::work::{Load, Spread, StmtWork};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -298,8 +298,7 @@ pub fn file_report(file: &FileAnalysis) -> FileReport {
         .collect();
     for u in &file.units {
         diagnostics.extend(
-            u.unit
-                .diagnostics
+            u.diagnostics
                 .iter()
                 .map(|d| diagnostic(src, d, u.absolute(d.span))),
         );
@@ -340,7 +339,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         };
         evaluated
             .entry(key)
-            .or_insert_with(|| Rc::new(count_metrics(src, u, count)))
+            .or_insert_with(|| Rc::new(count_metrics(src, u, count, u.values.freq(id))))
             .as_ref()
             .clone()
     };
@@ -395,18 +394,19 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 });
             }
             kind => statements.push(StatementReport {
-                work: u
-                    .work
-                    .of(s.id)
-                    .and_then(|w| w.per_processor.as_ref())
-                    .map(|v| v.iter().map(|x| Value::of_f64(*x)).collect()),
+                work: u.values.load(s.id).map(|l| {
+                    l.per_processor()
+                        .iter()
+                        .map(|x| Value::of_f64(*x))
+                        .collect()
+                }),
                 line,
                 column,
                 depth,
                 kind: statement_kind(kind),
                 text: statement_text(kind),
                 refs: statement_refs(kind),
-                metrics: with_work(metrics(s.id), u.work.of(s.id)),
+                metrics: with_work(metrics(s.id), u.work.of(s.id), u.values.load(s.id)),
             }),
         }
     });
@@ -422,7 +422,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         }),
         dummies: unit.dummies.clone(),
         uses: unit.uses.iter().map(|u| u.module.clone()).collect(),
-        constants: u.constants.clone(),
+        constants: u.constants.values.clone(),
         arrays: unit
             .symbols
             .values()
@@ -450,12 +450,16 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
     }
 }
 
-/// The metrics of a statement or loop from its count.
-fn count_metrics(src: &SourceFile, u: &UnitAnalysis, c: &Count) -> Metrics {
-    let env = |n: &str| u.value_of(n);
-    let (freq, needs) = match c.eval(&env, &FreqOptions::default()) {
-        Ok(v) => (Some(Value::of(v)), Vec::new()),
-        Err(_) => {
+/// The metrics of a statement or loop from its count and the count's value.
+fn count_metrics(
+    src: &SourceFile,
+    u: &UnitAnalysis,
+    c: &Count,
+    value: Option<&Result<Num, EvalError>>,
+) -> Metrics {
+    let (freq, needs) = match value {
+        Some(Ok(v)) => (Some(Value::of(*v)), Vec::new()),
+        _ => {
             let needs = c
                 .unknowns()
                 .into_iter()
@@ -479,19 +483,18 @@ fn count_metrics(src: &SourceFile, u: &UnitAnalysis, c: &Count) -> Metrics {
 }
 
 /// A statement's metrics with its work distribution added.
-fn with_work(m: Metrics, w: Option<&StmtWork>) -> Metrics {
+fn with_work(m: Metrics, w: Option<&StmtWork>, load: Option<&Load>) -> Metrics {
     let Some(w) = w else { return m };
-    let per = w.per_processor.as_ref();
-    let mean = w.owork();
+    let mean = load.map(Load::owork);
     let loaded = |p: usize| {
-        let per = per?;
+        let per = load?.per_processor();
         let mean = mean.filter(|m| *m > 0.0)?;
         Some(Loaded {
             processor: p,
             work_over_mean: per[p - 1] / mean,
         })
     };
-    let (most, least) = match w.extremes() {
+    let (most, least) = match load.and_then(Load::extremes) {
         Some((max, min)) => (loaded(max), loaded(min)),
         None => (None, None),
     };
@@ -511,8 +514,8 @@ fn with_work(m: Metrics, w: Option<&StmtWork>) -> Metrics {
         assumptions.push(format!("the owner of the `{array}` element cannot be followed ({why}): work assumed evenly spread"));
     }
     Metrics {
-        work_total: w.total().map(Value::of_f64),
-        wd: w.wd(),
+        work_total: load.map(|l| Value::of_f64(l.total())),
+        wd: load.map(Load::wd),
         owork: mean,
         most_loaded: most,
         least_loaded: least,

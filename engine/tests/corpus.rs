@@ -103,7 +103,7 @@ fn real_fortran_loads_without_panics_within_a_second_per_file() {
             Ok(analyses) => {
                 for file in analyses.into_iter().flatten() {
                     units_total += file.units.len();
-                    let unit_diags = file.units.iter().flat_map(|u| &u.unit.diagnostics);
+                    let unit_diags = file.units.iter().flat_map(|u| u.diagnostics.iter());
                     for d in file.diagnostics.iter().chain(unit_diags) {
                         *findings.entry((d.severity, d.code)).or_default() += 1;
                     }

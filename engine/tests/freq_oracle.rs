@@ -856,13 +856,13 @@ fn lower_unit(source: &str) -> Result<Unit, String> {
     let errors: Vec<_> = file
         .diagnostics
         .iter()
-        .chain(&unit.unit.diagnostics)
+        .chain(unit.diagnostics.iter())
         .filter(|d| d.severity == costline_engine::diagnostics::Severity::Error)
         .collect();
     if !errors.is_empty() {
         return Err(format!("diagnostics {errors:?}"));
     }
-    Ok(unit.unit)
+    Ok(Unit::clone(&unit.unit))
 }
 
 /// The statements of a unit in pre-order.

@@ -3,23 +3,46 @@
 //! Definitions 4.3 and 4.7: a call contributes the callee weighted by call frequency).
 //! A procedure no input calls runs once per call, and says so.
 
-use super::{Count, FreqOptions, UnitFrequencies};
+use super::UnitFrequencies;
 use crate::ir::{Expr, StmtId, StmtKind, Unit, UnitKind};
-use crate::symbolic::{Env, Num, Piecewise, Rational, Sym};
+use crate::symbolic::{Num, Piecewise, Rational, Sym};
+use crate::values::UnitValues;
 use std::collections::HashMap;
 
-/// A call of a unit: the calling unit (its index in the list given to [`runs`]) and
-/// the calling statement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CallSite {
-    pub caller: usize,
+/// A call made by a unit: CALL statements and function references.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    /// The called name (it may name no unit of the program: an external or intrinsic).
+    pub callee: String,
     pub stmt: StmtId,
+    /// How often the calling statement runs per run of the caller, as a formula...
+    pub symbolic: Option<Piecewise>,
+    /// ...and under the bindings.
+    pub value: Option<Num>,
+}
+
+/// The calls of `unit` with their counts.
+pub fn calls(unit: &Unit, freqs: &UnitFrequencies, values: &UnitValues) -> Vec<Call> {
+    let mut out = Vec::new();
+    unit.walk(&mut |s, _| {
+        for callee in called(&s.kind) {
+            let count = freqs.of(s.id);
+            out.push(Call {
+                callee,
+                stmt: s.id,
+                symbolic: count.and_then(|c| c.symbolic()),
+                value: values.freq(s.id).and_then(|v| v.clone().ok()),
+            });
+        }
+    });
+    out
 }
 
 /// How often a unit runs in the program.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, salsa::SalsaValue)]
 pub struct Runs {
-    pub sites: Vec<CallSite>,
+    /// The units that call it, in order, each once.
+    pub callers: Vec<String>,
     /// In the callers' unknowns; `None` when a call site has no formula.
     pub symbolic: Option<Piecewise>,
     /// Under the callers' values; `None` when one is missing.
@@ -29,92 +52,97 @@ pub struct Runs {
 }
 
 /// One unit as [`runs`] sees it.
-pub struct UnitInfo<'a> {
-    pub unit: &'a Unit,
-    pub freqs: &'a UnitFrequencies,
-    pub env: Env<'a>,
+pub struct Caller<'a> {
+    pub kind: UnitKind,
+    pub name: &'a str,
+    pub calls: &'a [Call],
 }
 
 /// The runs of every unit in `units` (all units of the program, across files).
-pub fn runs(units: &[UnitInfo], options: &FreqOptions) -> Vec<Runs> {
+pub fn runs(units: &[Caller]) -> Vec<Runs> {
     let by_name: HashMap<&str, usize> = units
         .iter()
         .enumerate()
-        .filter(|(_, u)| u.unit.kind != UnitKind::Module)
-        .map(|(i, u)| (u.unit.name.as_str(), i))
+        .filter(|(_, u)| u.kind != UnitKind::Module)
+        .map(|(i, u)| (u.name, i))
         .collect();
-    let mut sites: Vec<Vec<CallSite>> = vec![Vec::new(); units.len()];
+    // The call sites of each unit: (caller, index of the call in the caller's list).
+    let mut sites: Vec<Vec<(usize, usize)>> = vec![Vec::new(); units.len()];
     for (caller, u) in units.iter().enumerate() {
-        u.unit.walk(&mut |s, _| {
-            for name in called(&s.kind) {
-                if let Some(&callee) = by_name.get(name.as_str())
-                    && callee != caller
-                {
-                    sites[callee].push(CallSite { caller, stmt: s.id });
-                }
+        for (k, call) in u.calls.iter().enumerate() {
+            if let Some(&callee) = by_name.get(call.callee.as_str())
+                && callee != caller
+            {
+                sites[callee].push((caller, k));
             }
-        });
+        }
     }
     let mut memo: Vec<Option<Runs>> = vec![None; units.len()];
     let mut active = vec![false; units.len()];
     for i in 0..units.len() {
-        resolve(i, units, &sites, options, &mut memo, &mut active);
+        resolve(i, units, &sites, &mut memo, &mut active);
     }
     memo.into_iter()
         .map(|r| r.expect("every unit resolved"))
         .collect()
 }
 
-fn once(sites: Vec<CallSite>, note: Option<&'static str>) -> Runs {
-    Runs {
-        sites,
-        symbolic: Some(Piecewise::constant(Sym::one())),
-        value: Some(Num::Exact(Rational::ONE)),
-        note,
+/// The note on a procedure no input calls.
+pub const NO_CALLER: &str = "no caller among the inputs: counts are per call";
+
+impl Runs {
+    /// Once (per program run, or per call as `note` says).
+    pub fn once(callers: Vec<String>, note: Option<&'static str>) -> Runs {
+        Runs {
+            callers,
+            symbolic: Some(Piecewise::constant(Sym::one())),
+            value: Some(Num::Exact(Rational::ONE)),
+            note,
+        }
     }
 }
 
 fn resolve(
     i: usize,
-    units: &[UnitInfo],
-    sites: &[Vec<CallSite>],
-    options: &FreqOptions,
+    units: &[Caller],
+    sites: &[Vec<(usize, usize)>],
     memo: &mut Vec<Option<Runs>>,
     active: &mut Vec<bool>,
 ) {
     if memo[i].is_some() {
         return;
     }
-    let own = sites[i].clone();
-    if units[i].unit.kind == UnitKind::Program {
-        memo[i] = Some(once(own, None));
+    let mut callers: Vec<String> = Vec::new();
+    for &(c, _) in &sites[i] {
+        if !callers.iter().any(|n| n == units[c].name) {
+            callers.push(units[c].name.to_string());
+        }
+    }
+    if units[i].kind == UnitKind::Program {
+        memo[i] = Some(Runs::once(callers, None));
         return;
     }
-    if own.is_empty() {
-        memo[i] = Some(once(
-            own,
-            Some("no caller among the inputs: counts are per call"),
-        ));
+    if sites[i].is_empty() {
+        memo[i] = Some(Runs::once(callers, Some(NO_CALLER)));
         return;
     }
     if active[i] {
-        memo[i] = Some(once(own, Some("recursive: counts are per call")));
+        memo[i] = Some(Runs::once(callers, Some("recursive: counts are per call")));
         return;
     }
     active[i] = true;
     let mut symbolic = Some(Piecewise::zero());
     let mut value = Some(Num::Exact(Rational::ZERO));
-    for site in &own {
-        resolve(site.caller, units, sites, options, memo, active);
-        let caller = memo[site.caller].as_ref().expect("resolved").clone();
-        let count: Option<&Count> = units[site.caller].freqs.of(site.stmt);
-        symbolic = match (symbolic, count.and_then(Count::symbolic), caller.symbolic) {
-            (Some(acc), Some(c), Some(r)) => c.times(&r).ok().map(|p| acc.plus(p)),
+    for &(c, k) in &sites[i] {
+        resolve(c, units, sites, memo, active);
+        let caller = memo[c].as_ref().expect("resolved").clone();
+        let call = &units[c].calls[k];
+        symbolic = match (symbolic, &call.symbolic, caller.symbolic) {
+            (Some(acc), Some(n), Some(r)) => n.times(&r).ok().map(|p| acc.plus(p)),
             _ => None,
         };
-        let here = count.and_then(|c| c.eval(units[site.caller].env, options).ok());
-        value = match (value, here, caller.value) {
-            (Some(acc), Some(c), Some(r)) => Some(acc + c * r),
+        value = match (value, call.value, caller.value) {
+            (Some(acc), Some(n), Some(r)) => Some(acc + n * r),
             _ => None,
         };
     }
@@ -122,7 +150,7 @@ fn resolve(
     // A unit reached only from recursion may have been settled meanwhile.
     if memo[i].is_none() {
         memo[i] = Some(Runs {
-            sites: own,
+            callers,
             symbolic: symbolic.and_then(|s| s.simplified().ok()),
             value,
             note: None,

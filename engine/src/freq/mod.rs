@@ -11,6 +11,7 @@
 
 pub mod calls;
 pub(crate) mod convert;
+pub mod notes;
 mod numeric;
 mod walk;
 
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Defaults and limits of the analysis.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FreqOptions {
     /// Probability of a data-dependent condition without a pragma.
     pub default_probability: Rational,

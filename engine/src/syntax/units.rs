@@ -19,32 +19,53 @@ pub struct UnitChunk {
     pub range: Span,
     /// Index of the host unit (for contained and module procedures).
     pub parent: Option<usize>,
-    /// Ranges of the units nested in this one (blanked in its own text).
+    /// Ranges of the units nested directly in this one (left out of its own text), in
+    /// order.
     pub nested: Vec<Span>,
 }
 
 impl UnitChunk {
-    /// The unit's own text: its range of `text` with nested units blanked out (line
-    /// terminators kept, so offsets and line structure are unchanged).
+    /// The unit's own text: its range of `text` without the units nested in it. Nested
+    /// units start and end at line boundaries, so the host keeps whole lines, and its
+    /// text does not change when a contained procedure is edited.
     pub fn text(&self, text: &str) -> String {
-        let own = &text[self.range.start as usize..self.range.end as usize];
-        if self.nested.is_empty() {
-            return own.to_string();
-        }
-        let mut bytes = own.as_bytes().to_vec();
+        let end = (self.range.end as usize).min(text.len());
+        let mut at = (self.range.start as usize).min(end);
+        let mut own = String::with_capacity(end - at);
         for n in &self.nested {
             // Nested ranges lie inside this one; clamp anyway rather than trust it.
-            let clamp = |o: u32| (o.saturating_sub(self.range.start) as usize).min(bytes.len());
-            let (s, e) = (clamp(n.start), clamp(n.end));
-            for b in &mut bytes[s..e.max(s)] {
-                if *b != b'\n' && *b != b'\r' {
-                    *b = b' ';
-                }
-            }
+            let (s, e) = (
+                (n.start as usize).clamp(at, end),
+                (n.end as usize).clamp(at, end),
+            );
+            own.push_str(&text[at..s]);
+            at = e;
         }
-        // Only whole UTF-8 sequences were replaced (nested ranges start and end on line
-        // boundaries, every byte in between became a space or stayed a line break).
-        String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into())
+        own.push_str(&text[at..end]);
+        own
+    }
+
+    /// The file offset of `at`, an offset into [`UnitChunk::text`]; an offset where a
+    /// nested unit was left out maps to the text after that unit.
+    pub fn file_offset(&self, at: u32) -> u32 {
+        let mut pos = self.range.start.saturating_add(at);
+        for n in &self.nested {
+            if n.start > pos {
+                break;
+            }
+            pos = pos.saturating_add(n.end - n.start);
+        }
+        pos
+    }
+
+    /// The file range of `span`, a range of [`UnitChunk::text`].
+    pub fn file_span(&self, span: Span) -> Span {
+        let start = self.file_offset(span.start);
+        if span.end <= span.start {
+            return Span::new(start as usize, start as usize);
+        }
+        let end = self.file_offset(span.end - 1) + 1;
+        Span::new(start as usize, end as usize)
     }
 }
 
@@ -607,16 +628,27 @@ end program
         let text = "do i = 1, n\ncontains\nsubroutine s(a, n)\nend";
         let (units, _) = split_units(text);
         assert_eq!(units[0].range.end as usize, text.len());
-        assert!(units[0].text(text).ends_with("   "));
+        assert_eq!(units[0].text(text), "do i = 1, n\ncontains\n");
     }
 
     #[test]
-    fn nested_units_are_blanked_in_the_host_text() {
-        let text = "module m\ncontains\nsubroutine s\nend\nend module\n";
+    fn nested_units_are_left_out_of_the_host_text() {
+        let text = "module m\ncontains\nsubroutine s\nend\nsubroutine t\nend\nend module\n";
         let (units, _) = split_units(text);
+        let own = units[0].text(text);
+        assert_eq!(own, "module m\ncontains\nend module\n");
+        // Every offset of the host's own text maps back to the same character of the file.
+        for (i, c) in own.char_indices() {
+            let at = units[0].file_offset(i as u32) as usize;
+            assert_eq!(text[at..].chars().next(), Some(c), "offset {i}");
+        }
+        let end = own.find("end module").unwrap();
+        let span = units[0].file_span(Span::new(end, end + 10));
+        assert_eq!(&text[span.start as usize..span.end as usize], "end module");
+        let contains = units[0].file_span(Span::new(9, 17));
         assert_eq!(
-            units[0].text(text),
-            "module m\ncontains\n            \n   \nend module\n"
+            &text[contains.start as usize..contains.end as usize],
+            "contains"
         );
     }
 }

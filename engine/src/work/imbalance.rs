@@ -2,113 +2,126 @@
 //! on each assignment whose wd exceeds the threshold, saying which processors are over-
 //! and under-loaded, and on the DISTRIBUTE (or ALIGN) directive behind it.
 
-use super::{StmtWork, UnitWork, weighted_wd};
+use super::{Spread, UnitWork, weighted_wd};
 use crate::diagnostics::Diagnostic;
-use crate::freq::calls::UnitInfo;
-use crate::freq::{FreqOptions, UnitFrequencies};
 use crate::ir::{Expr, Stmt, StmtId, StmtKind, Unit, UnitKind, walk};
-use crate::project::Options;
 use crate::span::Span;
-use crate::symbolic::Env;
+use crate::values::UnitValues;
 use std::collections::{BTreeMap, HashMap};
 
-/// The (freq, wd) items of Definition 4.3 among `stmts` (at any depth): array
-/// assignments with their wd, calls with their callee's.
-fn items(
-    stmts: &[Stmt],
-    work: &UnitWork,
-    freqs: &UnitFrequencies,
-    env: Env,
-    options: &FreqOptions,
-    callee_wd: &dyn Fn(&str) -> Option<f64>,
-) -> Vec<(f64, f64)> {
+/// One item of Definition 4.3: an array assignment with its wd, or a call, which
+/// counts with its callee's wd.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WdItem {
+    Assign { freq: f64, wd: f64 },
+    Call { freq: f64, callee: String },
+}
+
+/// The items of Definition 4.3 among `stmts` (at any depth) that have values.
+fn items(stmts: &[Stmt], values: &UnitValues) -> Vec<WdItem> {
     let mut out = Vec::new();
     walk(stmts, &mut |s, _| {
-        let wd = match &s.kind {
+        let Some(Ok(freq)) = values.freq(s.id) else {
+            return;
+        };
+        let freq = freq.to_f64();
+        match &s.kind {
             StmtKind::Assign {
                 lhs: Expr::Array(_),
                 ..
-            } => work.of(s.id).and_then(StmtWork::wd),
-            StmtKind::Call(c) => callee_wd(&c.name),
-            _ => None,
-        };
-        if let Some(wd) = wd
-            && let Some(freq) = freqs.of(s.id).and_then(|c| c.eval(env, options).ok())
-        {
-            out.push((freq.to_f64(), wd));
+            } => {
+                if let Some(load) = values.load(s.id) {
+                    out.push(WdItem::Assign {
+                        freq,
+                        wd: load.wd(),
+                    });
+                }
+            }
+            StmtKind::Call(c) => out.push(WdItem::Call {
+                freq,
+                callee: c.name.clone(),
+            }),
+            _ => {}
         }
     });
     out
 }
 
-/// wd of every unit (Definition 4.3 over its body; a call counts with its callee's wd).
-pub fn unit_wds(
-    units: &[UnitInfo],
-    works: &[&UnitWork],
-    options: &FreqOptions,
-) -> Vec<Option<f64>> {
+/// The items of Definition 4.3 in the body of `unit`.
+pub fn unit_items(unit: &Unit, values: &UnitValues) -> Vec<WdItem> {
+    items(&unit.body, values)
+}
+
+/// wd(E) of the items, a call weighted with `callee_wd` (calls of callees without a wd
+/// are left out).
+fn weigh(items: &[WdItem], callee_wd: &dyn Fn(&str) -> Option<f64>) -> Option<f64> {
+    let pairs: Vec<(f64, f64)> = items
+        .iter()
+        .filter_map(|i| match i {
+            WdItem::Assign { freq, wd } => Some((*freq, *wd)),
+            WdItem::Call { freq, callee } => Some((*freq, callee_wd(callee)?)),
+        })
+        .collect();
+    weighted_wd(&pairs)
+}
+
+/// One unit as [`unit_wds`] sees it.
+pub struct WdUnit<'a> {
+    pub kind: UnitKind,
+    pub name: &'a str,
+    pub items: &'a [WdItem],
+}
+
+/// wd of every unit (Definition 4.3 over its body; a call counts with its callee's wd;
+/// a recursive call sees no wd for the unit being computed).
+pub fn unit_wds(units: &[WdUnit]) -> Vec<Option<f64>> {
     let by_name: HashMap<&str, usize> = units
         .iter()
         .enumerate()
-        .filter(|(_, u)| u.unit.kind != UnitKind::Module)
-        .map(|(i, u)| (u.unit.name.as_str(), i))
+        .filter(|(_, u)| u.kind != UnitKind::Module)
+        .map(|(i, u)| (u.name, i))
         .collect();
     let mut memo: Vec<Option<Option<f64>>> = vec![None; units.len()];
     fn resolve(
         i: usize,
-        units: &[UnitInfo],
-        works: &[&UnitWork],
+        units: &[WdUnit],
         by_name: &HashMap<&str, usize>,
         memo: &mut Vec<Option<Option<f64>>>,
-        options: &FreqOptions,
     ) -> Option<f64> {
         if let Some(w) = memo[i] {
             return w;
         }
-        // A recursive call sees no wd for the unit being computed.
         memo[i] = Some(None);
-        let u = &units[i];
-        let mut callees: HashMap<String, Option<f64>> = HashMap::new();
-        walk(&u.unit.body, &mut |s, _| {
-            if let StmtKind::Call(c) = &s.kind {
-                callees.entry(c.name.clone()).or_default();
-            }
-        });
-        for (name, slot) in callees.iter_mut() {
-            if let Some(&j) = by_name.get(name.as_str()) {
-                *slot = resolve(j, units, works, by_name, memo, options);
+        let mut callees: HashMap<&str, Option<f64>> = HashMap::new();
+        for item in units[i].items {
+            if let WdItem::Call { callee, .. } = item {
+                callees.entry(callee.as_str()).or_default();
             }
         }
-        let lookup = |n: &str| callees.get(n).copied().flatten();
-        let wd = weighted_wd(&items(
-            &u.unit.body,
-            works[i],
-            u.freqs,
-            u.env,
-            options,
-            &lookup,
-        ));
+        for (name, slot) in callees.iter_mut() {
+            if let Some(&j) = by_name.get(name) {
+                *slot = resolve(j, units, by_name, memo);
+            }
+        }
+        let wd = weigh(units[i].items, &|n| callees.get(n).copied().flatten());
         memo[i] = Some(wd);
         wd
     }
     (0..units.len())
-        .map(|i| resolve(i, units, works, &by_name, &mut memo, options))
+        .map(|i| resolve(i, units, &by_name, &mut memo))
         .collect()
 }
 
 /// wd of every loop of a unit (Definition 4.3 over the loop's body).
 pub fn loop_wds(
     unit: &Unit,
-    work: &UnitWork,
-    freqs: &UnitFrequencies,
-    env: Env,
-    options: &FreqOptions,
+    values: &UnitValues,
     callee_wd: &dyn Fn(&str) -> Option<f64>,
 ) -> HashMap<StmtId, f64> {
     let mut out = HashMap::new();
     unit.walk(&mut |s, _| {
         if let StmtKind::Loop(l) = &s.kind
-            && let Some(wd) = weighted_wd(&items(&l.body, work, freqs, env, options, callee_wd))
+            && let Some(wd) = weigh(&items(&l.body, values), callee_wd)
         {
             out.insert(s.id, wd);
         }
@@ -120,22 +133,24 @@ pub fn loop_wds(
 pub fn diagnostics(
     unit: &Unit,
     work: &UnitWork,
-    freqs: &UnitFrequencies,
-    options: &Options,
+    values: &UnitValues,
+    threshold: f64,
 ) -> Vec<Diagnostic> {
-    let threshold = options.imbalance_threshold;
     let mut out = Vec::new();
     // Per directive: (statements affected, worst wd).
     let mut by_directive: BTreeMap<Span, (usize, f64, String)> = BTreeMap::new();
     unit.walk(&mut |s, _| {
-        let Some(w) = work.of(s.id) else { return };
-        let (Some(wd), Some(per)) = (w.wd(), w.per_processor.as_ref()) else { return };
-        if wd <= threshold || freqs.of(s.id).is_none() {
+        let (Some(w), Some(load)) = (work.of(s.id), values.load(s.id)) else {
+            return;
+        };
+        let wd = load.wd();
+        if wd <= threshold {
             return;
         }
-        let super::Spread::Owned { array, mapping, .. } = &w.spread else { return };
-        let mean = per.iter().sum::<f64>() / per.len().max(1) as f64;
-        let Some((max, min)) = w.extremes() else { return };
+        let Spread::Owned { array, mapping, .. } = &w.spread else { return };
+        let per = load.per_processor();
+        let mean = load.owork();
+        let Some((max, min)) = load.extremes() else { return };
         let ratio = |p: usize| if mean > 0.0 { per[p - 1] / mean } else { 0.0 };
         out.push(Diagnostic::warning(
             s.span,

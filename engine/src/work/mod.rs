@@ -45,38 +45,45 @@ pub enum Spread {
     },
 }
 
-/// The work of one assignment.
+/// The work of one assignment, in the program's unknowns.
 #[derive(Clone, Debug)]
 pub struct StmtWork {
     pub spread: Spread,
-    /// work(S, p) for p = 1..|P| under the bindings, when |P| and the counts have values.
-    pub per_processor: Option<Vec<f64>>,
     /// The arrangement the work is spread over (`None` for replicated work outside any).
     pub arrangement: Option<Arrangement>,
 }
 
-impl StmtWork {
+/// work(S, p) for p = 1..|P| under the bindings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Load {
+    per_processor: Vec<f64>,
+}
+
+impl Load {
+    /// work(S, p) for p = 1..|P|.
+    pub fn per_processor(&self) -> &[f64] {
+        &self.per_processor
+    }
+
     /// Σ_p work(S, p).
-    pub fn total(&self) -> Option<f64> {
-        self.per_processor.as_ref().map(|w| w.iter().sum())
+    pub fn total(&self) -> f64 {
+        self.per_processor.iter().sum()
     }
 
     /// owork(S) = Σ_p work(S, p) / |P| (Definition 4.1).
-    pub fn owork(&self) -> Option<f64> {
-        let w = self.per_processor.as_ref()?;
-        Some(w.iter().sum::<f64>() / w.len().max(1) as f64)
+    pub fn owork(&self) -> f64 {
+        self.total() / self.per_processor.len().max(1) as f64
     }
 
     /// wd(S), Definition 4.2: the standard deviation of the per-processor work divided
     /// by its mean (0 when the mean is 0).
-    pub fn wd(&self) -> Option<f64> {
-        let w = self.per_processor.as_ref()?;
-        Some(variation(w))
+    pub fn wd(&self) -> f64 {
+        variation(&self.per_processor)
     }
 
     /// (most loaded, least loaded) processors, 1-based, first of equals.
     pub fn extremes(&self) -> Option<(usize, usize)> {
-        let w = self.per_processor.as_ref()?;
+        let w = &self.per_processor;
         let max = (0..w.len()).max_by(|&a, &b| w[a].total_cmp(&w[b]).then(b.cmp(&a)))?;
         let min = (0..w.len()).min_by(|&a, &b| w[a].total_cmp(&w[b]).then(a.cmp(&b)))?;
         Some((max + 1, min + 1))
@@ -111,12 +118,12 @@ impl UnitWork {
     }
 }
 
-/// Computes the work of every assignment of `unit` under `env`.
+/// The work of every assignment of `unit`, as formulas in its unknowns and in the grid
+/// coordinates of a processor.
 pub fn unit_work(
     unit: &Unit,
     freqs: &UnitFrequencies,
     maps: &UnitMappings,
-    env: Env,
     options: &FreqOptions,
 ) -> UnitWork {
     // Replicated work runs on the arrangement of the unit's distributions, or the first
@@ -142,14 +149,10 @@ pub fn unit_work(
             }
             Spread::Replicated => arrangement.clone(),
         };
-        let per_processor = onto
-            .as_ref()
-            .and_then(|a| per_processor(a, &spread, count, env, options));
         stmts.insert(
             s.id,
             StmtWork {
                 spread,
-                per_processor,
                 arrangement: onto,
             },
         );
@@ -238,14 +241,10 @@ fn spread(
     }
 }
 
-/// work(S, p) for every processor of `onto` under `env`, when |P| has a value.
-fn per_processor(
-    onto: &Arrangement,
-    spread: &Spread,
-    count: &Count,
-    env: Env,
-    options: &FreqOptions,
-) -> Option<Vec<f64>> {
+/// work(S, p) for every processor of the statement's arrangement under `env`, when |P|
+/// and the counts have values; `freq` is freq(S) under `env`.
+pub fn load(stmt: &StmtWork, freq: Option<f64>, env: Env, options: &FreqOptions) -> Option<Load> {
+    let onto = stmt.arrangement.as_ref()?;
     let extents: Vec<i128> = onto
         .extents
         .iter()
@@ -258,15 +257,9 @@ fn per_processor(
     if size > MAX_PROCESSORS {
         return None;
     }
-    match spread {
-        Spread::Replicated => {
-            let freq = count.eval(env, options).ok()?.to_f64();
-            Some(vec![freq; size as usize])
-        }
-        Spread::Irregular { .. } => {
-            let freq = count.eval(env, options).ok()?.to_f64();
-            Some(vec![freq / size as f64; size as usize])
-        }
+    let per_processor = match &stmt.spread {
+        Spread::Replicated => vec![freq?; size as usize],
+        Spread::Irregular { .. } => vec![freq? / size as f64; size as usize],
         Spread::Owned { work, .. } => {
             let names: Vec<Name> = (0..extents.len()).map(|k| onto.coordinate(k)).collect();
             let mut out = Vec::with_capacity(size as usize);
@@ -281,9 +274,10 @@ fn per_processor(
                 };
                 out.push(work.eval(&env_p, options).ok()?.to_f64());
             }
-            Some(out)
+            out
         }
-    }
+    };
+    Some(Load { per_processor })
 }
 
 /// wd(E) of a set of statements (Definition 4.3): their wd weighted by frequency.

@@ -12,18 +12,18 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
         u.unit.walk(&mut |s, _| {
             let Some(w) = u.work.of(s.id) else { return };
             let line = file.source.line_col(u.absolute(s.span).start).0;
-            let vector = w
-                .per_processor
-                .as_ref()
-                .map(|v| {
-                    v.iter()
+            let load = u.values.load(s.id);
+            let vector = load
+                .map(|l| {
+                    l.per_processor()
+                        .iter()
                         .map(|x| x.to_string())
                         .collect::<Vec<_>>()
                         .join(" ")
                 })
                 .unwrap_or_else(|| "?".into());
-            let wd = w
-                .wd()
+            let wd = load
+                .map(|l| l.wd())
                 .map(|x| format!("{x:.3}"))
                 .unwrap_or_else(|| "?".into());
             let how = match &w.spread {
@@ -101,8 +101,8 @@ end subroutine
         let u = &file.units[0];
         let mut got = None;
         u.unit.walk(&mut |s, _| {
-            if let Some(w) = u.work.of(s.id) {
-                got = w.per_processor.clone();
+            if let Some(l) = u.values.load(s.id) {
+                got = Some(l.per_processor().to_vec());
             }
         });
         // Brute force: enumerate, find the BLOCK owner of a(j2), tally.

@@ -44,7 +44,7 @@ pub fn analyze(source: &str, bindings: &[(&str, i64)]) -> Result<FileAnalysis, S
     let problems: Vec<String> = file
         .diagnostics
         .iter()
-        .chain(file.units.iter().flat_map(|u| &u.unit.diagnostics))
+        .chain(file.units.iter().flat_map(|u| u.diagnostics.iter()))
         .filter(|d| d.severity == Severity::Error || d.code == "syntax")
         .map(|d| format!("{}: {}", d.code, d.message))
         .collect();
@@ -67,9 +67,9 @@ pub fn simulate(file: &FileAnalysis) -> Result<Simulation, String> {
             file.units.len()
         ));
     };
-    let env = |n: &str| u.constants.get(n).copied();
+    let env = |n: &str| u.constants.values.get(n).copied();
     let mapping = Mapping::new(&u.unit, &env)?;
-    let mut by_id = Interp::new(&u.unit, &mapping, &u.constants).run()?;
+    let mut by_id = Interp::new(&u.unit, &mapping, &u.constants.values).run()?;
     let mut statements = BTreeMap::new();
     let mut duplicate = None;
     u.unit.walk(&mut |s, _| {

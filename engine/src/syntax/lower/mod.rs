@@ -22,7 +22,7 @@ use crate::span::Span;
 use tree_sitter::{Node, Tree};
 
 /// What a unit sees from outside: the entities of its host and of the modules it uses
-/// (constants already folded to their values).
+/// (their kinds and shapes; lowering needs no values).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scope {
     pub symbols: SymbolTable,

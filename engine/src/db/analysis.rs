@@ -1,0 +1,197 @@
+//! The per-unit queries: parse → lower → counts, mappings and work formulas (none of
+//! which read the bindings) → constants and values under the bindings → diagnostics.
+
+use super::inputs::Settings;
+use super::modules::module_graph;
+use super::scope::{exports, identifiers, imports, scope};
+use super::units::{UnitText, host_of};
+use crate::diagnostics::Diagnostic;
+use crate::distribution::{self, UnitMappings};
+use crate::freq::{self, UnitFrequencies, frequencies};
+use crate::ir::consteval::fold_constants;
+use crate::ir::{Unit, UnitKind, Use};
+use crate::syntax::lower::{self as lowering, ParsedUnit};
+use crate::values::{self as evaluation, UnitValues};
+use crate::work::{self as work_model, UnitWork, imbalance};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A parsed unit; compared by identity (a new parse is a new tree).
+#[derive(Clone)]
+pub struct Parsed(pub Arc<ParsedUnit>);
+
+impl PartialEq for Parsed {
+    fn eq(&self, other: &Parsed) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Parsed({})", self.0.name)
+    }
+}
+
+/// The unit's text parsed by tree-sitter (statements it cannot parse are blanked and
+/// noted). Only lowering reads the tree, so few are kept.
+#[salsa::tracked(returns(ref), lru = 64)]
+pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Parsed {
+    Parsed(Arc::new(ParsedUnit::parse(
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.text(db).clone(),
+    )))
+}
+
+/// The unit's USE statements (what its scope is built from, read before lowering).
+#[salsa::tracked(returns(ref))]
+pub fn uses<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Use> {
+    parse(db, unit).0.uses()
+}
+
+/// The unit lowered to the IR, array syntax, FORALL and WHERE normalized to loops.
+#[salsa::tracked(returns(clone))]
+pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit> {
+    let parsed = parse(db, unit);
+    let host = unit.host(db).as_deref();
+    Arc::new(lowering::lower(&parsed.0, host, scope(db, unit)))
+}
+
+/// freq(S) of every statement and loop, as formulas.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFrequencies> {
+    let options = Settings::get(db).freq(db);
+    Arc::new(frequencies(&lower(db, unit), options))
+}
+
+/// How the unit's arrays are distributed.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitMappings> {
+    Arc::new(distribution::mappings(&lower(db, unit)))
+}
+
+/// work(S, p) of every assignment, as formulas.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn work<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitWork> {
+    let options = Settings::get(db).freq(db);
+    Arc::new(work_model::unit_work(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &mappings(db, unit),
+        options,
+    ))
+}
+
+/// The values of the integer names a unit sees, and notes on bindings that override a
+/// PARAMETER.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Constants {
+    pub values: BTreeMap<String, i64>,
+    pub notes: Vec<Diagnostic>,
+}
+
+/// The unit's integer constants: its PARAMETERs folded (the user's bindings override
+/// any, constants derived from a bound one follow it), its host's and modules', and the
+/// bindings of the names it mentions.
+#[salsa::tracked(returns(clone))]
+pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
+    let ir = lower(db, unit);
+    let bindings = Settings::get(db).bindings(db);
+    let mut outer: BTreeMap<String, i64> = BTreeMap::new();
+    if let Some(host) = host_of(db, unit) {
+        outer.extend(
+            exported_constants(db, host)
+                .iter()
+                .map(|(k, v)| (k.clone(), *v)),
+        );
+    }
+    let graph = module_graph(db);
+    for used in uses(db, unit) {
+        let Some(&defined) = graph.modules.get(&used.module) else {
+            continue;
+        };
+        if unit.kind(db) == UnitKind::Module && graph.in_cycle(unit.name(db), &used.module) {
+            continue;
+        }
+        for (remote, value) in exported_constants(db, defined) {
+            if let Some(local) = used.local_name(remote) {
+                outer.insert(local.to_string(), *value);
+            }
+        }
+    }
+    let lookup = |n: &str| outer.get(n).copied();
+    let mut values: BTreeMap<String, i64> = outer
+        .iter()
+        .filter(|(n, _)| !ir.symbols.contains_key(*n))
+        .map(|(n, v)| (n.clone(), *v))
+        .collect();
+    values.extend(fold_constants(&ir, &lookup, bindings));
+    let mut notes = Vec::new();
+    let mentioned = identifiers(db, unit);
+    for (name, value) in bindings {
+        if let Some(sym) = ir.symbols.get(name).filter(|s| s.attrs.parameter) {
+            notes.push(Diagnostic::info(
+                sym.span,
+                "binding",
+                format!("--param {name}={value} overrides the PARAMETER value of `{name}`"),
+            ));
+        }
+        if mentioned.contains(name) {
+            values.insert(name.clone(), *value);
+        }
+    }
+    Arc::new(Constants { values, notes })
+}
+
+/// The constants among a unit's exports: what its contained procedures and (for a
+/// module) its users see.
+#[salsa::tracked(returns(ref))]
+fn exported_constants<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> BTreeMap<String, i64> {
+    let visible = exports(db, unit);
+    constants(db, unit)
+        .values
+        .iter()
+        .filter(|(n, _)| visible.contains_key(*n))
+        .map(|(n, v)| (n.clone(), *v))
+        .collect()
+}
+
+/// Every count and the work of every processor under the bindings.
+#[salsa::tracked(returns(clone))]
+pub fn values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitValues> {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    Arc::new(evaluation::evaluate(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &work(db, unit),
+        &env,
+        Settings::get(db).freq(db),
+    ))
+}
+
+/// Everything the analysis of a unit has to say, spans relative to its text: lowering
+/// and directive errors, USEs not followed, bindings overriding PARAMETERs, assumed trip
+/// counts, mappings that could not be resolved, imbalanced statements.
+#[salsa::tracked(returns(clone))]
+pub fn unit_diagnostics<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<Vec<Diagnostic>> {
+    let ir = lower(db, unit);
+    let mut out = ir.diagnostics.clone();
+    out.extend(imports(db, unit).notes.iter().cloned());
+    out.extend(constants(db, unit).notes.iter().cloned());
+    out.extend(freq::notes::notes(&ir, &freqs(db, unit)));
+    out.extend(mappings(db, unit).diagnostics.iter().cloned());
+    out.extend(imbalance::diagnostics(
+        &ir,
+        &work(db, unit),
+        &values(db, unit),
+        Settings::get(db).imbalance_threshold(db),
+    ));
+    Arc::new(out)
+}

@@ -1,0 +1,57 @@
+//! The database's inputs: what the user wrote and how they asked to analyze it.
+
+use crate::freq::FreqOptions;
+use crate::project::Options;
+use salsa::Setter;
+use std::collections::BTreeMap;
+
+/// One source file: its path (which also decides fixed or free form) and its bytes.
+#[salsa::input(debug)]
+pub struct File {
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub bytes: Vec<u8>,
+}
+
+/// The files analyzed together, in order: modules are found in any of them.
+#[salsa::input(singleton, debug)]
+pub struct Workspace {
+    #[returns(ref)]
+    pub files: Vec<File>,
+}
+
+/// How to analyze: one field per setting, so that changing one re-runs only its readers.
+#[salsa::input(singleton, debug)]
+pub struct Settings {
+    /// The user's bindings of program unknowns (lower-case names).
+    #[returns(ref)]
+    pub bindings: BTreeMap<String, i64>,
+    #[returns(ref)]
+    pub freq: FreqOptions,
+    /// wd above which a statement is reported as imbalanced.
+    #[returns(copy)]
+    pub imbalance_threshold: f64,
+}
+
+impl Settings {
+    pub(super) fn defaults(db: &dyn salsa::Database) -> Settings {
+        let o = Options::default();
+        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold)
+    }
+
+    /// Sets the fields of `options` that differ from the current ones (an equal value
+    /// set again would still start a new revision).
+    pub(super) fn update(self, db: &mut dyn salsa::Database, options: &Options) {
+        if *self.bindings(db) != options.bindings {
+            self.set_bindings(db).to(options.bindings.clone());
+        }
+        if *self.freq(db) != options.freq {
+            self.set_freq(db).to(options.freq.clone());
+        }
+        if self.imbalance_threshold(db) != options.imbalance_threshold {
+            self.set_imbalance_threshold(db)
+                .to(options.imbalance_threshold);
+        }
+    }
+}

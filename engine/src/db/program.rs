@@ -1,0 +1,132 @@
+//! The program-wide results: how often each unit runs (its callers' counts times their
+//! runs) and each unit's wd (Definition 4.3, a call weighted with its callee's wd).
+//! Each unit contributes a small summary (its calls and wd items, with values); the
+//! program query combines the summaries of every unit on each revision, and each unit's
+//! [`context`] picks its share, cut off when that share did not change.
+
+use super::analysis::{freqs, lower, values};
+use super::inputs::Workspace;
+use super::units::{UnitText, file_units};
+use crate::freq::calls::{self, Call, Caller, Runs};
+use crate::ir::{StmtId, UnitKind};
+use crate::work::imbalance::{self, WdItem, WdUnit};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// What the program-wide results need of one unit.
+#[derive(Debug, PartialEq)]
+pub struct Summary {
+    pub kind: UnitKind,
+    pub name: String,
+    pub calls: Vec<Call>,
+    pub items: Vec<WdItem>,
+}
+
+#[salsa::tracked(returns(clone))]
+fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summary> {
+    let ir = lower(db, unit);
+    let values = values(db, unit);
+    Arc::new(Summary {
+        kind: ir.kind,
+        name: ir.name.clone(),
+        calls: calls::calls(&ir, &freqs(db, unit), &values),
+        items: imbalance::unit_items(&ir, &values),
+    })
+}
+
+/// The runs and wd of every unit of the workspace.
+#[derive(Debug, Default, PartialEq, salsa::SalsaValue)]
+pub struct Program<'db> {
+    pub units: HashMap<UnitText<'db>, (Runs, Option<f64>)>,
+    /// wd of each procedure by name.
+    pub wd_by_name: HashMap<String, f64>,
+}
+
+/// Combines the summaries of every unit of every file, in workspace order.
+#[salsa::tracked(returns(ref))]
+pub fn program(db: &dyn salsa::Database) -> Program<'_> {
+    let mut units: Vec<UnitText> = Vec::new();
+    for &file in Workspace::get(db).files(db) {
+        if let Ok(f) = file_units(db, file) {
+            units.extend(f.units.iter().copied());
+        }
+    }
+    let summaries: Vec<Arc<Summary>> = units.iter().map(|&u| summary(db, u)).collect();
+    let callers: Vec<Caller> = summaries
+        .iter()
+        .map(|s| Caller {
+            kind: s.kind,
+            name: &s.name,
+            calls: &s.calls,
+        })
+        .collect();
+    let runs = calls::runs(&callers);
+    let wd_units: Vec<WdUnit> = summaries
+        .iter()
+        .map(|s| WdUnit {
+            kind: s.kind,
+            name: &s.name,
+            items: &s.items,
+        })
+        .collect();
+    let wds = imbalance::unit_wds(&wd_units);
+    let wd_by_name = summaries
+        .iter()
+        .zip(&wds)
+        .filter(|(s, _)| s.kind != UnitKind::Module)
+        .filter_map(|(s, wd)| Some((s.name.clone(), (*wd)?)))
+        .collect();
+    let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
+    Program { units, wd_by_name }
+}
+
+/// A unit's place in the program.
+#[derive(Debug, PartialEq)]
+pub struct UnitContext {
+    pub runs: Runs,
+    /// wd of the unit (Definition 4.3).
+    pub wd: Option<f64>,
+    /// wd of the units it calls, by name.
+    pub callee_wds: BTreeMap<String, f64>,
+}
+
+/// How often `unit` runs, its wd and its callees' wd.
+#[salsa::tracked(returns(clone))]
+pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitContext> {
+    let p = program(db);
+    // Every unit of the workspace's files is in the program; a unit of another file
+    // runs once per call.
+    let (runs, wd) = p
+        .units
+        .get(&unit)
+        .cloned()
+        .unwrap_or_else(|| (Runs::once(Vec::new(), Some(calls::NO_CALLER)), None));
+    let callee_wds = summary(db, unit)
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            WdItem::Call { callee, .. } => Some((callee.clone(), *p.wd_by_name.get(callee)?)),
+            WdItem::Assign { .. } => None,
+        })
+        .collect();
+    Arc::new(UnitContext {
+        runs,
+        wd,
+        callee_wds,
+    })
+}
+
+/// wd of every loop of `unit` (Definition 4.3 over the loop's body).
+#[salsa::tracked(returns(clone))]
+pub fn loop_wds<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<HashMap<StmtId, f64>> {
+    let ctx = context(db, unit);
+    let callee = |n: &str| ctx.callee_wds.get(n).copied();
+    Arc::new(imbalance::loop_wds(
+        &lower(db, unit),
+        &values(db, unit),
+        &callee,
+    ))
+}

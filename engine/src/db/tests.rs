@@ -1,0 +1,245 @@
+//! The incremental invariants, checked on salsa's execution log: an edit inside one
+//! procedure re-analyzes that procedure only; moving procedures re-analyzes none; a
+//! module edit reaches its users only when what they see changed; a binding change
+//! re-evaluates without re-lowering.
+
+use super::{AnalysisHost, ExecutionLog};
+use crate::project::{FileAnalysis, Options};
+use crate::synthetic::{procedure_name, workspace_file};
+use std::collections::BTreeMap;
+
+/// The per-unit analysis queries, each of which must run once per changed unit.
+const UNIT_QUERIES: &[&str] = &[
+    "parse",
+    "lower",
+    "freqs",
+    "mappings",
+    "work",
+    "constants",
+    "values",
+    "unit_diagnostics",
+    "loop_wds",
+];
+
+struct Fixture {
+    host: AnalysisHost,
+    log: ExecutionLog,
+    files: Vec<(String, String)>,
+}
+
+impl Fixture {
+    fn new(files: &[(&str, String)]) -> Fixture {
+        let log = ExecutionLog::default();
+        let mut host = AnalysisHost::new(&test_options(BTreeMap::new()), Some(log.clone()));
+        for (path, text) in files {
+            host.add_file(path, text.clone().into_bytes());
+        }
+        let f = Fixture {
+            host,
+            log,
+            files: files
+                .iter()
+                .map(|(p, t)| (p.to_string(), t.clone()))
+                .collect(),
+        };
+        f.analyze_all();
+        f.log.take();
+        f
+    }
+
+    /// Analyzes every file, as the CLI or a workspace-wide diagnostic pass would.
+    fn analyze_all(&self) -> Vec<FileAnalysis> {
+        let snapshot = self.host.snapshot();
+        self.files
+            .iter()
+            .map(|(p, _)| {
+                snapshot
+                    .file(p)
+                    .expect("not cancelled")
+                    .expect("in the workspace")
+                    .expect("loads")
+            })
+            .collect()
+    }
+
+    /// Replaces the first occurrence of `from` in file `index`, analyzes everything, and
+    /// returns how often each query ran.
+    fn edit(&mut self, index: usize, from: &str, to: &str) -> BTreeMap<String, usize> {
+        let (path, text) = &mut self.files[index];
+        let at = text
+            .find(from)
+            .unwrap_or_else(|| panic!("`{from}` not in {path}"));
+        text.replace_range(at..at + from.len(), to);
+        let (path, text) = (path.clone(), text.clone());
+        self.host.add_file(&path, text.into_bytes());
+        self.analyze_all();
+        executions(&self.log.take())
+    }
+}
+
+fn test_options(bindings: BTreeMap<String, i64>) -> Options {
+    let mut o = Options {
+        bindings,
+        ..Options::default()
+    };
+    // Deterministic counts: no time limits.
+    o.freq.time_limit = None;
+    o.freq.unit_time_limit = None;
+    o
+}
+
+fn executions(log: &[String]) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for entry in log {
+        let name = entry.split('(').next().unwrap_or("").to_string();
+        *out.entry(name).or_insert(0) += 1;
+    }
+    out
+}
+
+fn ran(counts: &BTreeMap<String, usize>, query: &str) -> usize {
+    counts.get(query).copied().unwrap_or(0)
+}
+
+#[test]
+fn an_edit_inside_one_of_200_procedures_reanalyzes_only_it() {
+    let mut f = Fixture::new(&[("work.f90", workspace_file(200))]);
+    // Five successive edits inside different procedures (salsa collects interned
+    // values unused for three revisions: the other units must survive that).
+    for (k, round) in [(17usize, 0), (120, 1), (45, 2), (199, 3), (3, 4)] {
+        let name = procedure_name(k);
+        let marker = format!("! Kernel {k}: setup");
+        let counts = f.edit(0, &marker, &format!("! Kernel {k}: setup, edit {round}"));
+        for q in UNIT_QUERIES {
+            assert_eq!(
+                ran(&counts, q),
+                1,
+                "{q} in round {round} ({name}): {counts:?}"
+            );
+        }
+        // A change of the numbers: a section one element shorter.
+        let from = format!("c(1:n) = c(1:n) + {k}.0");
+        let counts = f.edit(
+            0,
+            &from,
+            &format!("c(1:n - {round}) = c(1:n - {round}) + {k}.0"),
+        );
+        for q in UNIT_QUERIES {
+            assert_eq!(
+                ran(&counts, q),
+                1,
+                "{q} in round {round} ({name}): {counts:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn moving_procedures_reanalyzes_none() {
+    let mut f = Fixture::new(&[("work.f90", workspace_file(20))]);
+    let counts = f.edit(0, "! Synthetic", "! A new first line\n\n! Synthetic");
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");
+    }
+    // Swapping two procedures moves them both: still nothing to analyze again.
+    let text = f.files[0].1.clone();
+    let (a, b) = (
+        crate::synthetic::procedure(4),
+        crate::synthetic::procedure(5),
+    );
+    let swapped = text.replacen(&(a.clone() + "\n" + &b), &(b + "\n" + &a), 1);
+    assert_ne!(swapped, text);
+    f.files[0].1 = swapped.clone();
+    f.host.add_file("work.f90", swapped.into_bytes());
+    f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 0, "{q} after the swap: {counts:?}");
+    }
+}
+
+#[test]
+fn a_module_edit_reaches_its_users_only_through_what_they_see() {
+    let module = "module sizes\n  implicit none\n  integer, parameter :: n = 100, m = 50\n  real :: unused_here\nend module sizes\n";
+    let users = "subroutine uses_n(a)\n  use sizes\n  real :: a(n)\n  integer :: i\n  do i = 1, n\n    a(i) = 0.0\n  end do\nend subroutine\n\nsubroutine uses_m(b)\n  use sizes\n  real :: b(m)\n  integer :: i\n  do i = 1, m\n    b(i) = 1.0\n  end do\nend subroutine\n";
+    let mut f = Fixture::new(&[("sizes.f90", module.into()), ("users.f90", users.into())]);
+
+    // A comment in the module: nothing downstream changes.
+    let counts = f.edit(
+        0,
+        "  implicit none\n",
+        "  implicit none\n  ! sizes of the problem\n",
+    );
+    assert_eq!(ran(&counts, "lower"), 1, "the module itself: {counts:?}");
+    assert_eq!(ran(&counts, "values"), 1, "the module itself: {counts:?}");
+
+    // The same value written differently: the users' constants are unchanged.
+    let counts = f.edit(0, "n = 100", "n = 50 * 2");
+    assert_eq!(ran(&counts, "lower"), 1, "{counts:?}");
+    assert_eq!(ran(&counts, "values"), 1, "only the module: {counts:?}");
+
+    // A new value of n: its users are re-evaluated, none re-lowered.
+    let counts = f.edit(0, "n = 50 * 2", "n = 200");
+    assert_eq!(
+        ran(&counts, "lower"),
+        1,
+        "only the module is re-lowered: {counts:?}"
+    );
+    assert_eq!(
+        ran(&counts, "values"),
+        3,
+        "the module and both users: {counts:?}"
+    );
+    let users = &f.analyze_all()[1];
+    let count = |u: usize| {
+        let unit = &users.units[u];
+        let loop_id = unit
+            .unit
+            .body
+            .iter()
+            .find(|s| matches!(s.kind, crate::ir::StmtKind::Loop(_)))
+            .unwrap()
+            .id;
+        unit.values.freq(loop_id).unwrap().clone().unwrap().to_f64()
+    };
+    assert_eq!(count(0), 200.0);
+    assert_eq!(count(1), 50.0);
+
+    // A new declaration in the module re-lowers only the units that mention it.
+    let counts = f.edit(
+        0,
+        "  real :: unused_here\n",
+        "  real :: unused_here, b_extra\n",
+    );
+    assert_eq!(ran(&counts, "lower"), 1, "{counts:?}");
+}
+
+#[test]
+fn a_binding_change_reevaluates_without_reanalysis() {
+    let text = "subroutine s(a, n, p)\n  integer :: n, p, i\n  real :: a(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE a(BLOCK) ONTO pr\n  do i = 1, n\n    a(i) = 0.0\n  end do\nend subroutine\n\nsubroutine other(b)\n  real :: b(10)\n  b = 1.0\nend subroutine\n";
+    let f = Fixture::new(&[("s.f90", text.into())]);
+    let mut host = f.host;
+    let bindings: BTreeMap<String, i64> = [("n".to_string(), 64), ("p".to_string(), 4)].into();
+    host.set_options(&test_options(bindings));
+    let snapshot = host.snapshot();
+    let file = snapshot.file("s.f90").unwrap().unwrap().unwrap();
+    let counts = executions(&f.log.take());
+    for q in ["parse", "lower", "freqs", "mappings", "work"] {
+        assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");
+    }
+    assert_eq!(ran(&counts, "constants"), 2, "{counts:?}");
+    assert_eq!(
+        ran(&counts, "values"),
+        1,
+        "only the unit mentioning n and p: {counts:?}"
+    );
+    let s = &file.units[0];
+    let mut assign = None;
+    s.unit.walk(&mut |stmt, _| {
+        if matches!(stmt.kind, crate::ir::StmtKind::Assign { .. }) {
+            assign = s.values.load(stmt.id).cloned();
+        }
+    });
+    let assign = assign.expect("work under n = 64, p = 4");
+    assert_eq!(assign.per_processor(), [16.0, 16.0, 16.0, 16.0]);
+}

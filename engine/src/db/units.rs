@@ -1,0 +1,97 @@
+//! A file as units: loaded (decoded, fixed form normalized) and split by a scan of its
+//! statements, without parsing. Each unit becomes a [`UnitText`] whose identity is its
+//! content, so the per-unit queries of a unit nobody edited are reused whatever
+//! happened around it.
+
+use super::inputs::File;
+use crate::diagnostics::Diagnostic;
+use crate::ir::UnitKind;
+use crate::source::{LoadError, SourceFile};
+use crate::span::Span;
+use crate::syntax::{UnitChunk, split_units};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One program unit's own text (contained units left out) and what it needs to be
+/// analyzed: its file (where its host is), kind, name and host's name. Never its
+/// position: moving a unit, or editing another, keeps its identity.
+#[salsa::interned(debug)]
+pub struct UnitText<'db> {
+    #[returns(copy)]
+    pub file: File,
+    #[returns(copy)]
+    pub kind: UnitKind,
+    #[returns(ref)]
+    pub name: String,
+    #[returns(ref)]
+    pub host: Option<String>,
+    #[returns(ref)]
+    pub text: String,
+}
+
+/// A file's units, in order of their start.
+#[derive(Debug, PartialEq, Eq, salsa::SalsaValue)]
+pub struct FileUnits<'db> {
+    pub source: Arc<SourceFile>,
+    /// Where each unit is (spans into the normalized text).
+    pub chunks: Vec<UnitChunk>,
+    pub units: Vec<UnitText<'db>>,
+    /// File-level findings (loading, preprocessor lines, missing END statements, an
+    /// empty file); spans are offsets into the normalized text.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Loads `file` and splits it into units.
+#[salsa::tracked(returns(ref))]
+pub fn file_units<'db>(
+    db: &'db dyn salsa::Database,
+    file: File,
+) -> Result<FileUnits<'db>, LoadError> {
+    let source = SourceFile::new(file.path(db), file.bytes(db), None)?;
+    let text = source.normalized();
+    let (chunks, split_diagnostics) = split_units(text);
+    let units = chunks
+        .iter()
+        .map(|c| {
+            let host = c.parent.map(|p| chunks[p].name.clone());
+            UnitText::new(db, file, c.kind, c.name.clone(), host, c.text(text))
+        })
+        .collect();
+    let mut diagnostics = source.diagnostics().to_vec();
+    diagnostics.extend(split_diagnostics);
+    if chunks.is_empty() {
+        diagnostics.push(Diagnostic::info(
+            Span::default(),
+            "empty",
+            "no program unit in this file",
+        ));
+    }
+    Ok(FileUnits {
+        source: Arc::new(source),
+        chunks,
+        units,
+        diagnostics,
+    })
+}
+
+/// The units of `file` that contain others, by name (the first of a name): where a
+/// contained unit finds its host. Unchanged by edits inside the contained units, whose
+/// text is not part of their host's.
+#[salsa::tracked(returns(ref))]
+pub fn hosts<'db>(db: &'db dyn salsa::Database, file: File) -> BTreeMap<String, UnitText<'db>> {
+    let mut out = BTreeMap::new();
+    if let Ok(f) = file_units(db, file) {
+        for (chunk, unit) in f.chunks.iter().zip(&f.units) {
+            if !chunk.nested.is_empty() {
+                out.entry(chunk.name.clone()).or_insert(*unit);
+            }
+        }
+    }
+    out
+}
+
+/// The host of a contained or module procedure.
+pub fn host_of<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Option<UnitText<'db>> {
+    let name = unit.host(db).as_ref()?;
+    hosts(db, unit.file(db)).get(name).copied()
+}
