@@ -13,7 +13,7 @@ use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
 use crate::syntax::UnitChunk;
 use crate::values::UnitValues;
-use crate::work::UnitWork;
+use crate::work::{UnitFormulas, UnitWork};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -42,8 +42,10 @@ pub struct UnitAnalysis {
     pub runs: Runs,
     /// How its arrays are distributed.
     pub mappings: Arc<UnitMappings>,
-    /// work(S, p) of its assignments, as formulas.
+    /// How the work of its assignments is spread...
     pub work: Arc<UnitWork>,
+    /// ...and work(S, p) as formulas, when asked for ([`Detail::Formulas`]).
+    pub formulas: Option<Arc<UnitFormulas>>,
     /// wd of the unit (Definition 4.3, calls weighted by their callee's wd).
     pub wd: Option<f64>,
     /// wd of each loop.
@@ -110,12 +112,21 @@ pub fn analyze_with(
     let snapshot = host.snapshot();
     files
         .into_iter()
-        .map(|f| file_analysis(snapshot.db(), f))
+        .map(|f| file_analysis(snapshot.db(), f, Detail::Formulas))
         .collect()
 }
 
+/// How much of the analysis to assemble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// The numbers: counts and work under the bindings, wd, diagnostics.
+    Numbers,
+    /// The numbers and the work formulas (slower: a symbolic sum per assignment).
+    Formulas,
+}
+
 /// The analysis of `file`, assembled from the database's queries.
-pub fn file_analysis(db: &Database, file: File) -> Result<FileAnalysis, LoadError> {
+pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAnalysis, LoadError> {
     let f = db::file_units(db, file).as_ref().map_err(Clone::clone)?;
     let mut diagnostics = f.diagnostics.clone();
     diagnostics.extend(db::duplicate_modules(db, file));
@@ -134,6 +145,7 @@ pub fn file_analysis(db: &Database, file: File) -> Result<FileAnalysis, LoadErro
                 runs: context.runs.clone(),
                 mappings: db::mappings(db, u),
                 work: db::work(db, u),
+                formulas: (detail == Detail::Formulas).then(|| db::work_formulas(db, u)),
                 wd: context.wd,
                 loop_wd: db::loop_wds(db, u),
                 diagnostics: db::unit_diagnostics(db, u),

@@ -406,7 +406,12 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 kind: statement_kind(kind),
                 text: statement_text(kind),
                 refs: statement_refs(kind),
-                metrics: with_work(metrics(s.id), u.work.of(s.id), u.values.load(s.id)),
+                metrics: with_work(
+                    metrics(s.id),
+                    u.work.of(s.id),
+                    u.formulas.as_ref().and_then(|f| f.of(s.id)),
+                    u.values.load(s.id),
+                ),
             }),
         }
     });
@@ -483,7 +488,12 @@ fn count_metrics(
 }
 
 /// A statement's metrics with its work distribution added.
-fn with_work(m: Metrics, w: Option<&StmtWork>, load: Option<&Load>) -> Metrics {
+fn with_work(
+    m: Metrics,
+    w: Option<&StmtWork>,
+    formula: Option<&Count>,
+    load: Option<&Load>,
+) -> Metrics {
     let Some(w) = w else { return m };
     let mean = load.map(Load::owork);
     let loaded = |p: usize| {
@@ -499,9 +509,11 @@ fn with_work(m: Metrics, w: Option<&StmtWork>, load: Option<&Load>) -> Metrics {
         None => (None, None),
     };
     let (spread, formula) = match &w.spread {
-        Spread::Owned { work, .. } => (
+        Spread::Owned { .. } => (
             "owner",
-            work.symbolic().map(|p| p.display(Notation::Fortran)),
+            formula
+                .and_then(Count::symbolic)
+                .map(|p| p.display(Notation::Fortran)),
         ),
         Spread::Replicated => (
             "replicated",

@@ -6,8 +6,11 @@
 
 mod work_sim;
 
+use costline_engine::distribution::Arrangement;
+use costline_engine::freq::FreqOptions;
 use costline_engine::project::FileAnalysis;
 use costline_engine::report::file_report;
+use costline_engine::symbolic::Num;
 use proptest::prelude::*;
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
@@ -583,6 +586,86 @@ fn compare_work(file: &FileAnalysis, sim: &Simulation) -> Result<(), String> {
     }
 }
 
+/// An exact integer value.
+fn integer(v: Num) -> i128 {
+    match v {
+        Num::Exact(r) => r.as_integer().expect("an integer"),
+        Num::Approx(x) => panic!("{x} is not exact"),
+    }
+}
+
+/// Evaluates the work formula of every owner-computed assignment for each processor
+/// and compares it with the simulated work(S, p): the formula is built by a symbolic sum
+/// in every unknown, apart from the numbers of the report (a sum in the processor's
+/// coordinates only), and must agree with them. A formula the budget did not allow is
+/// skipped (the report then has none either).
+fn compare_formulas(file: &FileAnalysis, sim: &Simulation) -> Result<(), String> {
+    formulas_checked(file, sim).map(|_| ())
+}
+
+/// [`compare_formulas`], returning how many formulas it compared.
+fn formulas_checked(file: &FileAnalysis, sim: &Simulation) -> Result<usize, String> {
+    let [u] = file.units.as_slice() else {
+        return Err("not one unit".into());
+    };
+    let formulas = u.formulas.as_ref().ok_or("no formulas assembled")?;
+    let env = |n: &str| u.value_of(n);
+    let mut mismatches = Vec::new();
+    let mut checked = 0;
+    u.unit.walk(&mut |s, _| {
+        let (Some(formula), Some(work)) = (formulas.of(s.id), u.work.of(s.id)) else {
+            return;
+        };
+        if formula.symbolic().is_none() {
+            return;
+        }
+        checked += 1;
+        let line = file.source.line_col(u.absolute(s.span).start).0;
+        let Some(counts) = sim.statements.get(&line) else {
+            mismatches.push(format!("line {line}: not simulated"));
+            return;
+        };
+        let onto = work
+            .arrangement
+            .as_ref()
+            .expect("owned work has an arrangement");
+        let extents: Vec<i128> = onto
+            .extents
+            .iter()
+            .map(|e| integer(e.eval(&env).expect("|P| bound")))
+            .collect();
+        let names: Vec<_> = (0..extents.len()).map(|k| onto.coordinate(k)).collect();
+        let got: Vec<i128> = (1..=extents.iter().product::<i128>())
+            .map(|p| {
+                let coords = Arrangement::coordinates(&extents, p);
+                let at = |n: &str| {
+                    names
+                        .iter()
+                        .position(|c| &**c == n)
+                        .map(|k| coords[k] + 1)
+                        .or_else(|| env(n))
+                };
+                integer(
+                    formula
+                        .eval(&at, &FreqOptions::default())
+                        .expect("evaluates"),
+                )
+            })
+            .collect();
+        let expected: Vec<i128> = counts.work.iter().map(|&w| w.into()).collect();
+        if got != expected {
+            mismatches.push(format!(
+                "line {line}: the formula gives {got:?}, {expected:?} simulated"
+            ));
+        }
+    });
+    if mismatches.is_empty() {
+        Ok(checked)
+    } else {
+        Err(mismatches.join("; "))
+    }
+}
+
 /// The analysis and simulation of a generated case, checked with `check`.
 fn check_case(
     case: &cases::Case,
@@ -620,17 +703,22 @@ proptest! {
         let case = cases::build(&raw);
         let checked = check_case(&case, compare_work);
         prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
+        let checked = check_case(&case, compare_formulas);
+        prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
     }
 }
 
 #[test]
 fn work_analysis_matches_the_hand_examples() {
+    let mut formulas = 0;
     let failures: Vec<String> = examples()
         .iter()
         .filter_map(|ex| {
             let file = analyze(&ex.source, ex.bindings).unwrap_or_else(|e| panic!("{e}"));
             let sim = simulate(&file).unwrap_or_else(|e| panic!("{e}"));
-            compare_work(&file, &sim).err().map(|e| {
+            let checked = compare_work(&file, &sim).and_then(|()| formulas_checked(&file, &sim));
+            formulas += checked.as_ref().copied().unwrap_or(0);
+            checked.err().map(|e| {
                 format!(
                     "{}: {e}\nbindings {:?}\n{}",
                     ex.name, ex.bindings, ex.source
@@ -639,4 +727,5 @@ fn work_analysis_matches_the_hand_examples() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(formulas > 20, "only {formulas} work formulas compared");
 }

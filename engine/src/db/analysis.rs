@@ -12,7 +12,7 @@ use crate::ir::consteval::fold_constants;
 use crate::ir::{Unit, UnitKind, Use};
 use crate::syntax::lower::{self as lowering, ParsedUnit};
 use crate::values::{self as evaluation, UnitValues};
-use crate::work::{self as work_model, UnitWork, imbalance};
+use crate::work::{self as work_model, UnitFormulas, UnitWork, imbalance};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -70,15 +70,25 @@ pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<U
     Arc::new(distribution::mappings(&lower(db, unit)))
 }
 
-/// work(S, p) of every assignment, as formulas.
+/// How the work of every assignment is spread (owner computes, replicated, assumed
+/// even), with the iteration sets of work(S, p).
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn work<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitWork> {
-    let options = Settings::get(db).freq(db);
     Arc::new(work_model::unit_work(
         &lower(db, unit),
         &freqs(db, unit),
         &mappings(db, unit),
-        options,
+    ))
+}
+
+/// work(S, p) of every owner-computed assignment as a formula (computed when shown).
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn work_formulas<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFormulas> {
+    Arc::new(work_model::unit_formulas(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &work(db, unit),
+        Settings::get(db).freq(db),
     ))
 }
 

@@ -5,7 +5,7 @@
 
 use super::inputs::{File, Settings, Workspace};
 use super::{Database, ExecutionLog};
-use crate::project::{FileAnalysis, Options, file_analysis};
+use crate::project::{Detail, FileAnalysis, Options, file_analysis};
 use crate::source::LoadError;
 use salsa::Setter;
 use std::collections::HashMap;
@@ -103,11 +103,15 @@ impl Analysis {
     }
 
     /// The analysis of the file at `path`; `None` when it is not in the workspace.
-    pub fn file(&self, path: &str) -> Cancellable<Option<Result<FileAnalysis, LoadError>>> {
+    pub fn file(
+        &self,
+        path: &str,
+        detail: Detail,
+    ) -> Cancellable<Option<Result<FileAnalysis, LoadError>>> {
         let Some(&file) = self.files.get(path) else {
             return Ok(None);
         };
-        self.with_db(|db| Some(file_analysis(db, file)))
+        self.with_db(|db| Some(file_analysis(db, file, detail)))
     }
 
     /// Runs `f` on the database, turning a cancellation into `Err`.

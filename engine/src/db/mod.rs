@@ -21,7 +21,9 @@ mod program;
 mod scope;
 mod units;
 
-pub use analysis::{constants, freqs, lower, mappings, unit_diagnostics, values, work};
+pub use analysis::{
+    constants, freqs, lower, mappings, unit_diagnostics, values, work, work_formulas,
+};
 pub use host::{Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Settings, Workspace};
 pub use modules::duplicate_modules;

@@ -54,7 +54,7 @@ impl Fixture {
             .iter()
             .map(|(p, _)| {
                 snapshot
-                    .file(p)
+                    .file(p, crate::project::Detail::Numbers)
                     .expect("not cancelled")
                     .expect("in the workspace")
                     .expect("loads")
@@ -222,7 +222,11 @@ fn a_binding_change_reevaluates_without_reanalysis() {
     let bindings: BTreeMap<String, i64> = [("n".to_string(), 64), ("p".to_string(), 4)].into();
     host.set_options(&test_options(bindings));
     let snapshot = host.snapshot();
-    let file = snapshot.file("s.f90").unwrap().unwrap().unwrap();
+    let file = snapshot
+        .file("s.f90", crate::project::Detail::Numbers)
+        .unwrap()
+        .unwrap()
+        .unwrap();
     let counts = executions(&f.log.take());
     for q in ["parse", "lower", "freqs", "mappings", "work"] {
         assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");

@@ -12,7 +12,7 @@
 pub mod calls;
 pub(crate) mod convert;
 pub mod notes;
-mod numeric;
+pub(crate) mod numeric;
 mod walk;
 
 use crate::ir::{StmtId, Unit};

@@ -86,11 +86,23 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, LoadError> {
             }
         }
     }
-    for (i, &b) in bytes.iter().enumerate() {
-        if is_control(b) {
-            non_text += 1;
-            if first_non_text.is_none_or(|first| i < first) {
-                first_non_text = Some(i);
+    // Control characters are rare: look for them byte by byte only in the 64-byte
+    // blocks that have a byte below 0x20 other than tab, line feed or carriage return
+    // (a branch-free test per block), or a DEL.
+    for (k, block) in bytes.chunks(64).enumerate() {
+        let suspicious = block.iter().fold(false, |any, &b| {
+            any | ((b < 0x20) & !matches!(b, b'\t' | b'\n' | b'\r')) | (b == 0x7f)
+        });
+        if !suspicious {
+            continue;
+        }
+        for (j, &b) in block.iter().enumerate() {
+            if is_control(b) {
+                let i = k * 64 + j;
+                non_text += 1;
+                if first_non_text.is_none_or(|first| i < first) {
+                    first_non_text = Some(i);
+                }
             }
         }
     }

@@ -83,14 +83,17 @@ impl LineIndex {
             starts.push(to_u32(text.len()));
             ends.push(to_u32(text.len()));
         }
-        let wide = text
-            .char_indices()
-            .filter(|(_, c)| !c.is_ascii())
-            .map(|(offset, c)| Wide {
-                offset: to_u32(offset),
-                utf8_len: u8::try_from(c.len_utf8()).unwrap_or(4),
-            })
-            .collect();
+        let wide = if text.is_ascii() {
+            Vec::new()
+        } else {
+            text.char_indices()
+                .filter(|(_, c)| !c.is_ascii())
+                .map(|(offset, c)| Wide {
+                    offset: to_u32(offset),
+                    utf8_len: u8::try_from(c.len_utf8()).unwrap_or(4),
+                })
+                .collect()
+        };
         LineIndex {
             starts,
             ends,

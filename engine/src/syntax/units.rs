@@ -4,7 +4,7 @@
 //! are not units). Each unit becomes a [`UnitChunk`] that is parsed on its own, so an
 //! edit in one procedure re-parses that procedure only.
 
-use super::statements::{LogicalStmt, logical_statements};
+use super::statements::{LogicalStmt, logical_statements_where};
 use crate::diagnostics::Diagnostic;
 use crate::ir::UnitKind;
 use crate::span::Span;
@@ -72,6 +72,14 @@ impl UnitChunk {
 /// The units of `text` (normalized free-form source), in order of their start, and
 /// diagnostics for missing END statements. Spans are offsets into `text`.
 pub fn split_units(text: &str) -> (Vec<UnitChunk>, Vec<Diagnostic>) {
+    split_statements(text, logical_statements_where(text, may_be_unit_statement))
+}
+
+/// [`split_units`] over the logical statements of `text`.
+fn split_statements(
+    text: &str,
+    statements: impl Iterator<Item = LogicalStmt>,
+) -> (Vec<UnitChunk>, Vec<Diagnostic>) {
     let mut splitter = Splitter {
         text,
         units: Vec::new(),
@@ -79,7 +87,7 @@ pub fn split_units(text: &str) -> (Vec<UnitChunk>, Vec<Diagnostic>) {
         diagnostics: Vec::new(),
         last_end: 0,
     };
-    for stmt in logical_statements(text) {
+    for stmt in statements {
         splitter.statement(&stmt);
     }
     splitter.finish();
@@ -97,6 +105,40 @@ pub fn split_units(text: &str) -> (Vec<UnitChunk>, Vec<Diagnostic>) {
         }
     }
     (units, diagnostics)
+}
+
+/// Whether a statement beginning with `word` may matter for unit structure (every word
+/// [`classify`] looks for first); the others are [`Statement::Other`] whatever follows.
+fn may_be_unit_statement(word: &str) -> bool {
+    word.starts_with("end")
+        || matches!(
+            word,
+            "program"
+                | "module"
+                | "submodule"
+                | "block"
+                | "blockdata"
+                | "contains"
+                | "interface"
+                | "abstract"
+                | "subroutine"
+                | "function"
+                | "recursive"
+                | "pure"
+                | "elemental"
+                | "impure"
+                | "non_recursive"
+                | "integer"
+                | "real"
+                | "complex"
+                | "logical"
+                | "character"
+                | "double"
+                | "doubleprecision"
+                | "doublecomplex"
+                | "type"
+                | "class"
+        )
 }
 
 /// What a statement means for unit structure.
@@ -481,6 +523,7 @@ impl<'a> Words<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::syntax::statements::logical_statements;
     use expect_test::{Expect, expect};
 
     fn check(text: &str, expected: Expect) {
@@ -630,6 +673,56 @@ end program
         assert_eq!(units[0].range.end as usize, text.len());
         assert_eq!(units[0].text(text), "do i = 1, n\ncontains\n");
     }
+
+    proptest::proptest! {
+        /// Building the heads of the statements that may be unit statements only splits
+        /// every text as building all heads does.
+        #[test]
+        fn the_filtered_scan_splits_as_the_full_one(
+            picks in proptest::collection::vec(0usize..LINES.len(), 0..40)
+        ) {
+            let text: String = picks.iter().map(|&i| LINES[i]).collect();
+            let full = split_statements(&text, logical_statements(&text).into_iter());
+            proptest::prop_assert_eq!(split_units(&text), full, "{}", text);
+        }
+    }
+
+    /// Lines the property test above builds texts from.
+    const LINES: &[&str] = &[
+        "subroutine s(a)\n",
+        "SUBROUTINE T\n",
+        "recursive integer(kind=8) function f(x) result(r)\n",
+        "real*8 function g(y)\n",
+        "double precision function h()\n",
+        "type(point) function p()\n",
+        "module m\n",
+        "module procedure q\n",
+        "program main\n",
+        "block data bd\n",
+        "submodule (m) sm\n",
+        "contains\n",
+        "interface\n",
+        "abstract interface\n",
+        "end interface\n",
+        "end\n",
+        "end subroutine s\n",
+        "endfunction\n",
+        "END DO\n",
+        "10 end\n",
+        "x = 1; end\n",
+        "call sub&\n",
+        "&routine(1)\n",
+        "sub&\n",
+        "&routine z\n",
+        "  a(i) = b(i) + &\n",
+        "    c(i)\n",
+        "! comment\n",
+        "print *, 'end; subroutine'\n",
+        "integer :: n\n",
+        "do i = 1, n\n",
+        "if (x) then\n",
+        "\n",
+    ];
 
     #[test]
     fn nested_units_are_left_out_of_the_host_text() {

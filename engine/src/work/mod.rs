@@ -13,27 +13,29 @@
 //! assignments and calls of a loop, procedure or program (Def. 4.3; a call's wd is its
 //! callee's).
 
+mod formula;
 pub mod imbalance;
+mod load;
+
+pub use formula::{UnitFormulas, formula, unit_formulas};
+pub use load::{Load, MAX_PROCESSORS, load};
 
 use crate::distribution::{Arrangement, Mapping, UnitMappings};
 use crate::freq::convert::Scope;
-use crate::freq::{Count, CountTerm, FreqOptions, UnitFrequencies};
+use crate::freq::{Count, UnitFrequencies};
 use crate::ir::{Expr, StmtId, StmtKind, Subscript, Unit};
-use crate::symbolic::{Budget, Env, Name, Num, Sym, symbolic_sum};
+use crate::symbolic::{Constraint, Name, Rational};
 use std::collections::HashMap;
-use std::time::Instant;
-
-/// Processors beyond this many get no per-processor vector (the formula still holds).
-pub const MAX_PROCESSORS: i128 = 65_536;
 
 /// How an assignment's work is spread.
 #[derive(Clone, Debug)]
 pub enum Spread {
-    /// Owner computes: processor p executes the iterations in which it owns the element.
+    /// Owner computes: processor p executes the iterations in which it owns the element:
+    /// work(S, p) is the number of integer points of `terms` (summed, weighted).
     Owned {
         array: String,
         mapping: Mapping,
-        work: Count,
+        terms: Vec<OwnedTerm>,
     },
     /// A scalar or replicated left-hand side: every processor executes every iteration.
     Replicated,
@@ -45,49 +47,23 @@ pub enum Spread {
     },
 }
 
+/// One alternative of work(S, p): `weight ×` the integer points of `constraints` over
+/// `vars` — a term of freq(S) with the ownership constraints of processor p, whose grid
+/// coordinates (and the unknowns) are its parameters.
+#[derive(Clone, Debug)]
+pub struct OwnedTerm {
+    pub weight: Rational,
+    pub constraints: Vec<Constraint>,
+    /// The count's loop variables, then the cycle numbers of cyclic dimensions.
+    pub vars: Vec<Name>,
+}
+
 /// The work of one assignment, in the program's unknowns.
 #[derive(Clone, Debug)]
 pub struct StmtWork {
     pub spread: Spread,
     /// The arrangement the work is spread over (`None` for replicated work outside any).
     pub arrangement: Option<Arrangement>,
-}
-
-/// work(S, p) for p = 1..|P| under the bindings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Load {
-    per_processor: Vec<f64>,
-}
-
-impl Load {
-    /// work(S, p) for p = 1..|P|.
-    pub fn per_processor(&self) -> &[f64] {
-        &self.per_processor
-    }
-
-    /// Σ_p work(S, p).
-    pub fn total(&self) -> f64 {
-        self.per_processor.iter().sum()
-    }
-
-    /// owork(S) = Σ_p work(S, p) / |P| (Definition 4.1).
-    pub fn owork(&self) -> f64 {
-        self.total() / self.per_processor.len().max(1) as f64
-    }
-
-    /// wd(S), Definition 4.2: the standard deviation of the per-processor work divided
-    /// by its mean (0 when the mean is 0).
-    pub fn wd(&self) -> f64 {
-        variation(&self.per_processor)
-    }
-
-    /// (most loaded, least loaded) processors, 1-based, first of equals.
-    pub fn extremes(&self) -> Option<(usize, usize)> {
-        let w = &self.per_processor;
-        let max = (0..w.len()).max_by(|&a, &b| w[a].total_cmp(&w[b]).then(b.cmp(&a)))?;
-        let min = (0..w.len()).min_by(|&a, &b| w[a].total_cmp(&w[b]).then(a.cmp(&b)))?;
-        Some((max + 1, min + 1))
-    }
 }
 
 /// σ/μ of `w` (0 for an empty or all-zero vector).
@@ -118,14 +94,9 @@ impl UnitWork {
     }
 }
 
-/// The work of every assignment of `unit`, as formulas in its unknowns and in the grid
-/// coordinates of a processor.
-pub fn unit_work(
-    unit: &Unit,
-    freqs: &UnitFrequencies,
-    maps: &UnitMappings,
-    options: &FreqOptions,
-) -> UnitWork {
+/// How the work of every assignment of `unit` is spread: for owner-computed ones, the
+/// iteration sets of work(S, p) (summed by [`formula`] or evaluated by [`load`]).
+pub fn unit_work(unit: &Unit, freqs: &UnitFrequencies, maps: &UnitMappings) -> UnitWork {
     // Replicated work runs on the arrangement of the unit's distributions, or the first
     // it declares.
     let arrangement = maps
@@ -136,13 +107,12 @@ pub fn unit_work(
         .or(maps.arrangements.first())
         .cloned();
     let mut stmts = HashMap::new();
-    let deadline = options.unit_time_limit.map(|d| Instant::now() + d);
     unit.walk(&mut |s, _| {
         let StmtKind::Assign { lhs, .. } = &s.kind else {
             return;
         };
         let Some(count) = freqs.of(s.id) else { return };
-        let spread = spread(unit, freqs, maps, s.id, lhs, count, options, deadline);
+        let spread = spread(unit, freqs, maps, s.id, lhs, count);
         let onto = match &spread {
             Spread::Owned { mapping, .. } | Spread::Irregular { mapping, .. } => {
                 Some(mapping.distribution.onto.clone())
@@ -160,7 +130,6 @@ pub fn unit_work(
     UnitWork { stmts, arrangement }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn spread(
     unit: &Unit,
     freqs: &UnitFrequencies,
@@ -168,8 +137,6 @@ fn spread(
     id: StmtId,
     lhs: &Expr,
     count: &Count,
-    options: &FreqOptions,
-    deadline: Option<Instant>,
 ) -> Spread {
     let Expr::Array(r) = lhs else {
         return Spread::Replicated;
@@ -214,70 +181,18 @@ fn spread(
             constraints.extend(own.constraints.iter().cloned());
             let mut vars: Vec<Name> = t.vars.clone();
             vars.extend(own.aux.iter().cloned());
-            let now = Instant::now();
-            let steps = if deadline.is_some_and(|d| now > d) {
-                0
-            } else {
-                options.max_steps
-            };
-            let limit = options.time_limit.map(|d| now + d);
-            let mut budget = Budget::new(options.max_pieces, steps, limit);
-            let symbolic = symbolic_sum(constraints.clone(), &vars, Sym::one(), &mut budget);
-            CountTerm {
+            OwnedTerm {
                 weight: t.weight,
                 constraints,
                 vars,
-                symbolic,
             }
         })
         .collect();
     Spread::Owned {
         array: r.name.clone(),
         mapping: mapping.clone(),
-        work: Count {
-            terms,
-            assumptions: count.assumptions.clone(),
-        },
+        terms,
     }
-}
-
-/// work(S, p) for every processor of the statement's arrangement under `env`, when |P|
-/// and the counts have values; `freq` is freq(S) under `env`.
-pub fn load(stmt: &StmtWork, freq: Option<f64>, env: Env, options: &FreqOptions) -> Option<Load> {
-    let onto = stmt.arrangement.as_ref()?;
-    let extents: Vec<i128> = onto
-        .extents
-        .iter()
-        .map(|e| match e.eval(env).ok()? {
-            Num::Exact(r) => r.as_integer().filter(|v| *v >= 1),
-            Num::Approx(_) => None,
-        })
-        .collect::<Option<_>>()?;
-    let size = extents.iter().try_fold(1i128, |a, e| a.checked_mul(*e))?;
-    if size > MAX_PROCESSORS {
-        return None;
-    }
-    let per_processor = match &stmt.spread {
-        Spread::Replicated => vec![freq?; size as usize],
-        Spread::Irregular { .. } => vec![freq? / size as f64; size as usize],
-        Spread::Owned { work, .. } => {
-            let names: Vec<Name> = (0..extents.len()).map(|k| onto.coordinate(k)).collect();
-            let mut out = Vec::with_capacity(size as usize);
-            for p in 1..=size {
-                let coords = Arrangement::coordinates(&extents, p);
-                let env_p = |n: &str| {
-                    names
-                        .iter()
-                        .position(|c| &**c == n)
-                        .map(|k| coords[k] + 1)
-                        .or_else(|| env(n))
-                };
-                out.push(work.eval(&env_p, options).ok()?.to_f64());
-            }
-            out
-        }
-    };
-    Some(Load { per_processor })
 }
 
 /// wd(E) of a set of statements (Definition 4.3): their wd weighted by frequency.

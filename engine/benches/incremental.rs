@@ -1,0 +1,59 @@
+//! The engine's side of the editor loop on the synthetic 200-procedure workspace
+//! (about 20,000 lines): a cold analysis of the whole file, and the re-analysis after a
+//! one-character edit inside one procedure, both up to an assembled `FileAnalysis`.
+
+use costline_engine::db::AnalysisHost;
+use costline_engine::project::{Detail, Options};
+use costline_engine::synthetic::workspace_file;
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::Duration;
+
+const PATH: &str = "work.f90";
+
+fn analyze(host: &AnalysisHost) -> usize {
+    let file = host
+        .snapshot()
+        .file(PATH, Detail::Numbers)
+        .expect("not cancelled")
+        .expect("in the workspace")
+        .expect("loads");
+    file.units.len()
+}
+
+fn cold(c: &mut Criterion) {
+    let text = workspace_file(200);
+    let mut group = c.benchmark_group("incremental");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("cold_20k_lines", |b| {
+        b.iter(|| {
+            let mut host = AnalysisHost::new(&Options::default(), None);
+            host.add_file(PATH, text.clone().into_bytes());
+            black_box(analyze(&host))
+        })
+    });
+    group.finish();
+}
+
+fn edit(c: &mut Criterion) {
+    let text = workspace_file(200);
+    let mut host = AnalysisHost::new(&Options::default(), None);
+    host.add_file(PATH, text.clone().into_bytes());
+    analyze(&host);
+    // Typing in procedure 100: the digit of a constant alternates, each edit a new text.
+    let at = text.find("! Kernel 100: setup").expect("procedure 100");
+    let mut round = 0u64;
+    c.bench_function("incremental/edit_one_procedure_20k_lines", |b| {
+        b.iter(|| {
+            round += 1;
+            let mut edited = text.clone();
+            edited.insert_str(at, &format!("! {round}\n"));
+            host.add_file(PATH, edited.into_bytes());
+            black_box(analyze(&host))
+        })
+    });
+}
+
+criterion_group!(benches, cold, edit);
+criterion_main!(benches);
