@@ -7,6 +7,7 @@ pub mod diagnostics;
 pub mod distribution;
 pub mod freq;
 pub mod hpf;
+pub mod ide;
 pub mod ir;
 pub mod normalize;
 pub mod project;

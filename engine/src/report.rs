@@ -3,12 +3,12 @@
 //! columns are 1-based and refer to the original source text.
 
 use crate::diagnostics::{Diagnostic, Severity};
-use crate::freq::{Assumption, Count};
+use crate::freq::Count;
 use crate::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
 use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
-use crate::symbolic::{EvalError, Notation, Num, Rational};
+use crate::symbolic::{EvalError, Notation, Num};
 use crate::work::{Load, Spread, StmtWork};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -478,7 +478,11 @@ fn count_metrics(
         freq,
         exact: Some(c.is_exact()),
         needs,
-        assumptions: c.assumptions.iter().map(|a| describe(src, u, a)).collect(),
+        assumptions: c
+            .assumptions
+            .iter()
+            .map(|a| a.describe(&|at| src.line_col(u.absolute(at).start).0))
+            .collect(),
         symbolic: Some(SymbolicMetrics {
             freq: c.symbolic().map(|p| p.display(Notation::Fortran)),
             work: None,
@@ -551,74 +555,6 @@ fn runs_metrics(u: &UnitAnalysis) -> Metrics {
             work: None,
         }),
         ..Metrics::default()
-    }
-}
-
-/// An assumption in words, with the line it is about.
-fn describe(src: &SourceFile, u: &UnitAnalysis, a: &Assumption) -> String {
-    let line = |at: Span| src.line_col(u.absolute(at).start).0;
-    match a {
-        Assumption::Probability { at, p, from_pragma } => {
-            let how = if *from_pragma {
-                "set by pragma"
-            } else {
-                "default; set it with `!costline: probability P`"
-            };
-            format!(
-                "the data-dependent condition at line {} holds with probability {} ({how})",
-                line(*at),
-                decimal(*p)
-            )
-        }
-        Assumption::Trips {
-            at,
-            trips,
-            from_pragma,
-            why,
-        } => {
-            let how = if *from_pragma {
-                "set by pragma"
-            } else {
-                "default; set it with `!costline: trips N`"
-            };
-            format!(
-                "the loop at line {} runs {trips} times: {why} ({how})",
-                line(*at)
-            )
-        }
-        Assumption::EarlyExit { at } => {
-            format!(
-                "the loop at line {} may exit early: its count is an upper bound",
-                line(*at)
-            )
-        }
-        Assumption::Complex { at } => format!(
-            "the conditions on the path to line {} are too many to count exactly: estimated with probability 1/2",
-            line(*at)
-        ),
-        Assumption::JumpTarget { at } => {
-            format!(
-                "line {} is a GO TO target: counted as if always reached (an upper bound)",
-                line(*at)
-            )
-        }
-    }
-}
-
-/// A probability as a short decimal (0.5, 0.125) or a fraction (1/3).
-fn decimal(p: Rational) -> String {
-    let mut d = p.den();
-    while d % 2 == 0 {
-        d /= 2;
-    }
-    while d % 5 == 0 {
-        d /= 5;
-    }
-    if d == 1 && p.den() <= 1_000_000 {
-        let s = format!("{:.6}", p.to_f64());
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        p.to_string()
     }
 }
 

@@ -95,6 +95,11 @@ impl Analysis {
         &self.db
     }
 
+    /// The input of the file at `path`, if it is in the workspace.
+    pub fn file_id(&self, path: &str) -> Option<File> {
+        self.files.get(path).copied()
+    }
+
     /// The paths of the workspace's files.
     pub fn paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = self.files.keys().cloned().collect();

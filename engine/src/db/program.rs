@@ -116,14 +116,24 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
     })
 }
 
-/// wd of every loop of `unit` (Definition 4.3 over the loop's body).
+/// wd of every loop of `unit` (Definition 4.3 over the loop's body). The program is
+/// consulted only when the unit calls something, so a unit without calls gets its
+/// loops' wd without the whole program being analyzed.
 #[salsa::tracked(returns(clone))]
 pub fn loop_wds<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> Arc<HashMap<StmtId, f64>> {
-    let ctx = context(db, unit);
-    let callee = |n: &str| ctx.callee_wds.get(n).copied();
+    let calls = summary(db, unit)
+        .items
+        .iter()
+        .any(|i| matches!(i, WdItem::Call { .. }));
+    let callee_wds = if calls {
+        context(db, unit).callee_wds.clone()
+    } else {
+        BTreeMap::new()
+    };
+    let callee = |n: &str| callee_wds.get(n).copied();
     Arc::new(imbalance::loop_wds(
         &lower(db, unit),
         &values(db, unit),

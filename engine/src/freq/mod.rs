@@ -11,6 +11,7 @@
 
 pub mod calls;
 pub(crate) mod convert;
+mod describe;
 pub mod notes;
 pub(crate) mod numeric;
 mod walk;

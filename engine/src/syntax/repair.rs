@@ -8,7 +8,7 @@
 
 use super::blocks::is_construct_statement;
 use super::cst;
-use super::statements::{LogicalStmt, logical_statements, split_label};
+use super::statements::{HEAD_LEN, LogicalStmt, logical_statements, split_label};
 use crate::span::Span;
 use tree_sitter::{Node, Tree};
 
@@ -38,6 +38,23 @@ pub fn parse_repaired(text: String) -> Repaired {
         };
     }
     let statements = logical_statements(&text);
+    // A statement cut short (`x = 1 +`, `call f(a,` — what an editor holds while the
+    // user types) lets tree-sitter read on into the next line and report its error
+    // there, often at an END that cannot be left out: leave these out first.
+    let last = statements.len().saturating_sub(1);
+    for (i, stmt) in statements.iter().enumerate() {
+        if left_out.len() < MAX_REPAIRS
+            && i != 0
+            && i != last
+            && !is_construct_statement(stmt)
+            && cut_short(&stmt.head)
+        {
+            left_out.push(blank_statement(&mut text, stmt));
+        }
+    }
+    if !left_out.is_empty() {
+        tree = cst::parse(&text);
+    }
     while left_out.len() < MAX_REPAIRS && tree.root_node().has_error() {
         let Some(at) = first_error(tree.root_node()) else {
             break;
@@ -67,6 +84,41 @@ pub fn parse_repaired(text: String) -> Repaired {
         tree,
         left_out,
     }
+}
+
+/// Whether a statement (its head, lower-case) obviously ends early: an open parenthesis
+/// or a trailing operator or comma. A head as long as [`HEAD_LEN`] may be cut by the
+/// scan, not by the user: it is not judged.
+fn cut_short(head: &str) -> bool {
+    let head = head.trim_end();
+    if head.len() + 1 >= HEAD_LEN {
+        return false;
+    }
+    let (mut depth, mut quote) = (0i32, None);
+    for c in head.chars() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth -= 1,
+            _ => {}
+        }
+    }
+    if quote.is_some() || depth > 0 {
+        return true;
+    }
+    let (_, rest) = split_label(head);
+    // `print *` and `read *` end in `*` and are whole.
+    if matches!(rest, "print *" | "read *") {
+        return false;
+    }
+    // A single `/` also ends DATA, SAVE and COMMON statements: only `//` counts.
+    const TRAILING: &[&str] = &[
+        "+", "-", "*", "//", "=", ",", "::", ".and.", ".or.", ".not.", ".eqv.", ".neqv.", ".eq.",
+        ".ne.", ".lt.", ".le.", ".gt.", ".ge.", "<", ">",
+    ];
+    TRAILING.iter().any(|t| head.ends_with(t))
 }
 
 /// Where tree-sitter's first error is: a MISSING token, or in an ERROR node the first
@@ -118,6 +170,29 @@ fn blank_statement(text: &mut String, stmt: &LogicalStmt) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_statement_cut_short_is_left_out_before_it_swallows_the_next_line() {
+        let text = "program p\n  integer :: i\n  do i = 1, 10\n    x = 1 +\n    call f(a,\n    y = 2\n  end do\n  print *\nend program\n";
+        let r = parse_repaired(text.to_string());
+        assert!(
+            !r.tree.root_node().has_error(),
+            "{}",
+            r.tree.root_node().to_sexp()
+        );
+        let out: Vec<&str> = r
+            .left_out
+            .iter()
+            .map(|s| &text[s.start as usize..s.end as usize])
+            .collect();
+        assert_eq!(out, ["x = 1 +", "call f(a,"]);
+        assert!(r.tree.root_node().to_sexp().contains("do_loop"));
+        assert!(cut_short("if (x .gt."));
+        assert!(!cut_short("write(*, *) 'a (', x"));
+        assert!(!cut_short("10 print *"));
+        assert!(!cut_short("data x /1.0, 2.0/"));
+        assert!(!cut_short("save /blk/"));
+    }
 
     #[test]
     fn one_bad_statement_no_longer_loses_the_unit() {

@@ -58,6 +58,25 @@ impl UnitChunk {
         pos
     }
 
+    /// The offset into [`UnitChunk::text`] of file offset `at`; `None` outside the unit or
+    /// inside a unit nested in it.
+    pub fn own_offset(&self, at: u32) -> Option<u32> {
+        if at < self.range.start || at > self.range.end {
+            return None;
+        }
+        let mut removed = 0;
+        for n in &self.nested {
+            if at < n.start {
+                break;
+            }
+            if at < n.end {
+                return None;
+            }
+            removed += n.end - n.start;
+        }
+        Some(at - self.range.start - removed)
+    }
+
     /// The file range of `span`, a range of [`UnitChunk::text`].
     pub fn file_span(&self, span: Span) -> Span {
         let start = self.file_offset(span.start);

@@ -1,0 +1,323 @@
+//! The editor's answers on small programs, rendered back into the source text (hints
+//! after the text they annotate, lenses above their line, the hover at its cursor `$0`)
+//! so that a reviewer reads them in place.
+
+use crate::db::AnalysisHost;
+use crate::project::Options;
+use crate::span::Span;
+use expect_test::{Expect, expect};
+use std::collections::BTreeMap;
+
+const PATH: &str = "t.f90";
+
+fn host(text: &str, params: &[(&str, i64)]) -> AnalysisHost {
+    let bindings: BTreeMap<String, i64> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let mut options = Options {
+        bindings,
+        ..Options::default()
+    };
+    options.freq.time_limit = None;
+    options.freq.unit_time_limit = None;
+    let mut host = AnalysisHost::new(&options, None);
+    host.add_file(PATH, text.as_bytes().to_vec());
+    host
+}
+
+/// The text with each hint inserted as `⟨label⟩` at its offset.
+fn check_hints(
+    text: &str,
+    params: &[(&str, i64)],
+    range: Option<(usize, usize)>,
+    expected: Expect,
+) {
+    let range = range.map_or(Span::new(0, text.len()), |(a, b)| Span::new(a, b));
+    let hints = host(text, params)
+        .snapshot()
+        .inlay_hints(PATH, range)
+        .unwrap();
+    let mut out = text.to_string();
+    for h in hints.iter().rev() {
+        out.insert_str(h.offset as usize, &format!(" ⟨{}⟩", h.label));
+    }
+    expected.assert_eq(&out);
+}
+
+/// The hover at `$0` in `text`: its range's text, then its markdown.
+fn check_hover(text: &str, params: &[(&str, i64)], expected: Expect) {
+    let at = text.find("$0").expect("a cursor");
+    let text = text.replace("$0", "");
+    let hover = host(&text, params)
+        .snapshot()
+        .hover(PATH, at as u32)
+        .unwrap();
+    let out = match hover {
+        Some(h) => format!(
+            "[{}]\n{}",
+            &text[h.range.start as usize..h.range.end as usize],
+            h.markdown
+        ),
+        None => "no hover".into(),
+    };
+    expected.assert_eq(&out);
+}
+
+const TRIANGULAR: &str = "program triangular
+  integer, parameter :: n = 1000
+  real :: a(n, n), b(n, n)
+  integer :: i, j
+!HPF$ PROCESSORS pr(8)
+!HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a
+!HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: b
+  do i = 1, n
+    do j = 1, i
+      a(i, j) = 0.5 * a(i, j)
+    end do
+  end do
+  b(1, :) = 0.0
+end program triangular
+";
+
+#[test]
+fn hints_show_counts_and_wd_at_loops_and_assignments() {
+    check_hints(
+        TRIANGULAR,
+        &[],
+        None,
+        expect![[r#"
+            program triangular
+              integer, parameter :: n = 1000
+              real :: a(n, n), b(n, n)
+              integer :: i, j
+            !HPF$ PROCESSORS pr(8)
+            !HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a
+            !HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: b
+              do i = 1, n ⟨×1000 · wd 0.57⟩
+                do j = 1, i ⟨×5.0e5 · wd 0.57⟩
+                  a(i, j) = 0.5 * a(i, j) ⟨×5.0e5 · wd 0.57⟩
+                end do
+              end do
+              b(1, :) = 0.0 ⟨×1000 · wd 2.65⟩
+            end program triangular
+        "#]],
+    );
+}
+
+#[test]
+fn hints_are_computed_for_the_requested_range_only() {
+    let start = TRIANGULAR.find("    do j").unwrap();
+    let end = TRIANGULAR.find("    end do").unwrap();
+    check_hints(
+        TRIANGULAR,
+        &[],
+        Some((start, end)),
+        expect![[r#"
+            program triangular
+              integer, parameter :: n = 1000
+              real :: a(n, n), b(n, n)
+              integer :: i, j
+            !HPF$ PROCESSORS pr(8)
+            !HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a
+            !HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: b
+              do i = 1, n
+                do j = 1, i ⟨×5.0e5 · wd 0.57⟩
+                  a(i, j) = 0.5 * a(i, j) ⟨×5.0e5 · wd 0.57⟩
+                end do
+              end do
+              b(1, :) = 0.0
+            end program triangular
+        "#]],
+    );
+}
+
+#[test]
+fn hints_without_values_say_what_they_need() {
+    check_hints(
+        "subroutine s(a, n)\n  real :: a(n)\n  integer :: i, n\n  do i = 1, n\n    a(i) = 0\n  end do\nend subroutine\n",
+        &[],
+        None,
+        expect![[r#"
+            subroutine s(a, n)
+              real :: a(n)
+              integer :: i, n
+              do i = 1, n ⟨×?⟩
+                a(i) = 0 ⟨×?⟩
+              end do
+            end subroutine
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_an_assignment_shows_its_work_distribution() {
+    check_hover(
+        &TRIANGULAR.replace("      a(i, j) =", "      a(i, j)$0 ="),
+        &[],
+        expect![[r#"
+            [a(i, j) = 0.5 * a(i, j)]
+            **assignment** (line 10)
+
+            runs **500,500** times per program run (exactly)
+
+            count = `(n² + n)/2 if n ≥ 1`
+
+            owner computes: the owners of `a` elements run it, on `pr`
+
+            wd **0.57** over 8 processors · owork 6.3e4 · most loaded p8 (1.87× mean) · least loaded p1 (0.13×)
+
+            | p | work | × mean |
+            |---:|---:|---:|
+            | 1 | 7875 | 0.13 |
+            | 2 | 2.4e4 | 0.38 |
+            | 3 | 3.9e4 | 0.63 |
+            | 4 | 5.5e4 | 0.88 |
+            | 5 | 7.0e4 | 1.12 |
+            | 6 | 8.6e4 | 1.37 |
+            | 7 | 1.0e5 | 1.62 |
+            | 8 | 1.2e5 | 1.87 |
+
+            work(S, p) = `(-2·$p²·n·⌊7·n/8⌋ + $p²·n² + $p²·⌊7·n/8⌋² + $p·n - $p·⌊7·n/8⌋)/2 if $p·n ≥ $p·⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (n² + n)/2 if $p·n ≥ $p·⌊7·n/8⌋ + n + 1, n ≥ 1, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (-4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² + 2·n·⌊7·n/8⌋ - n² - ⌊7·n/8⌋² + n - ⌊7·n/8⌋)/2 if $p·n + ⌊7·n/8⌋ ≥ $p·⌊7·n/8⌋ + n + 1, n ≥ ⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n; (2… (4 pieces in all)`
+
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_distribute_directive_lists_the_work_it_spreads() {
+    check_hover(
+        &TRIANGULAR.replace("DISTRIBUTE (BLOCK", "DISTRIBUTE$0 (BLOCK"),
+        &[],
+        expect![[r#"
+            [!HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a]
+            **`!HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a`**
+
+            maps `a`
+
+            spreads the work of 1 assignment(s):
+
+            - line 10: wd 0.57
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_loop_and_on_the_unit() {
+    check_hover(
+        &TRIANGULAR.replace("  do i = 1, n", "  do i$0 = 1, n"),
+        &[],
+        expect![[r#"
+            [do i = 1, n]
+            **loop** (line 8)
+
+            runs **1,000** times per program run (exactly)
+
+            count = `n if n ≥ 1`
+
+            wd of its body **0.57** (the wd of its assignments and calls, weighted by how often they run)
+
+        "#]],
+    );
+    check_hover(
+        &TRIANGULAR.replace("program triangular\n", "program tri$0angular\n"),
+        &[],
+        expect![[r#"
+            [program triangular]
+            **program `triangular`**
+
+            runs **once** in the program
+
+            wd **0.58** (its assignments and calls, weighted by how often they run)
+
+        "#]],
+    );
+}
+
+#[test]
+fn hover_folds_the_table_of_many_processors() {
+    check_hover(
+        "subroutine s(a, n, p)\n  integer :: n, p, i\n  real :: a(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE a(BLOCK) ONTO pr\n  do i = 1, n\n    a(i)$0 = 0\n  end do\nend subroutine\n",
+        &[("n", 1000), ("p", 64)],
+        expect![[r#"
+            [a(i) = 0]
+            **assignment** (line 7)
+
+            runs **1,000** times per call of `s` (exactly)
+
+            count = `n if n ≥ 1`
+
+            owner computes: the owners of `a` elements run it, on `pr`
+
+            wd **0.14** over 64 processors · owork 15.6 · most loaded p1 (1.02× mean) · least loaded p64 (0.00×)
+
+            | p | work | × mean |
+            |---:|---:|---:|
+            | 1 | 16 | 1.02 |
+            | 2 | 16 | 1.02 |
+            | 3 | 16 | 1.02 |
+            | 4 | 16 | 1.02 |
+            | 5 | 16 | 1.02 |
+            | 6 | 16 | 1.02 |
+            | 7 | 16 | 1.02 |
+            | 8 | 16 | 1.02 |
+            | … | 52 more | |
+            | 61 | 16 | 1.02 |
+            | 62 | 16 | 1.02 |
+            | 63 | 8 | 0.51 |
+            | 64 | 0 | 0.00 |
+
+            work(S, p) = `-$p·⌊-n/p⌋ if 0 ≥ $p·⌊-n/p⌋ + 1, $p·⌊-n/p⌋ + n ≥ 0, $p·⌊-n/p⌋ ≥ ⌊-n/p⌋; n if 0 ≥ $p·⌊-n/p⌋ + n + 1, n ≥ 1, $p·⌊-n/p⌋ ≥ ⌊-n/p⌋; ⌈n/p⌉ if ⌊-n/p⌋ ≥ $p·⌊-n/p⌋ + 1, 0 ≥ ⌊-n/p⌋ + 1, $p·⌊-n/p⌋ + n ≥ 0; $p·⌊-n/p⌋ + n + ⌈n/p⌉ if 0 ≥ $p·⌊-n/p⌋ + n + 1, ⌊-n/p⌋ ≥ $p·⌊-n/p⌋ + 1, $p·⌊-n/p⌋ + n ≥ ⌊-n/p⌋ + 1`
+
+        "#]],
+    );
+}
+
+#[test]
+fn lenses_sit_above_each_procedure() {
+    let text = "program main\n  call s(10)\n  call s(20)\nend program\n\nsubroutine s(n)\n  integer :: n, i\n  real :: x(100)\n  do i = 1, n\n    x(i) = 0\n  end do\nend subroutine\n\nmodule m\nend module\n";
+    let lenses = host(text, &[]).snapshot().code_lenses(PATH).unwrap();
+    let mut out = text.to_string();
+    for l in lenses.iter().rev() {
+        out.insert_str(l.offset as usize, &format!("⟦{}⟧\n", l.title));
+    }
+    expect![[r#"
+        ⟦×1 run · 0 assignments/run⟧
+        program main
+          call s(10)
+          call s(20)
+        end program
+
+        ⟦×2 runs · ? assignments/run⟧
+        subroutine s(n)
+          integer :: n, i
+          real :: x(100)
+          do i = 1, n
+            x(i) = 0
+          end do
+        end subroutine
+
+        module m
+        end module
+    "#]]
+    .assert_eq(&out);
+}
+
+#[test]
+fn diagnostics_cover_the_file_and_its_units_at_their_ranges() {
+    let text = "program p\n  integer :: i\n!HPF$ DISTRIBUTE nosuch(BLOCK)\n  do i = 1, 10\n    x = 1 +\n  end do\nend program\n";
+    let diags = host(text, &[]).snapshot().diagnostics(PATH).unwrap();
+    let out: Vec<String> = diags
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} `{}`: {}",
+                d.severity.as_str(),
+                d.code,
+                &text[d.range.start as usize..d.range.end as usize],
+                d.message
+            )
+        })
+        .collect();
+    expect![[r#"
+        error unknown-array `nosuch`: `nosuch` in DISTRIBUTE is not a declared array or template
+        info mapping `nosuch`: the distribution of `nosuch` is not modelled (its extents are not declared as constants or expressions): it counts as replicated
+        warning syntax `x = 1 +`: costline could not parse `x = 1 +`; this statement is left out of the analysis"#]].assert_eq(&out.join("\n"));
+}
