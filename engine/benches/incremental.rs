@@ -1,6 +1,7 @@
 //! The engine's side of the editor loop on the synthetic 200-procedure workspace
 //! (about 20,000 lines): a cold analysis of the whole file, and the re-analysis after a
-//! one-character edit inside one procedure, both up to an assembled `FileAnalysis`.
+//! one-character edit inside one procedure, both up to an assembled `FileAnalysis`,
+//! with the procedures' `n` bound to 1024.
 
 use costline_engine::db::AnalysisHost;
 use costline_engine::project::{Detail, Options};
@@ -21,6 +22,14 @@ fn analyze(host: &AnalysisHost) -> usize {
     file.units.len()
 }
 
+/// The procedures' `n` bound, so that the work of every processor is computed too.
+fn options() -> Options {
+    Options {
+        bindings: [("n".to_string(), 1024)].into(),
+        ..Options::default()
+    }
+}
+
 fn cold(c: &mut Criterion) {
     let text = workspace_file(200);
     let mut group = c.benchmark_group("incremental");
@@ -28,7 +37,7 @@ fn cold(c: &mut Criterion) {
     group.measurement_time(Duration::from_secs(20));
     group.bench_function("cold_20k_lines", |b| {
         b.iter(|| {
-            let mut host = AnalysisHost::new(&Options::default(), None);
+            let mut host = AnalysisHost::new(&options(), None);
             host.add_file(PATH, text.clone().into_bytes());
             black_box(analyze(&host))
         })
@@ -38,7 +47,7 @@ fn cold(c: &mut Criterion) {
 
 fn edit(c: &mut Criterion) {
     let text = workspace_file(200);
-    let mut host = AnalysisHost::new(&Options::default(), None);
+    let mut host = AnalysisHost::new(&options(), None);
     host.add_file(PATH, text.clone().into_bytes());
     analyze(&host);
     // Typing in procedure 100: the digit of a constant alternates, each edit a new text.

@@ -5,40 +5,28 @@
 use crate::freq::{FreqOptions, UnitFrequencies};
 use crate::ir::{StmtId, Unit};
 use crate::symbolic::{Env, EvalError, Num};
-use crate::work::{Load, UnitWork, load};
+use crate::work::{Load, StmtWork, UnitWork, load};
 use std::collections::HashMap;
+use std::sync::Arc;
 
-/// The values of one unit's counts and work.
+/// freq(S) of every statement of a unit under the bindings.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct UnitValues {
-    /// freq(S) of each statement under the bindings, by statement id.
+pub struct Counts {
+    /// By statement id.
     freqs: Vec<Option<Result<Num, EvalError>>>,
-    /// work(S, p) of each assignment, when |P| and its counts have values.
-    loads: HashMap<StmtId, Load>,
 }
 
-impl UnitValues {
+impl Counts {
     /// freq(S) under the bindings, or why it has no value.
     pub fn freq(&self, id: StmtId) -> Option<&Result<Num, EvalError>> {
         self.freqs.get(id.0 as usize)?.as_ref()
     }
-
-    /// work(S, p) for every processor.
-    pub fn load(&self, id: StmtId) -> Option<&Load> {
-        self.loads.get(&id)
-    }
 }
 
-/// Evaluates the counts and work of `unit` under `env` (statements of one block share
-/// their count and evaluate it once).
-pub fn evaluate(
-    unit: &Unit,
-    freqs: &UnitFrequencies,
-    work: &UnitWork,
-    env: Env,
-    options: &FreqOptions,
-) -> UnitValues {
-    let mut values = UnitValues::default();
+/// Evaluates the counts of `unit` under `env` (statements of one block share their
+/// count and evaluate it once).
+pub fn counts(unit: &Unit, freqs: &UnitFrequencies, env: Env, options: &FreqOptions) -> Counts {
+    let mut out = Counts::default();
     let mut shared: HashMap<usize, Result<Num, EvalError>> = HashMap::new();
     unit.walk(&mut |s, _| {
         let Some((key, count)) = freqs.shared(s.id) else {
@@ -49,16 +37,64 @@ pub fn evaluate(
             .or_insert_with(|| count.eval(env, options))
             .clone();
         let slot = s.id.0 as usize;
-        if values.freqs.len() <= slot {
-            values.freqs.resize(slot + 1, None);
+        if out.freqs.len() <= slot {
+            out.freqs.resize(slot + 1, None);
         }
-        let freq = value.as_ref().ok().map(|v| v.to_f64());
-        values.freqs[slot] = Some(value);
-        if let Some(w) = work.of(s.id)
-            && let Some(l) = load(w, freq, env, options)
-        {
-            values.loads.insert(s.id, l);
-        }
+        out.freqs[slot] = Some(value);
     });
-    values
+    out
+}
+
+/// work(S, p) of one assignment under `env`, its freq(S) taken from `counts`.
+pub fn stmt_load(
+    id: StmtId,
+    work: &StmtWork,
+    counts: &Counts,
+    env: Env,
+    options: &FreqOptions,
+) -> Option<Load> {
+    let freq = counts
+        .freq(id)
+        .and_then(|v| v.as_ref().ok())
+        .map(|v| v.to_f64());
+    load(work, freq, env, options)
+}
+
+/// The values of one unit's counts and work.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitValues {
+    counts: Arc<Counts>,
+    /// work(S, p) of each assignment, when |P| and its counts have values.
+    loads: HashMap<StmtId, Load>,
+}
+
+impl UnitValues {
+    /// The values of `counts` and of the loads `load` gives for the assignments of
+    /// `work`.
+    pub fn new(
+        unit: &Unit,
+        counts: Arc<Counts>,
+        work: &UnitWork,
+        load: &dyn Fn(StmtId) -> Option<Load>,
+    ) -> UnitValues {
+        let mut loads = HashMap::new();
+        unit.walk(&mut |s, _| {
+            if work.of(s.id).is_some()
+                && let Some(l) = load(s.id)
+            {
+                loads.insert(s.id, l);
+            }
+        });
+        UnitValues { counts, loads }
+    }
+
+    /// freq(S) under the bindings, or why it has no value.
+    pub fn freq(&self, id: StmtId) -> Option<&Result<Num, EvalError>> {
+        self.counts.freq(id)
+    }
+
+    /// work(S, p) for every processor.
+    pub fn load(&self, id: StmtId) -> Option<&Load> {
+        self.loads.get(&id)
+    }
 }

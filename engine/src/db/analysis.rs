@@ -7,12 +7,12 @@ use super::scope::{exports, identifiers, imports, scope};
 use super::units::{UnitText, host_of};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::{self, UnitMappings};
-use crate::freq::{self, UnitFrequencies, frequencies};
+use crate::freq::{self, Count, UnitFrequencies, frequencies};
 use crate::ir::consteval::fold_constants;
-use crate::ir::{Unit, UnitKind, Use};
+use crate::ir::{StmtId, Unit, UnitKind, Use};
 use crate::syntax::lower::{self as lowering, ParsedUnit};
-use crate::values::{self as evaluation, UnitValues};
-use crate::work::{self as work_model, UnitFormulas, UnitWork, imbalance};
+use crate::values::{self as evaluation, Counts, UnitValues};
+use crate::work::{self as work_model, Load, UnitFormulas, UnitWork, imbalance};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -92,6 +92,23 @@ pub fn work_formulas<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> 
     ))
 }
 
+/// work(S, p) of one owner-computed assignment as a formula (what a hover shows).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn stmt_formula<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    stmt: StmtId,
+) -> Option<Count> {
+    let w = work(db, unit);
+    let freqs = freqs(db, unit);
+    work_model::formula(
+        &w.of(stmt)?.spread,
+        freqs.of(stmt)?,
+        Settings::get(db).freq(db),
+        None,
+    )
+}
+
 /// The values of the integer names a unit sees, and notes on bindings that override a
 /// PARAMETER.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -169,17 +186,47 @@ fn exported_constants<'db>(
         .collect()
 }
 
+/// freq(S) of every statement under the bindings.
+#[salsa::tracked(returns(clone))]
+pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Counts> {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    Arc::new(evaluation::counts(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &env,
+        Settings::get(db).freq(db),
+    ))
+}
+
+/// work(S, p) of one assignment for every processor under the bindings (a query of its
+/// own, so that hints for a screen evaluate the assignments on it only).
+#[salsa::tracked(returns(ref))]
+pub fn stmt_load<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    stmt: StmtId,
+) -> Option<Load> {
+    let work = work(db, unit);
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    evaluation::stmt_load(
+        stmt,
+        work.of(stmt)?,
+        &counts(db, unit),
+        &env,
+        Settings::get(db).freq(db),
+    )
+}
+
 /// Every count and the work of every processor under the bindings.
 #[salsa::tracked(returns(clone))]
 pub fn values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitValues> {
-    let known = constants(db, unit);
-    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    Arc::new(evaluation::evaluate(
+    Arc::new(UnitValues::new(
         &lower(db, unit),
-        &freqs(db, unit),
+        counts(db, unit),
         &work(db, unit),
-        &env,
-        Settings::get(db).freq(db),
+        &|id| stmt_load(db, unit, id).clone(),
     ))
 }
 

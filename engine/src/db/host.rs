@@ -82,7 +82,9 @@ impl AnalysisHost {
     }
 }
 
-/// The workspace as of one change.
+/// The workspace as of one change. Cloning it is cheap (the clone is another snapshot
+/// of the same state).
+#[derive(Clone)]
 pub struct Analysis {
     db: Database,
     files: HashMap<String, File>,

@@ -22,7 +22,8 @@ mod scope;
 mod units;
 
 pub use analysis::{
-    constants, freqs, lower, mappings, unit_diagnostics, values, work, work_formulas,
+    constants, counts, freqs, lower, mappings, stmt_formula, stmt_load, unit_diagnostics, values,
+    work, work_formulas,
 };
 pub use host::{Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Settings, Workspace};

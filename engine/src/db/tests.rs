@@ -16,6 +16,7 @@ const UNIT_QUERIES: &[&str] = &[
     "mappings",
     "work",
     "constants",
+    "counts",
     "values",
     "unit_diagnostics",
     "loop_wds",
@@ -186,7 +187,7 @@ fn a_module_edit_reaches_its_users_only_through_what_they_see() {
         "only the module is re-lowered: {counts:?}"
     );
     assert_eq!(
-        ran(&counts, "values"),
+        ran(&counts, "counts"),
         3,
         "the module and both users: {counts:?}"
     );

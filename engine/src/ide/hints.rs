@@ -2,10 +2,11 @@
 //! run of its unit and, where its work is distributed, its wd — `×1.0e6 · wd 0.42`.
 //! Only the units overlapping the requested range are analyzed.
 
-use super::{UnitAt, label, overlaps, units_of};
-use crate::db::{File, freqs, loop_wds, lower, values};
+use super::{Lazy, UnitAt, label, overlaps, units_of};
+use crate::db::{File, context, counts, freqs, lower};
 use crate::ir::{LoopOrigin, StmtKind};
 use crate::span::Span;
+use crate::work::imbalance::{Numbers, loop_wd};
 
 /// One hint: its label at `offset` (into the file's text), and a tooltip.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,28 +29,36 @@ pub(super) fn inlay_hints(db: &dyn salsa::Database, file: File, range: Span) -> 
 fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<InlayHint>) {
     let ir = lower(db, u.unit);
     let freqs = freqs(db, u.unit);
-    let values = values(db, u.unit);
-    let loop_wds = loop_wds(db, u.unit);
+    let counts = counts(db, u.unit);
+    let numbers = Lazy {
+        db,
+        unit: u.unit,
+        counts: &counts,
+    };
+    // Callees' wd come from the whole program: asked for only when a loop calls.
+    let callee_wd = |name: &str| context(db, u.unit).callee_wds.get(name).copied();
     let per = match ir.kind {
         crate::ir::UnitKind::Program => "per program run".to_string(),
         _ => format!("per call of `{}`", ir.name),
     };
     ir.walk(&mut |s, _| {
-        let (at, wd) = match &s.kind {
-            // Array syntax, FORALL and WHERE become loops around their assignments: the
-            // assignments carry the hint.
-            StmtKind::Loop(l) if l.origin == LoopOrigin::Do => {
-                (l.header, loop_wds.get(&s.id).copied())
-            }
-            StmtKind::Assign { .. } => (s.span, values.load(s.id).map(|l| l.wd())),
+        // Array syntax, FORALL and WHERE become loops around their assignments: the
+        // assignments carry the hint.
+        let at = match &s.kind {
+            StmtKind::Loop(l) if l.origin == LoopOrigin::Do => l.header,
+            StmtKind::Assign { .. } => s.span,
             _ => return,
         };
         let at = u.original(at);
         if !overlaps(Span::new(at.end as usize, at.end as usize), range) {
             return;
         }
+        let wd = match &s.kind {
+            StmtKind::Loop(l) => loop_wd(l, &numbers, &callee_wd),
+            _ => numbers.wd(s.id),
+        };
         let Some(count) = freqs.of(s.id) else { return };
-        let value = values.freq(s.id);
+        let value = counts.freq(s.id);
         let label = label::with_wd(label::count(value, count.is_exact()), wd);
         let mut tooltip = match value {
             Some(Ok(v)) => format!("runs {} times {per}", label::full(v.to_f64())),

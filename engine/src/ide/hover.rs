@@ -4,13 +4,16 @@
 //! assignments whose work it spreads and how evenly; on a unit's header, how often it
 //! runs and its wd.
 
-use super::{UnitAt, label, units_of};
-use crate::db::{File, context, freqs, loop_wds, lower, mappings, values, work, work_formulas};
+use super::{Lazy, UnitAt, label, units_of};
+use crate::db::{
+    File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
+};
 use crate::freq::Count;
 use crate::hpf::DirectiveKind;
 use crate::ir::{LoopOrigin, Stmt, StmtKind, Unit, UnitKind};
 use crate::span::Span;
 use crate::symbolic::{EvalError, Num};
+use crate::work::imbalance::loop_wd;
 use crate::work::{Load, Spread};
 use std::fmt::Write;
 
@@ -135,7 +138,7 @@ fn assumptions(out: &mut String, u: &UnitAt, count: &Count) {
 
 fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) -> Hover {
     let freqs = freqs(db, u.unit);
-    let values = values(db, u.unit);
+    let counts = counts(db, u.unit);
     let mut out = String::new();
     let (span, title) = match &s.kind {
         StmtKind::Loop(l) => (l.header, "loop"),
@@ -149,17 +152,30 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
             markdown: out,
         };
     };
-    count_section(&mut out, ir, count, values.freq(s.id));
+    count_section(&mut out, ir, count, counts.freq(s.id));
     match &s.kind {
-        StmtKind::Loop(_) => {
-            if let Some(wd) = loop_wds(db, u.unit).get(&s.id) {
+        StmtKind::Loop(l) => {
+            let numbers = Lazy {
+                db,
+                unit: u.unit,
+                counts: &counts,
+            };
+            let callee_wd = |name: &str| context(db, u.unit).callee_wds.get(name).copied();
+            if let Some(wd) = loop_wd(l, &numbers, &callee_wd) {
                 let _ = writeln!(
                     out,
                     "wd of its body **{wd:.2}** (the wd of its assignments and calls, weighted by how often they run)\n"
                 );
             }
         }
-        _ => work_section(db, u, s, count, values.load(s.id), &mut out),
+        _ => work_section(
+            db,
+            u,
+            s,
+            count,
+            stmt_load(db, u.unit, s.id).as_ref(),
+            &mut out,
+        ),
     }
     assumptions(&mut out, u, count);
     Hover {
@@ -237,7 +253,9 @@ fn work_section(
     out.push_str("\n\n");
     table(out, per, mean);
     if matches!(w.spread, Spread::Owned { .. })
-        && let Some(f) = work_formulas(db, u.unit).of(s.id).and_then(Count::symbolic)
+        && let Some(f) = stmt_formula(db, u.unit, s.id)
+            .as_ref()
+            .and_then(Count::symbolic)
     {
         let _ = writeln!(out, "work(S, p) = `{}`\n", label::formula(&f, 400));
     }

@@ -15,10 +15,13 @@ pub use hints::InlayHint;
 pub use hover::Hover;
 pub use lenses::CodeLens;
 
-use crate::db::{Analysis, Cancellable, File, UnitText, file_units};
+use crate::db::{Analysis, Cancellable, File, UnitText, file_units, stmt_load};
+use crate::ir::StmtId;
 use crate::source::SourceFile;
 use crate::span::Span;
 use crate::syntax::UnitChunk;
+use crate::values::Counts;
+use crate::work::imbalance::Numbers;
 
 impl Analysis {
     /// Hints at the end of the DO headers and assignments that end inside `range`
@@ -43,6 +46,7 @@ impl Analysis {
         let Some(file) = self.file_id(path) else {
             return Ok(Vec::new());
         };
+        self.analyze_units(file)?;
         self.with_db(|db| lenses::code_lenses(db, file))
     }
 
@@ -52,7 +56,41 @@ impl Analysis {
         let Some(file) = self.file_id(path) else {
             return Ok(Vec::new());
         };
+        self.analyze_units(file)?;
         self.with_db(|db| diagnostics::diagnostics(db, file))
+    }
+
+    /// Analyzes every unit of `file` on all cores (a snapshot per thread, units dealt
+    /// round-robin), so that a whole-file answer after a cold open does not analyze its
+    /// procedures one after the other. Memoized: a second call costs a lookup per unit.
+    fn analyze_units(&self, file: File) -> Cancellable<()> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if threads < 2 {
+            return Ok(());
+        }
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|k| {
+                    let db = self.db().clone();
+                    scope.spawn(move || {
+                        salsa::Cancelled::catch(|| {
+                            let Ok(f) = file_units(&db, file) else { return };
+                            for &unit in f.units.iter().skip(k).step_by(threads) {
+                                crate::db::unit_diagnostics(&db, unit);
+                            }
+                        })
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Cancellable<Vec<()>>>()
+                .map(|_| ())
+        })
     }
 }
 
@@ -97,6 +135,23 @@ fn units_of(db: &dyn salsa::Database, file: File) -> (Option<&SourceFile>, Vec<U
         })
         .collect();
     (Some(&f.source), units)
+}
+
+/// The numbers of a unit, work evaluated statement by statement as asked.
+struct Lazy<'a> {
+    db: &'a dyn salsa::Database,
+    unit: UnitText<'a>,
+    counts: &'a Counts,
+}
+
+impl Numbers for Lazy<'_> {
+    fn freq(&self, id: StmtId) -> Option<f64> {
+        Some(self.counts.freq(id)?.as_ref().ok()?.to_f64())
+    }
+
+    fn wd(&self, id: StmtId) -> Option<f64> {
+        stmt_load(self.db, self.unit, id).as_ref().map(|l| l.wd())
+    }
 }
 
 /// Whether the half-open spans overlap (an empty span overlaps what contains it).

@@ -140,6 +140,26 @@ impl LineIndex {
         utf16 + 1
     }
 
+    /// The 1-based column in bytes of a byte offset (moved back to the start of the
+    /// character it falls in; its line is the one [`LineIndex::line_col`] reports).
+    pub fn utf8_col(&self, offset: u32) -> u32 {
+        let (_, start, offset) = self.locate(offset);
+        offset - start + 1
+    }
+
+    /// The byte offset of a 1-based line and 1-based byte column, clamped to the end of
+    /// the line's content and moved back to the start of the character it falls in.
+    pub fn offset_of_utf8(&self, line: u32, utf8_col: u32) -> u32 {
+        let Some(start) = self.line_start(line) else {
+            return self.len;
+        };
+        let start = if line == 1 { self.bom } else { start };
+        let offset = start
+            .saturating_add(utf8_col.saturating_sub(1))
+            .min(self.content_end(line));
+        self.locate(offset).2
+    }
+
     /// The byte offset of a 1-based line and 1-based UTF-16 column. A line past the
     /// last one gives the end of the text; a column past the end of its line gives
     /// the end of the line's content (before its terminator); a column inside a
@@ -235,6 +255,22 @@ mod tests {
         assert_eq!(index.line_col(9), (4, 2));
         assert_eq!(index.line_col(100), (4, 2));
         assert_eq!((index.len(), index.is_empty()), (9, false));
+    }
+
+    #[test]
+    fn byte_columns_round_trip_and_clamp() {
+        let text = "aé😀b\ncd\n";
+        let index = LineIndex::new(text);
+        for (offset, _) in text.char_indices() {
+            let offset = offset as u32;
+            let (line, _) = index.line_col(offset);
+            assert_eq!(index.offset_of_utf8(line, index.utf8_col(offset)), offset);
+        }
+        // Inside `é` (bytes 1..3): back to its start; past the line: its end.
+        assert_eq!(index.offset_of_utf8(1, 3), 1);
+        assert_eq!(index.offset_of_utf8(1, 99), 8);
+        assert_eq!(index.utf8_col(9), 1);
+        assert_eq!(index.offset_of_utf8(5, 1), text.len() as u32);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! expressions are equal exactly when their canonical forms are.
 
 use super::rational::{Overflow, Rational};
+use smallvec::{SmallVec, smallvec};
 use std::sync::Arc;
 
 pub type Name = Arc<str>;
@@ -49,9 +50,13 @@ pub enum Atom {
     Opaque(Name),
 }
 
+/// The factors of a monomial. Most monomials have one or two factors (`n`, `n·p`):
+/// kept inline, they cost no allocation (the symbolic sum builds and drops millions).
+type Factors = SmallVec<[(Atom, i32); 2]>;
+
 /// A product of atoms to nonzero integer powers, sorted by atom.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Monomial(Vec<(Atom, i32)>);
+pub struct Monomial(Factors);
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Term {
@@ -91,7 +96,7 @@ impl Atom {
 
 impl Monomial {
     pub fn one() -> Monomial {
-        Monomial(Vec::new())
+        Monomial(Factors::new())
     }
 
     pub fn factors(&self) -> &[(Atom, i32)] {
@@ -108,7 +113,7 @@ impl Monomial {
     }
 
     fn mul(&self, o: &Monomial) -> Monomial {
-        let mut out = Vec::with_capacity(self.0.len() + o.0.len());
+        let mut out = Factors::with_capacity(self.0.len() + o.0.len());
         let (mut i, mut j) = (0, 0);
         while i < self.0.len() && j < o.0.len() {
             match self.0[i].0.cmp(&o.0[j].0) {
@@ -130,8 +135,8 @@ impl Monomial {
                 }
             }
         }
-        out.extend_from_slice(&self.0[i..]);
-        out.extend_from_slice(&o.0[j..]);
+        out.extend(self.0[i..].iter().cloned());
+        out.extend(o.0[j..].iter().cloned());
         Monomial(out)
     }
 
@@ -176,7 +181,7 @@ impl Sym {
     pub fn atom(a: Atom) -> Sym {
         Sym {
             terms: vec![Term {
-                mono: Monomial(vec![(a, 1)]),
+                mono: Monomial(smallvec![(a, 1)]),
                 coef: Rational::ONE,
             }],
         }
@@ -397,7 +402,7 @@ impl Sym {
                 let normalized = self.scale(lead.recip().ok_or(SymError::DivisionByZero)?)?;
                 let inv = Sym {
                     terms: vec![Term {
-                        mono: Monomial(vec![(Atom::Group(Arc::new(normalized)), -1)]),
+                        mono: Monomial(smallvec![(Atom::Group(Arc::new(normalized)), -1)]),
                         coef: lead.recip().ok_or(SymError::DivisionByZero)?,
                     }],
                 };
@@ -575,7 +580,7 @@ impl Sym {
         let mut coefs: Vec<Vec<Term>> = Vec::new();
         for t in &self.terms {
             let mut k = 0usize;
-            let mut rest = Vec::with_capacity(t.mono.0.len());
+            let mut rest = Factors::with_capacity(t.mono.0.len());
             for (a, e) in &t.mono.0 {
                 match a {
                     Atom::Var(n) if &**n == v => {

@@ -41,32 +41,51 @@ pub fn split_label(head: &str) -> (Option<u32>, &str) {
 
 /// Splits `text` into logical statements.
 pub fn logical_statements(text: &str) -> Vec<LogicalStmt> {
-    logical_statements_where(text, |_| true).collect()
+    logical_statements_where(text, |_, _| true).collect()
 }
 
 /// Splits `text` into logical statements, building the head (and what follows the first
-/// group) only of those whose first word (lower-case, after any label) `wanted` accepts:
-/// the others keep their bounds and an empty head. Scanning the boundaries of a whole
-/// file this way is several times faster than building every head.
+/// group) only of those that `wanted` accepts, given their first word (lower-case,
+/// after any label) and the rest of their first line: the others keep their bounds and
+/// an empty head. Scanning the boundaries of a whole file this way is several times
+/// faster than building every head.
 pub fn logical_statements_where<'a>(
     text: &'a str,
-    wanted: impl Fn(&str) -> bool + 'a,
+    wanted: impl Fn(&str, &[u8]) -> bool + 'a,
 ) -> impl Iterator<Item = LogicalStmt> + 'a {
     let mut scanner = Scanner {
+        text,
         bytes: text.as_bytes(),
         pos: 0,
     };
     std::iter::from_fn(move || scanner.next_statement(&wanted))
 }
 
+/// The bytes that end or split a statement within a line, or hide the rest of it.
+const SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'\'' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'!' as usize] = true;
+    t[b';' as usize] = true;
+    t[b'&' as usize] = true;
+    t
+};
+
+/// The length of the first line of `text` (up to its `\n`); `str::find` of an ASCII
+/// character is a vectorized memchr.
+fn line_length(text: &str) -> usize {
+    text.find('\n').unwrap_or(text.len())
+}
+
 /// The longest first word [`logical_statements_where`] looks at; a longer one is
 /// passed on truncated.
 const FIRST_WORD_LEN: usize = 24;
 
-/// The first word of the statement at the start of `bytes` (after a label), lower-case;
-/// `None` when a continuation may split it (`sub&` … `&routine`), so that it cannot be
-/// judged from this line.
-fn first_word(bytes: &[u8], buf: &mut [u8; FIRST_WORD_LEN]) -> Option<usize> {
+/// The first word of the statement at the start of `bytes` (after a label), lower-case,
+/// and where the word ends; `None` when a continuation may split it (`sub&` …
+/// `&routine`), so that it cannot be judged from this line.
+fn first_word(bytes: &[u8], buf: &mut [u8; FIRST_WORD_LEN]) -> Option<(usize, usize)> {
     let mut i = 0;
     while i < bytes.len() && bytes[i].is_ascii_digit() {
         i += 1;
@@ -84,10 +103,11 @@ fn first_word(bytes: &[u8], buf: &mut [u8; FIRST_WORD_LEN]) -> Option<usize> {
         }
         i += 1;
     }
-    (bytes.get(i) != Some(&b'&')).then_some(n)
+    (bytes.get(i) != Some(&b'&')).then_some((n, i))
 }
 
 struct Scanner<'a> {
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
 }
@@ -160,16 +180,22 @@ impl Scanner<'_> {
         }
     }
 
-    fn next_statement(&mut self, wanted: &dyn Fn(&str) -> bool) -> Option<LogicalStmt> {
+    fn next_statement(&mut self, wanted: &dyn Fn(&str, &[u8]) -> bool) -> Option<LogicalStmt> {
         self.skip_trivia();
         let start = self.pos;
         self.peek()?;
         let mut buf = [0u8; FIRST_WORD_LEN];
-        let collect = match first_word(&self.bytes[start..], &mut buf) {
-            Some(n) => wanted(std::str::from_utf8(&buf[..n]).unwrap_or("")),
+        let rest = &self.bytes[start..];
+        // Trivia are ASCII, so a statement starts on a character boundary.
+        let line_len = self.text.get(start..).map_or(rest.len(), line_length);
+        let collect = match first_word(&rest[..line_len], &mut buf) {
+            Some((n, end)) => wanted(
+                std::str::from_utf8(&buf[..n]).unwrap_or(""),
+                &rest[end..line_len],
+            ),
             None => true,
         };
-        if !collect && let Some(next) = self.simple_line_end() {
+        if !collect && let Some(next) = self.simple_line_end(line_len) {
             self.pos = next;
             return Some(LogicalStmt {
                 start,
@@ -215,15 +241,12 @@ impl Scanner<'_> {
         Some(self.finish(start, text))
     }
 
-    /// When the rest of the current line holds no quote, comment, `;` or `&` (most lines),
-    /// the statement is that line: the offset past its terminator.
-    fn simple_line_end(&self) -> Option<usize> {
+    /// When the rest of the current line (`len` bytes) holds no quote, comment, `;` or
+    /// `&` (most lines), the statement is that line: the offset past its terminator.
+    fn simple_line_end(&self, len: usize) -> Option<usize> {
         let rest = &self.bytes[self.pos..];
-        let end = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
-        let special = rest[..end]
-            .iter()
-            .any(|&b| matches!(b, b'\'' | b'"' | b'!' | b';' | b'&'));
-        (!special).then(|| self.pos + (end + 1).min(rest.len()))
+        let special = rest[..len].iter().any(|&b| SPECIAL[b as usize]);
+        (!special).then(|| self.pos + (len + 1).min(rest.len()))
     }
 
     /// At an `&`: when only blanks or a comment follow on this line, it is a
@@ -330,7 +353,7 @@ mod tests {
         let text = "10 CALL f(1); subroutine s(x)\n  x = 1 &\n & + 2\nSUB&\n&ROUTINE t\n";
         let all = logical_statements(text);
         let some: Vec<LogicalStmt> =
-            logical_statements_where(text, |w| w == "subroutine").collect();
+            logical_statements_where(text, |w, _| w == "subroutine").collect();
         assert_eq!(all.len(), some.len());
         for (a, s) in all.iter().zip(&some) {
             assert_eq!((a.start, a.line_end), (s.start, s.line_end));

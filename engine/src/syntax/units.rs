@@ -126,11 +126,43 @@ fn split_statements(
     (units, diagnostics)
 }
 
-/// Whether a statement beginning with `word` may matter for unit structure (every word
-/// [`classify`] looks for first); the others are [`Statement::Other`] whatever follows.
-fn may_be_unit_statement(word: &str) -> bool {
-    word.starts_with("end")
-        || matches!(
+/// Whether a statement beginning with `word`, its first line going on with `rest`, may
+/// matter for unit structure; the others are [`Statement::Other`] whatever follows.
+/// `END DO`, `END IF` and declarations without the word FUNCTION are the common
+/// statements told apart here.
+fn may_be_unit_statement(word: &str, rest: &[u8]) -> bool {
+    match word {
+        "end" => match next_word(rest) {
+            None => true,
+            Some(next) => matches!(
+                next.as_str(),
+                "" | "program"
+                    | "subroutine"
+                    | "function"
+                    | "module"
+                    | "submodule"
+                    | "block"
+                    | "blockdata"
+                    | "interface"
+            ),
+        },
+        w if w.starts_with("end") => matches!(
+            w,
+            "endprogram"
+                | "endsubroutine"
+                | "endfunction"
+                | "endmodule"
+                | "endsubmodule"
+                | "endblock"
+                | "endblockdata"
+                | "endinterface"
+        ),
+        // A typed FUNCTION statement names FUNCTION on its first line (or continues).
+        "integer" | "real" | "complex" | "logical" | "character" | "double" | "doubleprecision"
+        | "doublecomplex" | "type" | "class" => {
+            contains_word_prefix(rest, b"function") || continues(rest)
+        }
+        _ => matches!(
             word,
             "program"
                 | "module"
@@ -147,17 +179,43 @@ fn may_be_unit_statement(word: &str) -> bool {
                 | "elemental"
                 | "impure"
                 | "non_recursive"
-                | "integer"
-                | "real"
-                | "complex"
-                | "logical"
-                | "character"
-                | "double"
-                | "doubleprecision"
-                | "doublecomplex"
-                | "type"
-                | "class"
-        )
+        ),
+    }
+}
+
+/// The word after blanks at the start of `rest`, lower-case (empty at the end of the
+/// statement or before a comment); `None` when the line continues there.
+fn next_word(rest: &[u8]) -> Option<String> {
+    let mut i = 0;
+    while i < rest.len() && (rest[i] == b' ' || rest[i] == b'\t' || rest[i] == b'\r') {
+        i += 1;
+    }
+    if rest.get(i) == Some(&b'&') {
+        return None;
+    }
+    let start = i;
+    while i < rest.len() && (rest[i].is_ascii_alphanumeric() || rest[i] == b'_') {
+        i += 1;
+    }
+    if rest.get(i) == Some(&b'&') {
+        return None;
+    }
+    Some(String::from_utf8_lossy(&rest[start..i]).to_ascii_lowercase())
+}
+
+/// Whether `needle` (lower-case) occurs in `line`, ignoring case.
+fn contains_word_prefix(line: &[u8], needle: &[u8]) -> bool {
+    line.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// Whether the line ends with a continuation `&` (before blanks or a comment).
+fn continues(line: &[u8]) -> bool {
+    let code = match line.iter().position(|&b| b == b'!') {
+        Some(bang) => &line[..bang],
+        None => line,
+    };
+    code.iter().rev().find(|b| !b.is_ascii_whitespace()) == Some(&b'&')
 }
 
 /// What a statement means for unit structure.
@@ -727,6 +785,21 @@ end program
         "end subroutine s\n",
         "endfunction\n",
         "END DO\n",
+        "end do\n",
+        "  end  if ! done\n",
+        "end ! the program\n",
+        "end &\n",
+        "  & subroutine\n",
+        "endblock\n",
+        "end block data\n",
+        "endif\n",
+        "real :: function_count\n",
+        "real, dimension(3) :: x ! no function here\n",
+        "integer(kind=4) &\n",
+        "  function k()\n",
+        "type(point) :: q\n",
+        "type point\n",
+        "end type point\n",
         "10 end\n",
         "x = 1; end\n",
         "call sub&\n",

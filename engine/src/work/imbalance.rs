@@ -4,7 +4,7 @@
 
 use super::{Spread, UnitWork, weighted_wd};
 use crate::diagnostics::Diagnostic;
-use crate::ir::{Expr, Stmt, StmtId, StmtKind, Unit, UnitKind, walk};
+use crate::ir::{Expr, Loop, Stmt, StmtId, StmtKind, Unit, UnitKind, walk};
 use crate::span::Span;
 use crate::values::UnitValues;
 use std::collections::{BTreeMap, HashMap};
@@ -17,24 +17,38 @@ pub enum WdItem {
     Call { freq: f64, callee: String },
 }
 
+/// What the items of Definition 4.3 need of a statement under the bindings.
+pub trait Numbers {
+    /// freq(S), when it has a value.
+    fn freq(&self, id: StmtId) -> Option<f64>;
+    /// wd(S) of an assignment whose work has values.
+    fn wd(&self, id: StmtId) -> Option<f64>;
+}
+
+impl Numbers for UnitValues {
+    fn freq(&self, id: StmtId) -> Option<f64> {
+        Some(UnitValues::freq(self, id)?.as_ref().ok()?.to_f64())
+    }
+
+    fn wd(&self, id: StmtId) -> Option<f64> {
+        self.load(id).map(|l| l.wd())
+    }
+}
+
 /// The items of Definition 4.3 among `stmts` (at any depth) that have values.
-fn items(stmts: &[Stmt], values: &UnitValues) -> Vec<WdItem> {
+fn items(stmts: &[Stmt], numbers: &dyn Numbers) -> Vec<WdItem> {
     let mut out = Vec::new();
     walk(stmts, &mut |s, _| {
-        let Some(Ok(freq)) = values.freq(s.id) else {
+        let Some(freq) = numbers.freq(s.id) else {
             return;
         };
-        let freq = freq.to_f64();
         match &s.kind {
             StmtKind::Assign {
                 lhs: Expr::Array(_),
                 ..
             } => {
-                if let Some(load) = values.load(s.id) {
-                    out.push(WdItem::Assign {
-                        freq,
-                        wd: load.wd(),
-                    });
+                if let Some(wd) = numbers.wd(s.id) {
+                    out.push(WdItem::Assign { freq, wd });
                 }
             }
             StmtKind::Call(c) => out.push(WdItem::Call {
@@ -112,7 +126,16 @@ pub fn unit_wds(units: &[WdUnit]) -> Vec<Option<f64>> {
         .collect()
 }
 
-/// wd of every loop of a unit (Definition 4.3 over the loop's body).
+/// wd of a loop (Definition 4.3 over its body).
+pub fn loop_wd(
+    l: &Loop,
+    numbers: &dyn Numbers,
+    callee_wd: &dyn Fn(&str) -> Option<f64>,
+) -> Option<f64> {
+    weigh(&items(&l.body, numbers), callee_wd)
+}
+
+/// wd of every loop of a unit.
 pub fn loop_wds(
     unit: &Unit,
     values: &UnitValues,
@@ -121,7 +144,7 @@ pub fn loop_wds(
     let mut out = HashMap::new();
     unit.walk(&mut |s, _| {
         if let StmtKind::Loop(l) = &s.kind
-            && let Some(wd) = weigh(&items(&l.body, values), callee_wd)
+            && let Some(wd) = loop_wd(l, values, callee_wd)
         {
             out.insert(s.id, wd);
         }
