@@ -1,7 +1,8 @@
-//! `costline`: performance hints for HPF and Fortran+MPI programs, as a CLI (and, as
-//! it lands, a language server).
+//! `costline`: performance hints for HPF and Fortran+MPI programs, as a CLI and a
+//! language server.
 
 mod check;
+mod lsp;
 mod text;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -22,6 +23,8 @@ struct Cli {
 enum Command {
     /// Analyze Fortran/HPF files and print a report per program unit.
     Check(CheckArgs),
+    /// Run the language server on stdin/stdout (for editors).
+    Serve,
 }
 
 #[derive(clap::Args)]
@@ -67,5 +70,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        // Exit at once: the runtime's stdin reader would otherwise keep the process.
+        Command::Serve => std::process::exit(lsp::serve()),
     }
 }

@@ -1,0 +1,794 @@
+//! The language server's handlers. Document state changes synchronously, before any
+//! `.await` (handlers run concurrently, and an edit applied late would be applied out
+//! of order); analysis runs on the blocking pool against a snapshot that includes the
+//! document's latest change; a request whose document changed meanwhile, or whose
+//! analysis a newer change cancelled, answers `ContentModified`.
+
+use super::config::{self, Config, Layer};
+use super::convert;
+use super::documents::{Documents, Encoding, Lines, path_of};
+use super::worker::{Change, Worker};
+use super::workspace;
+use costline_engine::db::{Analysis, Cancellable};
+use costline_engine::span::Span;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+/// Quiet time after an edit before other documents' results are refreshed.
+const SETTLE: Duration = Duration::from_millis(400);
+
+/// How long a request to the client may take: a client that stopped answering (or a
+/// transport that closed) must not hold a task forever.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A request to the client, given up after [`CLIENT_TIMEOUT`].
+async fn ask<T>(request: impl std::future::Future<Output = Result<T>>) -> Result<T> {
+    tokio::time::timeout(CLIENT_TIMEOUT, request)
+        .await
+        .unwrap_or_else(|_| Err(Error::request_cancelled()))
+}
+
+/// What the client can do, from `initialize`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Capabilities {
+    pull_diagnostics: bool,
+    configuration: bool,
+    configuration_registration: bool,
+    watch_registration: bool,
+    inlay_hint_refresh: bool,
+    code_lens_refresh: bool,
+    diagnostic_refresh: bool,
+    progress: bool,
+}
+
+/// The settings and what they came from.
+#[derive(Default)]
+struct Settings {
+    config: Config,
+    /// costline.toml, initialization options, `workspace/configuration`.
+    file: Layer,
+    init: Layer,
+    editor: Layer,
+}
+
+struct State {
+    encoding: Encoding,
+    capabilities: Capabilities,
+    roots: Vec<PathBuf>,
+    settings: Settings,
+}
+
+pub struct Backend {
+    client: Client,
+    docs: Arc<Mutex<Documents>>,
+    worker: Worker,
+    state: Arc<Mutex<State>>,
+    /// Set by `shutdown`: the exit code is 0 only after it.
+    shut_down: Arc<AtomicBool>,
+    /// Counts edits, so that a settle timer knows whether another edit followed.
+    edits: Arc<AtomicU64>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Backend {
+    pub fn new(client: Client, shut_down: Arc<AtomicBool>) -> Backend {
+        let settings = Settings::default();
+        Backend {
+            client,
+            docs: Arc::new(Mutex::new(Documents::default())),
+            worker: Worker::start(&settings.config.options()),
+            state: Arc::new(Mutex::new(State {
+                encoding: Encoding::Utf16,
+                capabilities: Capabilities::default(),
+                roots: Vec::new(),
+                settings,
+            })),
+            shut_down,
+            edits: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        lock(&self.state).capabilities
+    }
+
+    fn config(&self) -> Config {
+        lock(&self.state).settings.config.clone()
+    }
+
+    /// Runs `f` on a snapshot holding the document's latest text, on the blocking pool;
+    /// `None` when the document is not open.
+    async fn query<T: Send + 'static>(
+        &self,
+        uri: &Uri,
+        f: impl FnOnce(&Analysis, &str) -> Cancellable<T> + Send + 'static,
+    ) -> Result<Option<(T, Lines)>> {
+        // Every change sent so far (this document's, other files', settings) is in the
+        // snapshot the request waits for.
+        let (path, lines, revision, version) = {
+            let docs = lock(&self.docs);
+            let Some(d) = docs.get(uri) else {
+                return Ok(None);
+            };
+            (
+                path_of(uri),
+                d.lines.clone(),
+                self.worker.sent().max(d.revision),
+                d.version,
+            )
+        };
+        let worker = self.worker.clone();
+        let value = on_blocking_pool(move || f(&worker.snapshot(revision), &path)).await?;
+        let current = lock(&self.docs).get(uri).map(|d| d.version);
+        if current != Some(version) {
+            return Err(Error::content_modified());
+        }
+        Ok(Some((value, lines)))
+    }
+
+    /// Applies the merged settings (and says what was wrong with them); refreshes what
+    /// the editor shows when they changed.
+    async fn apply_settings(&self) {
+        let (changed, problems, options) = {
+            let mut s = lock(&self.state);
+            let layers = [
+                s.settings.file.clone(),
+                s.settings.init.clone(),
+                s.settings.editor.clone(),
+            ];
+            let (config, problems) = Config::merge(&layers);
+            let changed = config != s.settings.config;
+            s.settings.config = config.clone();
+            (changed, problems, config.options())
+        };
+        for p in problems {
+            self.client
+                .show_message(MessageType::WARNING, format!("costline: {p}"))
+                .await;
+        }
+        if changed {
+            self.worker.send(Change::SetOptions(options));
+            self.refresh().await;
+        }
+    }
+
+    /// Asks the editor for `costline` settings, when it can answer.
+    async fn pull_editor_settings(&self) {
+        if !self.capabilities().configuration {
+            return;
+        }
+        let items = vec![ConfigurationItem {
+            scope_uri: None,
+            section: Some("costline".into()),
+        }];
+        match ask(self.client.configuration(items)).await {
+            Ok(values) => {
+                let layer = values
+                    .first()
+                    .map(config::from_json)
+                    .unwrap_or(Ok(Layer::default()));
+                match layer {
+                    Ok(l) => lock(&self.state).settings.editor = l,
+                    Err(e) => {
+                        self.client
+                            .show_message(MessageType::WARNING, format!("costline: {e}"))
+                            .await;
+                    }
+                }
+            }
+            Err(e) => {
+                self.client
+                    .log_message(
+                        MessageType::WARNING,
+                        format!("costline: workspace/configuration failed: {e}"),
+                    )
+                    .await;
+            }
+        }
+    }
+
+    /// Reads `costline.toml` from the first workspace folder.
+    async fn load_settings_file(&self) {
+        let root = lock(&self.state).roots.first().cloned();
+        let Some(root) = root else { return };
+        let layer = match std::fs::read_to_string(root.join("costline.toml")) {
+            Ok(text) => match config::from_toml(&text) {
+                Ok(l) => l,
+                Err(e) => {
+                    self.client
+                        .show_message(MessageType::WARNING, format!("costline: {e}"))
+                        .await;
+                    Layer::default()
+                }
+            },
+            Err(_) => Layer::default(),
+        };
+        lock(&self.state).settings.file = layer;
+    }
+
+    /// Asks the editor to request hints, lenses and diagnostics again (what it supports).
+    async fn refresh(&self) {
+        let caps = self.capabilities();
+        if caps.inlay_hint_refresh {
+            let _ = ask(self.client.inlay_hint_refresh()).await;
+        }
+        if caps.code_lens_refresh {
+            let _ = ask(self.client.code_lens_refresh()).await;
+        }
+        if caps.pull_diagnostics && caps.diagnostic_refresh {
+            let _ = ask(self.client.workspace_diagnostic_refresh()).await;
+        }
+        if !caps.pull_diagnostics {
+            self.publish_open().await;
+        }
+    }
+
+    /// Publishes the diagnostics of every open document (clients without pull
+    /// diagnostics).
+    async fn publish_open(&self) {
+        let uris = lock(&self.docs).uris();
+        for uri in uris {
+            let version = lock(&self.docs).get(&uri).map(|d| d.version);
+            // Changed meanwhile (an error): the change's own publication follows.
+            if let Ok(Some((diags, lines))) = self.query(&uri, |a, path| a.diagnostics(path)).await
+            {
+                let items = diags
+                    .iter()
+                    .map(|d| convert::diagnostic(&lines, d))
+                    .collect();
+                self.client.publish_diagnostics(uri, items, version).await;
+            }
+        }
+    }
+
+    /// After an edit: once edits settle, other documents may need new results (a
+    /// module's constants reach its users).
+    fn settle_later(&self) {
+        let mark = self.edits.fetch_add(1, Ordering::SeqCst) + 1;
+        let edits = self.edits.clone();
+        let this = self.clone_for_task();
+        tokio::spawn(async move {
+            tokio::time::sleep(SETTLE).await;
+            if edits.load(Ordering::SeqCst) == mark {
+                this.refresh().await;
+            }
+        });
+    }
+
+    fn clone_for_task(&self) -> Backend {
+        Backend {
+            client: self.client.clone(),
+            docs: self.docs.clone(),
+            worker: self.worker.clone(),
+            state: self.state.clone(),
+            shut_down: self.shut_down.clone(),
+            edits: self.edits.clone(),
+        }
+    }
+
+    /// Reads the workspace's Fortran files into the analysis and analyzes them all,
+    /// reporting progress; the editor's open documents keep the editor's text.
+    async fn analyze_workspace(&self) {
+        let roots = lock(&self.state).roots.clone();
+        if roots.is_empty() {
+            return;
+        }
+        let caps = self.capabilities();
+        let token = NumberOrString::String("costline/workspace".into());
+        let progress = if caps.progress
+            && self
+                .client
+                .create_work_done_progress(token.clone())
+                .await
+                .is_ok()
+        {
+            Some(
+                self.client
+                    .progress(token, "costline")
+                    .with_message("finding Fortran files")
+                    .with_percentage(0)
+                    .begin()
+                    .await,
+            )
+        } else {
+            None
+        };
+        let found = on_blocking_pool(move || {
+            Ok(roots
+                .iter()
+                .map(|r| workspace::fortran_files(r))
+                .collect::<Vec<_>>())
+        })
+        .await
+        .unwrap_or_default();
+        let mut paths = Vec::new();
+        for (files, cut) in found {
+            if cut {
+                self.client
+                    .show_message(
+                        MessageType::WARNING,
+                        format!("costline: more than {} Fortran files in the workspace; the first {} are analyzed", workspace::MAX_FILES, workspace::MAX_FILES),
+                    )
+                    .await;
+            }
+            paths.extend(files);
+        }
+        let open: Vec<String> = lock(&self.docs).uris().iter().map(path_of).collect();
+        let publish = !caps.pull_diagnostics;
+        // The text of each file read, kept to place its diagnostics when they are pushed.
+        let mut texts = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let path = p.to_string_lossy().into_owned();
+            if open.contains(&path) {
+                texts.push(None);
+                continue;
+            }
+            match std::fs::read(p) {
+                Ok(bytes) => {
+                    texts.push(publish.then(|| String::from_utf8_lossy(&bytes).into_owned()));
+                    self.worker.send(Change::SetFile { path, bytes });
+                }
+                Err(_) => texts.push(None),
+            }
+        }
+        let total = paths.len().max(1);
+        for (k, (p, text)) in paths.iter().zip(texts).enumerate() {
+            let path = p.to_string_lossy().into_owned();
+            let worker = self.worker.clone();
+            // A change cancels the warm-up of a file: try again on the newer snapshot.
+            let result = on_blocking_pool(move || {
+                let mut outcome = Ok(Vec::new());
+                for _ in 0..5 {
+                    let a = worker.snapshot(worker.sent());
+                    outcome = a
+                        .diagnostics(&path)
+                        .and_then(|d| a.code_lenses(&path).map(|_| d));
+                    if outcome.is_ok() {
+                        break;
+                    }
+                }
+                outcome
+            })
+            .await;
+            if let (Ok(diags), Some(text), Some(uri)) = (result, text, Uri::from_file_path(p)) {
+                let lines = Lines::new(&text, lock(&self.state).encoding);
+                let items = diags
+                    .iter()
+                    .map(|d| convert::diagnostic(&lines, d))
+                    .collect();
+                self.client.publish_diagnostics(uri, items, None).await;
+            }
+            if let Some(progress) = &progress {
+                let name = p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                progress
+                    .report_with_message(
+                        format!("{}/{} {name}", k + 1, paths.len()),
+                        ((k + 1) * 100 / total) as u32,
+                    )
+                    .await;
+            }
+        }
+        if let Some(progress) = progress {
+            progress
+                .finish_with_message(format!("{} files analyzed", paths.len()))
+                .await;
+        }
+        self.refresh().await;
+    }
+
+    /// Registers for settings changes and file events the editor watches for us.
+    async fn register_watchers(&self) {
+        let caps = self.capabilities();
+        let mut registrations = Vec::new();
+        if caps.configuration_registration {
+            registrations.push(Registration {
+                id: "costline-configuration".into(),
+                method: "workspace/didChangeConfiguration".into(),
+                register_options: None,
+            });
+        }
+        if caps.watch_registration {
+            let watchers = [
+                "**/costline.toml",
+                "**/*.{f90,F90,f95,F95,f03,F03,f08,F08,f,F,for,FOR,ftn,f77,fpp,hpf}",
+            ]
+            .iter()
+            .map(|g| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(g.to_string()),
+                kind: None,
+            })
+            .collect();
+            registrations.push(Registration {
+                id: "costline-files".into(),
+                method: "workspace/didChangeWatchedFiles".into(),
+                register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                    watchers,
+                })
+                .ok(),
+            });
+        }
+        if !registrations.is_empty()
+            && let Err(e) = ask(self.client.register_capability(registrations)).await
+        {
+            self.client
+                .log_message(
+                    MessageType::WARNING,
+                    format!("costline: registration failed: {e}"),
+                )
+                .await;
+        }
+    }
+
+    /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
+    /// pool) or in the handler itself, for the tests that check the server survives
+    /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
+    pub async fn crash_analysis(&self, params: Value) -> Result<Value> {
+        if std::env::var("COSTLINE_TEST_CRASH").as_deref() != Ok("1") {
+            return Err(Error::method_not_found());
+        }
+        if params.get("in").and_then(Value::as_str) == Some("handler") {
+            panic!("deliberate panic in a request handler");
+        }
+        on_blocking_pool(|| -> Cancellable<Value> { panic!("deliberate panic in the analysis") })
+            .await
+    }
+}
+
+/// Runs `f` on the blocking pool: a cancellation becomes `ContentModified`, a panic an
+/// internal error (and a line on stderr); the server goes on.
+async fn on_blocking_pool<T: Send + 'static>(
+    f: impl FnOnce() -> Cancellable<T> + Send + 'static,
+) -> Result<T> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(_cancelled)) => Err(Error::content_modified()),
+        Err(e) if e.is_panic() => {
+            let why = super::panic_message(e.into_panic().as_ref());
+            eprintln!("costline: the analysis panicked: {why}");
+            let mut error = Error::internal_error();
+            error.message = format!("costline: the analysis failed: {why}").into();
+            Err(error)
+        }
+        Err(_) => Err(Error::request_cancelled()),
+    }
+}
+
+fn negotiate(p: &InitializeParams) -> Encoding {
+    let offered = p
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.clone())
+        .unwrap_or_default();
+    if offered.contains(&PositionEncodingKind::UTF8) {
+        Encoding::Utf8
+    } else {
+        Encoding::Utf16
+    }
+}
+
+fn client_capabilities(c: &ClientCapabilities) -> Capabilities {
+    let ws = c.workspace.as_ref();
+    Capabilities {
+        pull_diagnostics: c
+            .text_document
+            .as_ref()
+            .and_then(|t| t.diagnostic.as_ref())
+            .is_some(),
+        configuration: ws.and_then(|w| w.configuration).unwrap_or(false),
+        configuration_registration: ws
+            .and_then(|w| w.did_change_configuration.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+        watch_registration: ws
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false),
+        inlay_hint_refresh: ws
+            .and_then(|w| w.inlay_hint.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false),
+        code_lens_refresh: ws
+            .and_then(|w| w.code_lens.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false),
+        diagnostic_refresh: ws
+            .and_then(|w| w.diagnostics.as_ref())
+            .and_then(|i| i.refresh_support)
+            .unwrap_or(false),
+        progress: c
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false),
+    }
+}
+
+fn roots(p: &InitializeParams) -> Vec<PathBuf> {
+    #[allow(deprecated)] // rootUri: clients that predate workspace folders send only it
+    let root_uri = p.root_uri.clone();
+    let uris: Vec<Uri> = match &p.workspace_folders {
+        Some(folders) if !folders.is_empty() => folders.iter().map(|f| f.uri.clone()).collect(),
+        _ => root_uri.into_iter().collect(),
+    };
+    uris.iter()
+        .filter_map(|u| u.to_file_path().map(|p| p.into_owned()))
+        .filter(|p| p.is_dir())
+        .collect()
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, p: InitializeParams) -> Result<InitializeResult> {
+        let encoding = negotiate(&p);
+        let init = match p.initialization_options.as_ref().map(config::from_json) {
+            Some(Ok(l)) => l,
+            Some(Err(e)) => {
+                self.client
+                    .log_message(MessageType::WARNING, format!("costline: {e}"))
+                    .await;
+                Layer::default()
+            }
+            None => Layer::default(),
+        };
+        {
+            let mut s = lock(&self.state);
+            s.encoding = encoding;
+            s.capabilities = client_capabilities(&p.capabilities);
+            s.roots = roots(&p);
+            s.settings.init = init;
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(match encoding {
+                    Encoding::Utf8 => PositionEncodingKind::UTF8,
+                    Encoding::Utf16 => PositionEncodingKind::UTF16,
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..TextDocumentSyncOptions::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                code_lens_provider: Some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
+                    DiagnosticOptions {
+                        identifier: Some("costline".into()),
+                        // A module's constants reach the files that use it.
+                        inter_file_dependencies: true,
+                        workspace_diagnostics: false,
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                    },
+                )),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "costline".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        // In a task of its own: it waits on the client, and a notification handler still
+        // running would keep the server from ending.
+        let this = self.clone_for_task();
+        tokio::spawn(async move {
+            this.load_settings_file().await;
+            this.pull_editor_settings().await;
+            this.apply_settings().await;
+            this.register_watchers().await;
+            this.analyze_workspace().await;
+        });
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shut_down.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, p: DidOpenTextDocumentParams) {
+        let d = p.text_document;
+        {
+            let encoding = lock(&self.state).encoding;
+            let mut docs = lock(&self.docs);
+            let bytes = d.text.clone().into_bytes();
+            docs.open(d.uri.clone(), d.text, d.version, encoding);
+            let revision = self.worker.send(Change::SetFile {
+                path: path_of(&d.uri),
+                bytes,
+            });
+            if let Some(doc) = docs.get_mut(&d.uri) {
+                doc.revision = revision;
+            }
+        }
+        self.settle_later();
+    }
+
+    async fn did_change(&self, p: DidChangeTextDocumentParams) {
+        {
+            let mut docs = lock(&self.docs);
+            let uri = p.text_document.uri;
+            let Some(doc) = docs.change(&uri, p.text_document.version, p.content_changes) else {
+                return;
+            };
+            doc.revision = self.worker.send(Change::SetFile {
+                path: path_of(&uri),
+                bytes: doc.text.clone().into_bytes(),
+            });
+        }
+        self.settle_later();
+    }
+
+    async fn did_close(&self, p: DidCloseTextDocumentParams) {
+        let uri = p.text_document.uri;
+        lock(&self.docs).close(&uri);
+        let path = path_of(&uri);
+        // A file of the workspace goes back to what is on disk; another leaves.
+        let on_disk = Path::new(&path).is_file()
+            && workspace::is_fortran(Path::new(&path))
+            && lock(&self.state)
+                .roots
+                .iter()
+                .any(|r| Path::new(&path).starts_with(r));
+        match std::fs::read(&path) {
+            Ok(bytes) if on_disk => {
+                self.worker.send(Change::SetFile { path, bytes });
+            }
+            _ => {
+                self.worker.send(Change::RemoveFile { path });
+                if !self.capabilities().pull_diagnostics {
+                    self.client.publish_diagnostics(uri, Vec::new(), None).await;
+                }
+            }
+        }
+        self.settle_later();
+    }
+
+    async fn did_change_configuration(&self, p: DidChangeConfigurationParams) {
+        if self.capabilities().configuration {
+            self.pull_editor_settings().await;
+        } else {
+            match config::from_json(&p.settings) {
+                Ok(l) => lock(&self.state).settings.editor = l,
+                Err(e) => {
+                    self.client
+                        .show_message(MessageType::WARNING, format!("costline: {e}"))
+                        .await;
+                }
+            }
+        }
+        self.apply_settings().await;
+    }
+
+    async fn did_change_watched_files(&self, p: DidChangeWatchedFilesParams) {
+        let open: Vec<String> = lock(&self.docs).uris().iter().map(path_of).collect();
+        let mut settings = false;
+        for change in p.changes {
+            let path = path_of(&change.uri);
+            if Path::new(&path)
+                .file_name()
+                .is_some_and(|n| n == "costline.toml")
+            {
+                settings = true;
+                continue;
+            }
+            if open.contains(&path) || !workspace::is_fortran(Path::new(&path)) {
+                continue;
+            }
+            match std::fs::read(&path) {
+                Ok(bytes) if change.typ != FileChangeType::DELETED => {
+                    self.worker.send(Change::SetFile { path, bytes });
+                }
+                _ => {
+                    self.worker.send(Change::RemoveFile { path });
+                }
+            }
+        }
+        if settings {
+            let this = self.clone_for_task();
+            tokio::spawn(async move {
+                this.load_settings_file().await;
+                this.apply_settings().await;
+            });
+        } else {
+            self.settle_later();
+        }
+    }
+
+    async fn inlay_hint(&self, p: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        if !self.config().hints {
+            return Ok(Some(Vec::new()));
+        }
+        let uri = p.text_document.uri;
+        let Some(range) = lock(&self.docs).get(&uri).map(|d| {
+            Span::new(
+                d.lines.offset(p.range.start) as usize,
+                d.lines.offset(p.range.end) as usize,
+            )
+        }) else {
+            return Ok(None);
+        };
+        Ok(self
+            .query(&uri, move |a, path| a.inlay_hints(path, range))
+            .await?
+            .map(|(hints, lines)| {
+                hints
+                    .iter()
+                    .map(|h| convert::inlay_hint(&lines, h))
+                    .collect()
+            }))
+    }
+
+    async fn hover(&self, p: HoverParams) -> Result<Option<Hover>> {
+        let at = p.text_document_position_params;
+        let uri = at.text_document.uri;
+        let Some(offset) = lock(&self.docs)
+            .get(&uri)
+            .map(|d| d.lines.offset(at.position))
+        else {
+            return Ok(None);
+        };
+        Ok(self
+            .query(&uri, move |a, path| a.hover(path, offset))
+            .await?
+            .and_then(|(h, lines)| h.map(|h| convert::hover(&lines, &h))))
+    }
+
+    async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        if !self.config().code_lens {
+            return Ok(Some(Vec::new()));
+        }
+        Ok(self
+            .query(&p.text_document.uri, |a, path| a.code_lenses(path))
+            .await?
+            .map(|(lenses, lines)| {
+                lenses
+                    .iter()
+                    .map(|l| convert::code_lens(&lines, l))
+                    .collect()
+            }))
+    }
+
+    async fn diagnostic(
+        &self,
+        p: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        let items = match self
+            .query(&p.text_document.uri, |a, path| a.diagnostics(path))
+            .await?
+        {
+            Some((diags, lines)) => diags
+                .iter()
+                .map(|d| convert::diagnostic(&lines, d))
+                .collect(),
+            None => Vec::new(),
+        };
+        Ok(DocumentDiagnosticReportResult::Report(
+            DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+                related_documents: None,
+                full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                    result_id: None,
+                    items,
+                },
+            }),
+        ))
+    }
+}

@@ -1,0 +1,153 @@
+//! The settings of DESIGN.md section 7 — `machine`, `params`, `imbalanceThreshold`,
+//! `hints.enable`, `codeLens.enable` — from `costline.toml` at the workspace root and
+//! from the editor (initialization options, `workspace/configuration`), the editor's
+//! winning key by key. Bad values are reported and left out, never fatal.
+
+use costline_engine::project::Options;
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// One source of settings; absent keys leave the others' values.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Layer {
+    pub machine: Option<String>,
+    pub params: Option<BTreeMap<String, Value>>,
+    pub imbalance_threshold: Option<f64>,
+    pub hints: Option<Toggle>,
+    pub code_lens: Option<Toggle>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Toggle {
+    pub enable: Option<bool>,
+}
+
+/// The settings in effect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// The machine model's name (machine models are not used by the analyses yet).
+    pub machine: Option<String>,
+    pub params: BTreeMap<String, i64>,
+    pub imbalance_threshold: f64,
+    pub hints: bool,
+    pub code_lens: bool,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            machine: None,
+            params: BTreeMap::new(),
+            imbalance_threshold: Options::default().imbalance_threshold,
+            hints: true,
+            code_lens: true,
+        }
+    }
+}
+
+impl Config {
+    /// The settings of `layers` applied in order over the defaults, and the problems
+    /// found (each bad value is left out).
+    pub fn merge(layers: &[Layer]) -> (Config, Vec<String>) {
+        let mut c = Config::default();
+        let mut problems = Vec::new();
+        for l in layers {
+            if let Some(m) = &l.machine {
+                c.machine = Some(m.clone());
+            }
+            for (name, value) in l.params.iter().flatten() {
+                let lower = name.to_ascii_lowercase();
+                let valid = !lower.is_empty()
+                    && lower
+                        .chars()
+                        .all(|ch| ch.is_ascii_alphanumeric() || ch == '_');
+                match value.as_i64() {
+                    Some(v) if valid => {
+                        c.params.insert(lower, v);
+                    }
+                    _ if !valid => problems.push(format!("params: `{name}` is not a Fortran name")),
+                    _ => problems.push(format!("params.{name}: {value} is not an integer")),
+                }
+            }
+            if let Some(t) = l.imbalance_threshold {
+                if t.is_finite() && t >= 0.0 {
+                    c.imbalance_threshold = t;
+                } else {
+                    problems.push(format!("imbalanceThreshold: {t} is not a number ≥ 0"));
+                }
+            }
+            if let Some(e) = l.hints.as_ref().and_then(|t| t.enable) {
+                c.hints = e;
+            }
+            if let Some(e) = l.code_lens.as_ref().and_then(|t| t.enable) {
+                c.code_lens = e;
+            }
+        }
+        (c, problems)
+    }
+
+    /// The analysis options these settings ask for.
+    pub fn options(&self) -> Options {
+        Options {
+            bindings: self.params.clone(),
+            imbalance_threshold: self.imbalance_threshold,
+            ..Options::default()
+        }
+    }
+}
+
+/// Settings from the editor (a JSON object, possibly wrapped in `{"costline": ...}`).
+pub fn from_json(value: &Value) -> Result<Layer, String> {
+    let inner = value.get("costline").unwrap_or(value);
+    if inner.is_null() {
+        return Ok(Layer::default());
+    }
+    serde_json::from_value(inner.clone()).map_err(|e| format!("editor settings: {e}"))
+}
+
+/// Settings from the text of a `costline.toml`.
+pub fn from_toml(text: &str) -> Result<Layer, String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("costline.toml: {e}"))?;
+    let json = serde_json::to_value(table).map_err(|e| format!("costline.toml: {e}"))?;
+    serde_json::from_value(json).map_err(|e| format!("costline.toml: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_editor_wins_key_by_key_and_bad_values_are_reported() {
+        let file = from_toml("machine = \"cluster\"\nimbalanceThreshold = 0.3\n[params]\nN = 1000\nP = 4\n[hints]\nenable = false\n").unwrap();
+        let editor = from_json(&json!({"costline": {"params": {"p": 16, "x y": 1, "q": 1.5}, "codeLens": {"enable": false}}})).unwrap();
+        let (c, problems) = Config::merge(&[file, editor]);
+        assert_eq!(c.machine.as_deref(), Some("cluster"));
+        assert_eq!(
+            c.params,
+            BTreeMap::from([("n".into(), 1000), ("p".into(), 16)])
+        );
+        assert_eq!(c.imbalance_threshold, 0.3);
+        assert!(!c.hints && !c.code_lens);
+        assert_eq!(
+            problems,
+            [
+                "params.q: 1.5 is not an integer",
+                "params: `x y` is not a Fortran name"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_broken_file_says_where() {
+        let e = from_toml("params = {N = }\n").unwrap_err();
+        assert!(e.starts_with("costline.toml: "), "{e}");
+        assert!(e.contains("line 1"), "{e}");
+        assert!(from_json(&Value::Null).is_ok());
+        assert!(from_json(&json!({"imbalanceThreshold": "high"})).is_err());
+    }
+}

@@ -1,0 +1,67 @@
+//! `costline serve`: the language server on stdio (tower-lsp-server on a tokio
+//! runtime; analysis on the blocking pool and a dedicated analysis thread).
+
+mod backend;
+mod config;
+mod convert;
+mod documents;
+mod guard;
+mod worker;
+mod workspace;
+
+use backend::Backend;
+use guard::Guarded;
+use std::any::Any;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+use tokio::sync::Notify;
+use tower_lsp_server::{LspService, Server};
+
+/// Handlers that may run at once: enough that `$/cancelRequest` finds a free slot while
+/// requests wait on the analysis.
+const CONCURRENCY: usize = 16;
+
+/// Serves until the client sends `exit` (or closes stdin); the exit code is 0 only
+/// after a `shutdown` request, as the protocol asks.
+pub fn serve() -> i32 {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    runtime.block_on(async {
+        let shut_down = Arc::new(AtomicBool::new(false));
+        let flag = shut_down.clone();
+        let (service, socket) = LspService::build(move |client| Backend::new(client, flag.clone()))
+            .custom_method("costline/crashAnalysis", Backend::crash_analysis)
+            .finish();
+        let exit = Arc::new(Notify::new());
+        let service = Guarded {
+            inner: service,
+            exit: exit.clone(),
+        };
+        let serve = Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            .concurrency_level(CONCURRENCY)
+            .serve(service);
+        // After `exit`, a handler still waiting on the client must not keep the process.
+        let grace = async move {
+            exit.notified().await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        };
+        futures::future::select(std::pin::pin!(serve), std::pin::pin!(grace)).await;
+        if shut_down.load(Ordering::SeqCst) {
+            0
+        } else {
+            1
+        }
+    })
+}
+
+/// The message of a panic's payload.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

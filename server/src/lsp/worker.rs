@@ -1,0 +1,132 @@
+//! The analysis thread: the only owner of the [`AnalysisHost`]. Changes (file
+//! contents, settings) reach it in order through a channel and are applied in batches;
+//! after each batch it publishes a snapshot tagged with the revision of the last change
+//! it holds. A request waits for a snapshot at least as new as the changes it has seen,
+//! so it never answers from text older than the positions it was given.
+//!
+//! Applying a change asks running analyses to stop (salsa cancels them at their next
+//! query) and waits for them to let go of their snapshots.
+
+use costline_engine::db::{Analysis, AnalysisHost};
+use costline_engine::project::Options;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+
+/// A change to the analyzed workspace.
+pub enum Change {
+    /// Add a file or replace its contents.
+    SetFile {
+        path: String,
+        bytes: Vec<u8>,
+    },
+    RemoveFile {
+        path: String,
+    },
+    SetOptions(Options),
+}
+
+/// The newest snapshot and the revision it includes.
+struct Latest {
+    revision: u64,
+    snapshot: Option<Analysis>,
+}
+
+/// A handle on the analysis thread; cheap to clone.
+#[derive(Clone)]
+pub struct Worker {
+    tx: Sender<(u64, Change)>,
+    sent: Arc<AtomicU64>,
+    latest: Arc<(Mutex<Latest>, Condvar)>,
+    /// Serializes numbering and sending, so revisions reach the thread in order.
+    send_lock: Arc<Mutex<()>>,
+}
+
+impl Worker {
+    /// Starts the analysis thread with `options`.
+    pub fn start(options: &Options) -> Worker {
+        let (tx, rx) = channel();
+        let host = AnalysisHost::new(options, None);
+        let latest = Arc::new((
+            Mutex::new(Latest {
+                revision: 0,
+                snapshot: Some(host.snapshot()),
+            }),
+            Condvar::new(),
+        ));
+        let published = latest.clone();
+        thread::Builder::new()
+            .name("costline-analysis".into())
+            .spawn(move || run(host, rx, &published))
+            .expect("the analysis thread starts");
+        Worker {
+            tx,
+            sent: Arc::new(AtomicU64::new(0)),
+            latest,
+            send_lock: Arc::new(Mutex::new(())),
+        }
+    }
+
+    /// Queues `change`; returns its revision.
+    pub fn send(&self, change: Change) -> u64 {
+        let _order = self.send_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let revision = self.sent.fetch_add(1, Ordering::SeqCst) + 1;
+        // The thread outlives every handle; a send can only fail after a panic there,
+        // and then there is nothing left to analyze with anyway.
+        let _ = self.tx.send((revision, change));
+        revision
+    }
+
+    /// The revision of the last change queued.
+    pub fn sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
+    }
+
+    /// A snapshot that includes every change up to `revision` (blocks until there is
+    /// one: call from a blocking thread).
+    pub fn snapshot(&self, revision: u64) -> Analysis {
+        let (lock, ready) = &*self.latest;
+        let mut latest = lock.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if latest.revision >= revision
+                && let Some(s) = &latest.snapshot
+            {
+                return s.clone();
+            }
+            latest = ready.wait(latest).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+fn run(mut host: AnalysisHost, rx: Receiver<(u64, Change)>, latest: &(Mutex<Latest>, Condvar)) {
+    while let Ok(first) = rx.recv() {
+        // Apply everything queued so far as one batch (a burst of keystrokes is one
+        // revision for the requests that follow it).
+        let mut batch = vec![first];
+        batch.extend(rx.try_iter());
+        let (lock, ready) = latest;
+        // Let go of the published snapshot first: the write waits for every snapshot.
+        drop(
+            lock.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .snapshot
+                .take(),
+        );
+        let mut revision = 0;
+        for (r, change) in batch {
+            revision = r;
+            match change {
+                Change::SetFile { path, bytes } => {
+                    host.add_file(&path, bytes);
+                }
+                Change::RemoveFile { path } => host.remove_file(&path),
+                Change::SetOptions(options) => host.set_options(&options),
+            }
+        }
+        let mut l = lock.lock().unwrap_or_else(|e| e.into_inner());
+        l.revision = revision;
+        l.snapshot = Some(host.snapshot());
+        ready.notify_all();
+    }
+}

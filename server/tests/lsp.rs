@@ -1,0 +1,387 @@
+//! `costline serve` over a real stdio session: initialize, open, edit, every surface
+//! (inlay hints, hover, code lenses, pull and pushed diagnostics, configuration,
+//! progress), malformed requests and panics in a handler and in the analysis. The
+//! answers are snapshotted (insta) with hints and lenses rendered into the source.
+
+#[allow(dead_code)] // the latency benchmark uses the rest of the client
+mod lsp_client;
+
+use lsp_client::{Client, capabilities};
+use serde_json::{Value, json};
+
+const URI: &str = "file:///virtual/triangular.f90";
+
+const TRIANGULAR: &str = "program triangular
+  integer, parameter :: n = 1000
+  real :: a(n, n), b(n, n)
+  integer :: i, j
+!HPF$ PROCESSORS pr(8)
+!HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a
+!HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: b
+  do i = 1, n
+    do j = 1, i
+      a(i, j) = 0.5 * a(i, j)
+    end do
+  end do
+  do i = 1, n
+    do j = 1, i
+      b(i, j) = 0.5 * b(i, j)
+    end do
+  end do
+end program triangular
+";
+
+/// The byte offset of an LSP position in `text` (`utf16`: columns in UTF-16 units).
+fn offset(text: &str, p: &Value, utf16: bool) -> usize {
+    let (line, col) = (
+        p["line"].as_u64().unwrap() as usize,
+        p["character"].as_u64().unwrap() as usize,
+    );
+    let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+    let rest = &text[start..];
+    if !utf16 {
+        return start + col;
+    }
+    let mut units = 0;
+    for (i, c) in rest.char_indices() {
+        if units >= col {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    start + rest.len()
+}
+
+/// `text` with every hint's label inserted at its position.
+fn render_hints(text: &str, hints: &Value, utf16: bool) -> String {
+    let mut at: Vec<(usize, String)> = hints
+        .as_array()
+        .expect("hints")
+        .iter()
+        .map(|h| {
+            (
+                offset(text, &h["position"], utf16),
+                h["label"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    at.sort();
+    let mut out = text.to_string();
+    for (o, label) in at.iter().rev() {
+        out.insert_str(*o, &format!(" ⟨{label}⟩"));
+    }
+    out
+}
+
+fn whole(text: &str) -> Value {
+    json!({"start": {"line": 0, "character": 0}, "end": {"line": text.lines().count() + 1, "character": 0}})
+}
+
+fn hints(client: &mut Client, uri: &str, text: &str) -> Value {
+    client.result(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": whole(text)}),
+    )
+}
+
+/// Polls `check` until it holds (the server applies settings asynchronously).
+fn eventually(c: &mut Client, what: &str, check: impl Fn(&mut Client) -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !check(c) {
+        assert!(std::time::Instant::now() < deadline, "never: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_session_answers_every_surface_and_follows_edits() {
+    let mut c = Client::start(&[]);
+    let caps = c.initialize(capabilities(&["utf-16"], true), None);
+    insta::assert_json_snapshot!("capabilities", caps);
+    c.open(URI, TRIANGULAR);
+
+    let h = hints(&mut c, URI, TRIANGULAR);
+    insta::assert_snapshot!("hints", render_hints(TRIANGULAR, &h, true));
+
+    // Hover on the first assignment, on the BLOCK directive and on the program.
+    for (name, line, character) in [
+        ("hover_assignment", 9, 8),
+        ("hover_directive", 5, 8),
+        ("hover_unit", 0, 10),
+    ] {
+        let hover = c.result(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}),
+        );
+        insta::assert_json_snapshot!(name, hover);
+    }
+
+    let lenses = c.result(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    insta::assert_json_snapshot!("code_lenses", lenses);
+
+    let diags = c.result(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    insta::assert_json_snapshot!("diagnostics", diags);
+
+    // An edit: n = 1000 becomes n = 40 (one character replaced, one deleted).
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 1, "character": 28}, "end": {"line": 1, "character": 29}}, "text": "4"},
+            {"range": {"start": {"line": 1, "character": 29}, "end": {"line": 1, "character": 31}}, "text": ""}
+        ]}),
+    );
+    let edited = TRIANGULAR.replace("n = 1000", "n = 40");
+    let h = hints(&mut c, URI, &edited);
+    insta::assert_snapshot!("hints_after_edit", render_hints(&edited, &h, true));
+
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn positions_count_utf8_bytes_or_utf16_units_as_negotiated() {
+    // Non-ASCII before the assignment on its line shifts the hint's column differently
+    // in the two encodings.
+    let text = "subroutine s(a)\n  real :: a(8)\n  integer :: i\n  do i = 1, 8\n    print *, 'é😀'; a(i) = 0\n  end do\nend subroutine\n";
+    for (encoding, utf16) in [("utf-8", false), ("utf-16", true)] {
+        let mut c = Client::start(&[]);
+        let caps = c.initialize(capabilities(&[encoding], true), None);
+        assert_eq!(caps["positionEncoding"], encoding);
+        c.open(URI, text);
+        let h = hints(&mut c, URI, text);
+        let rendered = render_hints(text, &h, utf16);
+        assert!(
+            rendered.contains("a(i) = 0 ⟨×8⟩\n"),
+            "{encoding}:\n{rendered}"
+        );
+        assert!(
+            rendered.contains("do i = 1, 8 ⟨×8⟩\n"),
+            "{encoding}:\n{rendered}"
+        );
+        // Hover on `a(i)` after the emoji.
+        let line = text.lines().nth(4).unwrap();
+        let byte = line.find("a(i)").unwrap();
+        let character = if utf16 {
+            line[..byte].encode_utf16().count()
+        } else {
+            byte
+        };
+        let hover = c.result(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": 4, "character": character + 1}}),
+        );
+        let value = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(
+            value.contains("**assignment** (line 5)"),
+            "{encoding}: {hover}"
+        );
+        assert_eq!(
+            hover["range"]["start"]["character"],
+            json!(character),
+            "{encoding}"
+        );
+        assert_eq!(c.shutdown(), 0);
+    }
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_server_keeps_serving() {
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    c.open(URI, TRIANGULAR);
+    // Wrong parameter types, missing parameters, an unknown method, a document that is
+    // not open, a position far past the end.
+    let bad = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": 5}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    let missing = c.request("textDocument/inlayHint", Value::Null);
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    let unknown = c.request("costline/noSuchMethod", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    let closed = c.result(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///not/open.f90"}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(closed, Value::Null);
+    let far = c.result(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 9999, "character": 9999}}),
+    );
+    assert_eq!(far, Value::Null);
+    // An edit with a range past the end is clamped, not fatal.
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": URI, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 500, "character": 3}, "end": {"line": 900, "character": 0}}, "text": "! appended\n"}
+        ]}),
+    );
+    let h = hints(&mut c, URI, TRIANGULAR);
+    assert!(h.as_array().is_some_and(|a| !a.is_empty()), "{h}");
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn a_frame_that_is_not_json_gets_a_parse_error_and_an_orderly_exit() {
+    // The transport cannot resynchronize after a corrupt frame (tower-lsp-server ends
+    // the stream): the server answers -32700 and exits instead of hanging.
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    let body = "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": oops}";
+    c.write_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    let error = c.wait(|m| m.get("error").is_some());
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    assert_eq!(c.wait_exit(), 1);
+}
+
+#[test]
+fn a_panic_in_a_handler_or_in_the_analysis_is_an_error_response() {
+    let mut c = Client::start(&[("COSTLINE_TEST_CRASH", "1")]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    c.open(URI, TRIANGULAR);
+    for place in ["analysis", "handler"] {
+        let r = c.request("costline/crashAnalysis", json!({"in": place}));
+        assert_eq!(r["error"]["code"], -32603, "{place}: {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("deliberate panic"),
+            "{r}"
+        );
+        // Still serving.
+        let h = hints(&mut c, URI, TRIANGULAR);
+        assert!(
+            h.as_array().is_some_and(|a| a.len() == 6),
+            "after a panic in the {place}: {h}"
+        );
+    }
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn without_the_crash_switch_the_crash_method_does_not_exist() {
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    let r = c.request("costline/crashAnalysis", json!({"in": "analysis"}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    assert_eq!(c.shutdown(), 0);
+}
+
+#[test]
+fn settings_from_the_editor_and_costline_toml_bind_the_unknowns() {
+    let root = std::env::temp_dir().join(format!("costline-lsp-settings-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("costline.toml"), "[params]\nn = 100\np = 4\n").unwrap();
+    let text = "subroutine s(a, n, p)\n  integer :: n, p, i\n  real :: a(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE a(BLOCK) ONTO pr\n  do i = 1, n\n    a(i) = 0\n  end do\nend subroutine\n";
+    let path = root.join("s.f90");
+    std::fs::write(&path, text).unwrap();
+    let uri = format!("file://{}", path.display());
+
+    let mut c = Client::start(&[]);
+    c.settings = json!({"params": {"n": 1000}});
+    c.initialize(
+        capabilities(&["utf-16"], true),
+        Some(&root.display().to_string()),
+    );
+    c.open(&uri, text);
+    // Settings arrive while the editor already asks: poll until they are in.
+    // costline.toml gives p = 4, the editor n = 1000 (over the file's 100).
+    eventually(&mut c, "the first settings", |c| {
+        render_hints(text, &hints(c, &uri, text), true).contains("a(i) = 0 ⟨×1000 · wd 0.00⟩")
+    });
+
+    // A settings change re-evaluates: p = 3 spreads 1000 rows as 334, 334, 332.
+    c.settings = json!({"params": {"n": 1000, "p": 3}});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    eventually(&mut c, "p = 3", |c| {
+        let hover = c.result(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 6, "character": 5}}),
+        );
+        hover["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("| 3 | 332 |"))
+    });
+
+    // Hints switched off.
+    c.settings = json!({"params": {"n": 1000, "p": 3}, "hints": {"enable": false}});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    eventually(&mut c, "hints off", |c| hints(c, &uri, text) == json!([]));
+    // The server asked the editor to refresh its hints after each change.
+    let refreshes = c
+        .server_requests
+        .iter()
+        .filter(|(m, _)| m == "workspace/inlayHint/refresh")
+        .count();
+    assert!(refreshes >= 3, "{:?}", c.server_requests);
+    assert_eq!(c.shutdown(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_workspace_is_analyzed_with_progress_and_pushed_diagnostics_without_pull() {
+    let root = std::env::temp_dir().join(format!("costline-lsp-ws-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("src/sizes.f90"),
+        "module sizes\n  integer, parameter :: n = 64\nend module\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("src/tri.f90"),
+        "program tri\n  use sizes\n  real :: a(n, n)\n  integer :: i, j\n!HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE a(BLOCK, *) ONTO pr\n  do i = 1, n\n    do j = 1, i\n      a(i, j) = 0\n    end do\n  end do\nend program\n",
+    )
+    .unwrap();
+    let mut c = Client::start(&[]);
+    // A client without pull diagnostics.
+    c.initialize(
+        capabilities(&["utf-16"], false),
+        Some(&root.display().to_string()),
+    );
+    let end = c.notification("$/progress", |p| p["value"]["kind"] == "end");
+    assert_eq!(
+        end["value"]["message"],
+        "2 files analyzed",
+        "{:#?}",
+        c.received("$/progress")
+    );
+    let begin = &c.received("$/progress")[0];
+    assert_eq!(begin["value"]["kind"], "begin", "{begin}");
+    // The workspace's diagnostics were pushed, with the imbalance of the BLOCK rows,
+    // which needed the module's n from the other file.
+    let tri = c.notification("textDocument/publishDiagnostics", |p| {
+        p["uri"].as_str().is_some_and(|u| u.ends_with("tri.f90"))
+    });
+    let codes: Vec<&str> = tri["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"imbalance"), "{tri}");
+    assert_eq!(c.shutdown(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn exit_without_shutdown_is_code_1() {
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(), 1);
+}
