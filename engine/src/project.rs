@@ -3,6 +3,7 @@
 //! server's surfaces are built from. The results come from the incremental database
 //! ([`crate::db`]); this module assembles them per file.
 
+use crate::comm::{Network, UnitCommValues};
 use crate::db::{self, Database, File};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::UnitMappings;
@@ -50,6 +51,8 @@ pub struct UnitAnalysis {
     pub wd: Option<f64>,
     /// wd of each loop.
     pub loop_wd: Arc<HashMap<StmtId, f64>>,
+    /// The communication of every assignment under the bindings: records, NT, TD, TT.
+    pub comm: Arc<UnitCommValues>,
     /// Everything the analysis says about the unit (spans relative to its text).
     pub diagnostics: Arc<Vec<Diagnostic>>,
 }
@@ -74,6 +77,8 @@ pub struct Options {
     pub freq: FreqOptions,
     /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
     pub imbalance_threshold: f64,
+    /// What messages cost (until machine models: a built-in default).
+    pub network: Network,
 }
 
 impl Default for Options {
@@ -82,6 +87,7 @@ impl Default for Options {
             bindings: BTreeMap::new(),
             freq: FreqOptions::default(),
             imbalance_threshold: 0.25,
+            network: Network::default(),
         }
     }
 }
@@ -148,6 +154,7 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
                 formulas: (detail == Detail::Formulas).then(|| db::work_formulas(db, u)),
                 wd: context.wd,
                 loop_wd: db::loop_wds(db, u),
+                comm: db::comm_values(db, u),
                 diagnostics: db::unit_diagnostics(db, u),
             }
         })

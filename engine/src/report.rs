@@ -2,9 +2,10 @@
 //! may be added, none renamed), built from the analysis of a set of files. Lines and
 //! columns are 1-based and refer to the original source text.
 
+use crate::comm::{CommMetrics, RefValues};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::freq::Count;
-use crate::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Symbol, Unit};
+use crate::ir::{ArrayRef, Expr, LoopControl, Stmt, StmtKind, Subscript, Symbol, Unit};
 use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
@@ -114,6 +115,34 @@ pub struct Metrics {
     /// (every processor), `even` (assumed: the owner could not be followed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<&'static str>,
+    /// Number of transfers (P^3T+ Definitions 4.4–4.6), per run of the unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt: Option<f64>,
+    /// Data transferred, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub td_bytes: Option<f64>,
+    /// Transfer time, seconds: Σ over messages of α + β·bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tt_s: Option<f64>,
+    /// Communication time on the critical path (the busiest processor), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ct_s: Option<f64>,
+}
+
+impl Metrics {
+    /// These metrics with communication's added.
+    fn with_comm(self, m: Option<CommMetrics>) -> Metrics {
+        match m {
+            Some(m) => Metrics {
+                nt: Some(m.nt),
+                td_bytes: Some(m.td_bytes),
+                tt_s: Some(m.tt_s),
+                ct_s: Some(m.ct_s),
+                ..self
+            },
+            None => self,
+        }
+    }
 }
 
 /// A processor and its work relative to the mean.
@@ -219,7 +248,47 @@ pub struct StatementReport {
     /// The array elements the statement writes and reads, each subscript an expression.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub refs: Vec<RefReport>,
+    /// Communication records per (sender, receiver), over all references, per run of
+    /// the unit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comm: Vec<CommRecordReport>,
+    /// Each right-hand-side reference to a distributed array: where its fetch is placed,
+    /// its pattern and metrics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comm_refs: Vec<CommRefReport>,
     pub metrics: Metrics,
+}
+
+/// What one processor sends another.
+#[derive(Debug, Serialize)]
+pub struct CommRecordReport {
+    pub from: usize,
+    pub to: usize,
+    pub messages: f64,
+    pub bytes: f64,
+}
+
+/// The communication of one reference.
+#[derive(Debug, Serialize)]
+pub struct CommRefReport {
+    pub reference: String,
+    pub array: String,
+    /// `local`, `shift`, `broadcast`, `gather`, `all-to-all`, `general`, `unknown`.
+    pub pattern: &'static str,
+    /// Enclosing loops the fetch stays inside, and loops it is vectorized over.
+    pub kept_loops: usize,
+    pub hoisted_loops: usize,
+    /// Fetched one element at a time inside every enclosing loop.
+    pub element_wise: bool,
+    pub exact: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub td_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tt_s: Option<f64>,
 }
 
 /// One array reference of a statement.
@@ -390,7 +459,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     metrics: Metrics {
                         wd: u.loop_wd.get(&s.id).copied(),
                         ..metrics(s.id)
-                    },
+                    }
+                    .with_comm(comm_within(u, &l.body)),
                 });
             }
             kind => statements.push(StatementReport {
@@ -406,12 +476,15 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 kind: statement_kind(kind),
                 text: statement_text(kind),
                 refs: statement_refs(kind),
+                comm: comm_records(u.comm.of(s.id)),
+                comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
                 metrics: with_work(
                     metrics(s.id),
                     u.work.of(s.id),
                     u.formulas.as_ref().and_then(|f| f.of(s.id)),
                     u.values.load(s.id),
-                ),
+                )
+                .with_comm(u.comm.metrics(s.id)),
             }),
         }
     });
@@ -449,10 +522,58 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         metrics: Metrics {
             wd: u.wd,
             ..runs_metrics(u)
-        },
+        }
+        .with_comm(comm_within(u, &unit.body)),
         loops,
         statements,
     }
+}
+
+/// The records of a statement's references, summed per (sender, receiver).
+fn comm_records(refs: &[RefValues]) -> Vec<CommRecordReport> {
+    let mut by_pair: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
+    for r in refs
+        .iter()
+        .filter_map(|r| r.records.as_ref().ok())
+        .flatten()
+    {
+        let slot = by_pair.entry((r.from, r.to)).or_default();
+        slot.0 += r.messages;
+        slot.1 += r.bytes;
+    }
+    by_pair
+        .into_iter()
+        .map(|((from, to), (messages, bytes))| CommRecordReport {
+            from,
+            to,
+            messages,
+            bytes,
+        })
+        .collect()
+}
+
+fn comm_ref(r: &RefValues) -> CommRefReport {
+    CommRefReport {
+        reference: r.reference.clone(),
+        array: r.array.clone(),
+        pattern: r.pattern.as_str(),
+        kept_loops: r.kept_loops,
+        hoisted_loops: r.hoisted_loops,
+        element_wise: r.element_wise(),
+        exact: r.exact,
+        note: r.records.as_ref().err().cloned(),
+        nt: r.metrics.map(|m| m.nt),
+        td_bytes: r.metrics.map(|m| m.td_bytes),
+        tt_s: r.metrics.map(|m| m.tt_s),
+    }
+}
+
+/// Definitions 4.5 and 4.6: the communication of a loop or unit is the sum over the
+/// assignments in it (per run of the unit).
+pub fn comm_within(u: &UnitAnalysis, body: &[Stmt]) -> Option<CommMetrics> {
+    let mut all = Vec::new();
+    crate::ir::walk(body, &mut |s, _| all.extend(u.comm.metrics(s.id)));
+    (!all.is_empty()).then(|| CommMetrics::sum(&all))
 }
 
 /// The metrics of a statement or loop from its count and the count's value.

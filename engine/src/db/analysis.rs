@@ -5,6 +5,7 @@ use super::inputs::Settings;
 use super::modules::module_graph;
 use super::scope::{exports, identifiers, imports, scope};
 use super::units::{UnitText, host_of};
+use crate::comm::{self as comm_model, UnitComm, UnitCommValues};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::{self, UnitMappings};
 use crate::freq::{self, Count, UnitFrequencies, frequencies};
@@ -219,6 +220,32 @@ pub fn stmt_load<'db>(
     )
 }
 
+/// The right-hand-side references of every assignment that may communicate, with
+/// their placement and iteration sets.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitComm> {
+    Arc::new(comm_model::unit_comm(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &mappings(db, unit),
+        &work(db, unit),
+    ))
+}
+
+/// The communication records and metrics of every assignment under the bindings.
+#[salsa::tracked(returns(clone))]
+pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCommValues> {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let settings = Settings::get(db);
+    Arc::new(comm_model::unit_comm_values(
+        &comm(db, unit),
+        &env,
+        settings.freq(db),
+        &settings.network(db),
+    ))
+}
+
 /// Every count and the work of every processor under the bindings.
 #[salsa::tracked(returns(clone))]
 pub fn values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitValues> {
@@ -249,6 +276,10 @@ pub fn unit_diagnostics<'db>(
         &work(db, unit),
         &values(db, unit),
         Settings::get(db).imbalance_threshold(db),
+    ));
+    out.extend(comm_model::diagnostics::diagnostics(
+        &ir,
+        &comm_values(db, unit),
     ));
     Arc::new(out)
 }

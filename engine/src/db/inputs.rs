@@ -1,5 +1,6 @@
 //! The database's inputs: what the user wrote and how they asked to analyze it.
 
+use crate::comm::Network;
 use crate::freq::FreqOptions;
 use crate::project::Options;
 use salsa::Setter;
@@ -32,12 +33,15 @@ pub struct Settings {
     /// wd above which a statement is reported as imbalanced.
     #[returns(copy)]
     pub imbalance_threshold: f64,
+    /// What messages cost.
+    #[returns(copy)]
+    pub network: Network,
 }
 
 impl Settings {
     pub(super) fn defaults(db: &dyn salsa::Database) -> Settings {
         let o = Options::default();
-        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold)
+        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold, o.network)
     }
 
     /// Sets the fields of `options` that differ from the current ones (an equal value
@@ -52,6 +56,9 @@ impl Settings {
         if self.imbalance_threshold(db) != options.imbalance_threshold {
             self.set_imbalance_threshold(db)
                 .to(options.imbalance_threshold);
+        }
+        if self.network(db) != options.network {
+            self.set_network(db).to(options.network);
         }
     }
 }

@@ -18,6 +18,8 @@ const UNIT_QUERIES: &[&str] = &[
     "constants",
     "counts",
     "values",
+    "comm",
+    "comm_values",
     "unit_diagnostics",
     "loop_wds",
 ];

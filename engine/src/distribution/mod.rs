@@ -169,6 +169,71 @@ impl Mapping {
     }
 }
 
+impl Mapping {
+    /// The processors (1-based, ascending) owning element `index` of an array mapped by
+    /// `self`, under `env` — the numeric counterpart of [`Mapping::ownership`]: BLOCK
+    /// b puts template index x on coordinate ⌊(x - lo)/b⌋, CYCLIC(k) on
+    /// ⌊(x - lo)/k⌋ mod P; a replicated dimension (or a grid dimension no template
+    /// dimension is distributed over) on every coordinate. `None` when a value is
+    /// missing or the element lies outside the template.
+    pub fn owners_at(&self, index: &[i128], env: crate::symbolic::Env) -> Option<Vec<usize>> {
+        let int = |e: &Sym| match e.eval(env).ok()? {
+            crate::symbolic::Num::Exact(r) => r.as_integer(),
+            crate::symbolic::Num::Approx(_) => None,
+        };
+        let onto = &self.distribution.onto;
+        let extents: Vec<i128> = onto.extents.iter().map(int).collect::<Option<_>>()?;
+        let mut choices: Vec<Option<i128>> = vec![None; extents.len()];
+        for (dim, ti) in self.distribution.dims.iter().zip(&self.index) {
+            let Some(k) = dim.grid else { continue };
+            let x = match ti {
+                TemplateIndex::Replicated => continue,
+                TemplateIndex::Constant(e) => int(e)?,
+                TemplateIndex::Affine {
+                    dim: d,
+                    coef,
+                    offset,
+                } => int(coef)?
+                    .checked_mul(*index.get(*d)?)?
+                    .checked_add(int(offset)?)?,
+            };
+            let rel = x - int(&dim.lower)?;
+            let p = *extents.get(k)?;
+            let c = match &dim.format {
+                Format::Collapsed => continue,
+                Format::Block(b) => {
+                    let b = int(b)?;
+                    (b > 0 && rel >= 0).then(|| rel / b)?
+                }
+                Format::Cyclic(m) => {
+                    let m = int(m)?;
+                    (m > 0 && rel >= 0).then(|| (rel / m).rem_euclid(p.max(1)))?
+                }
+            };
+            if c >= p {
+                return None;
+            }
+            choices[k] = Some(c);
+        }
+        // Column-major numbering over every combination of the free coordinates.
+        let mut out = vec![0i128];
+        let mut stride = 1i128;
+        for (k, e) in extents.iter().enumerate() {
+            out = match choices[k] {
+                Some(c) => out.iter().map(|n| n + c * stride).collect(),
+                None => out
+                    .iter()
+                    .flat_map(|n| (0..*e).map(move |c| n + c * stride))
+                    .collect(),
+            };
+            stride = stride.checked_mul(*e)?;
+        }
+        let mut out: Vec<usize> = out.into_iter().map(|n| n as usize + 1).collect();
+        out.sort_unstable();
+        Some(out)
+    }
+}
+
 /// `⌈n/p⌉`, HPF's BLOCK size.
 pub fn block_size(n: &Sym, p: &Sym) -> Result<Sym, SymError> {
     match (n.as_int(), p.as_int()) {

@@ -187,3 +187,68 @@ fn range(level: &Level, env: Env) -> Option<(i128, i128)> {
     }
     Some((lo?, hi?))
 }
+
+/// A visitor of points: each variable with its value.
+pub type PointVisitor<'a> = dyn FnMut(&[(Name, i128)]) + 'a;
+
+/// Visits every integer point of `constraints` over `vars` (outermost first in the
+/// order found), the other names valued by `env`; at most `limit` points are looked
+/// at. Errs when a variable has no constant-coefficient bounds or past the limit.
+pub fn points(
+    constraints: &[Constraint],
+    vars: &[Name],
+    env: Env,
+    limit: u64,
+    f: &mut PointVisitor,
+) -> Result<(), EvalError> {
+    let mut bound = Vec::with_capacity(constraints.len());
+    for c in constraints {
+        let mut c = c.clone();
+        for name in c.expr.vars() {
+            if vars.contains(&name) {
+                continue;
+            }
+            let value = env(&name).ok_or_else(|| EvalError::Unbound(name.to_string()))?;
+            c = c
+                .subst(&name, &Sym::int(value))
+                .map_err(|_| EvalError::DivisionByZero)?;
+        }
+        bound.push(c);
+    }
+    let order = enumeration_order(&bound, vars).ok_or_else(|| {
+        EvalError::Opaque("a loop variable without constant-coefficient bounds".into())
+    })?;
+    let Some(levels) = prepare(&bound, &order) else {
+        return Ok(());
+    };
+    let mut values = Vec::with_capacity(levels.len());
+    let mut left = limit;
+    visit(&levels, &mut values, &mut left, f)
+        .ok_or_else(|| EvalError::Opaque("an iteration space too large to enumerate".into()))
+}
+
+fn visit(
+    levels: &[Level],
+    values: &mut Vec<(Name, i128)>,
+    left: &mut u64,
+    f: &mut PointVisitor,
+) -> Option<()> {
+    let Some((level, rest)) = levels.split_first() else {
+        *left = left.checked_sub(1)?;
+        f(values);
+        return Some(());
+    };
+    let (lo, hi) = {
+        let env = |n: &str| values.iter().find(|(k, _)| &**k == n).map(|(_, x)| *x);
+        range(level, &env)?
+    };
+    for x in lo..=hi {
+        values.push((level.var.clone(), x));
+        let env = |n: &str| values.iter().find(|(k, _)| &**k == n).map(|(_, x)| *x);
+        if level.checks.iter().all(|c| c.eval(&env).unwrap_or(false)) {
+            visit(rest, values, left, f)?;
+        }
+        values.pop();
+    }
+    Some(())
+}

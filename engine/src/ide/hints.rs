@@ -1,9 +1,10 @@
 //! Inlay hints: at the end of each DO header and each assignment, how often it runs per
-//! run of its unit and, where its work is distributed, its wd — `×1.0e6 · wd 0.42`.
+//! run of its unit and, where its work is distributed, its wd — `×1.0e6 · wd 0.42` —
+//! and for an assignment that communicates, its messages and bytes per run (`2 msg · 16 KiB`).
 //! Only the units overlapping the requested range are analyzed.
 
 use super::{Lazy, UnitAt, label, overlaps, units_of};
-use crate::db::{File, context, counts, freqs, lower};
+use crate::db::{File, comm_values, context, counts, freqs, lower};
 use crate::ir::{LoopOrigin, StmtKind};
 use crate::span::Span;
 use crate::work::imbalance::{Numbers, loop_wd};
@@ -59,7 +60,15 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         };
         let Some(count) = freqs.of(s.id) else { return };
         let value = counts.freq(s.id);
-        let label = label::with_wd(label::count(value, count.is_exact()), wd);
+        let mut label = label::with_wd(label::count(value, count.is_exact()), wd);
+        let comm = match &s.kind {
+            StmtKind::Assign { .. } => comm_values(db, u.unit).metrics(s.id),
+            _ => None,
+        }
+        .filter(|m| m.nt > 0.0);
+        if let Some(m) = &comm {
+            label = format!("{label} · {}", label::comm(m));
+        }
         let mut tooltip = match value {
             Some(Ok(v)) => format!("runs {} times {per}", label::full(v.to_f64())),
             _ => {
@@ -75,6 +84,14 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         }
         if !count.is_exact() {
             tooltip += "\nestimated: see the hover for the assumptions";
+        }
+        if let Some(m) = comm {
+            tooltip += &format!(
+                "\ncommunication per run: {} messages, {}, transfer time {}",
+                label::full(m.nt),
+                label::bytes(m.td_bytes),
+                label::seconds(m.tt_s)
+            );
         }
         out.push(InlayHint {
             offset: at.end,

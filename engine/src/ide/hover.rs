@@ -4,6 +4,7 @@
 //! assignments whose work it spreads and how evenly; on a unit's header, how often it
 //! runs and its wd.
 
+use super::comm_hover::comm_section;
 use super::{Lazy, UnitAt, label, units_of};
 use crate::db::{
     File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
@@ -177,6 +178,7 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
             &mut out,
         ),
     }
+    comm_section(db, u, s.id, &mut out);
     assumptions(&mut out, u, count);
     Hover {
         range: u.original(span),

@@ -42,6 +42,44 @@ pub fn with_wd(count: String, wd: Option<f64>) -> String {
     }
 }
 
+/// A byte count in binary units: `512 B`, `16 KiB`, `1.5 MiB`.
+pub fn bytes(x: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = x;
+    let mut unit = 0;
+    while v.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    let text = if unit == 0 || v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else if v.abs() < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    };
+    format!("{text} {}", UNITS[unit])
+}
+
+/// A statement's communication per run, compact: `2 msg · 16 KiB`.
+pub fn comm(m: &crate::comm::CommMetrics) -> String {
+    format!("{} msg · {}", compact(m.nt), bytes(m.td_bytes))
+}
+
+/// A time in seconds with a unit that suits it: `3.6 µs`, `1.2 ms`, `0.5 s`.
+pub fn seconds(t: f64) -> String {
+    let (v, unit) = if t.abs() >= 1.0 || t == 0.0 {
+        (t, "s")
+    } else if t.abs() >= 1e-3 {
+        (t * 1e3, "ms")
+    } else if t.abs() >= 1e-6 {
+        (t * 1e6, "µs")
+    } else {
+        (t * 1e9, "ns")
+    };
+    format!("{} {unit}", compact((v * 100.0).round() / 100.0))
+}
+
 /// A formula in mathematical notation, cut after about `max` characters (a guarded
 /// formula can have many pieces; the hover is no place for all of them).
 pub fn formula(p: &Piecewise, max: usize) -> String {
@@ -77,6 +115,11 @@ mod tests {
     #[test]
     fn numbers_are_short() {
         assert_eq!(compact(1024.0), "1024");
+        assert_eq!(bytes(512.0), "512 B");
+        assert_eq!(bytes(16384.0), "16 KiB");
+        assert_eq!(bytes(1.5 * 1024.0 * 1024.0), "1.5 MiB");
+        assert_eq!(seconds(3.6e-6), "3.6 µs");
+        assert_eq!(seconds(0.25), "250 ms");
         assert_eq!(compact(1_048_576.0), "1.0e6");
         assert_eq!(compact(52_428.8), "5.2e4");
         assert_eq!(compact(12.5), "12.5");

@@ -4,10 +4,11 @@
 //! crate and its `rust-analyzer` binary split the work). Every answer reads only the
 //! units it is about: hints for a range analyze the units in that range.
 
+mod comm_hover;
 mod diagnostics;
 mod hints;
 mod hover;
-mod label;
+pub(crate) mod label;
 mod lenses;
 
 pub use diagnostics::FileDiagnostic;

@@ -321,3 +321,129 @@ fn diagnostics_cover_the_file_and_its_units_at_their_ranges() {
         info mapping `nosuch`: the distribution of `nosuch` is not modelled (its extents are not declared as constants or expressions): it counts as replicated
         warning syntax `x = 1 +`: costline could not parse `x = 1 +`; this statement is left out of the analysis"#]].assert_eq(&out.join("\n"));
 }
+
+/// A Jacobi sweep in a time-step loop over `(*, BLOCK)` columns: the halo columns are
+/// exchanged once per time step (the time loop writes `a`), vectorized over the sweep.
+const HALO: &str = "program halo
+  integer, parameter :: n = 64, niter = 10
+  integer :: i, j, it
+  real :: a(n, n), b(n, n)
+!HPF$ PROCESSORS pr(4)
+!HPF$ DISTRIBUTE (*, BLOCK) ONTO pr :: a, b
+  do it = 1, niter
+    do j = 2, n - 1
+      do i = 2, n - 1
+        b(i, j) = 0.25 * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1))
+      end do
+    end do
+    a(2:n - 1, 2:n - 1) = b(2:n - 1, 2:n - 1)
+  end do
+  do j = 2, n
+    a(1, j) = a(1, j - 1)
+  end do
+end program halo
+";
+
+#[test]
+fn hints_show_the_messages_of_statements_that_communicate() {
+    check_hints(
+        HALO,
+        &[],
+        None,
+        expect![[r#"
+        program halo
+          integer, parameter :: n = 64, niter = 10
+          integer :: i, j, it
+          real :: a(n, n), b(n, n)
+        !HPF$ PROCESSORS pr(4)
+        !HPF$ DISTRIBUTE (*, BLOCK) ONTO pr :: a, b
+          do it = 1, niter ⟨×10 · wd 0.03⟩
+            do j = 2, n - 1 ⟨×620 · wd 0.03⟩
+              do i = 2, n - 1 ⟨×3.8e4 · wd 0.03⟩
+                b(i, j) = 0.25 * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1)) ⟨×3.8e4 · wd 0.03 · 60 msg · 15 KiB⟩
+              end do
+            end do
+            a(2:n - 1, 2:n - 1) = b(2:n - 1, 2:n - 1) ⟨×3.8e4 · wd 0.03⟩
+          end do
+          do j = 2, n ⟨×63 · wd 0.03⟩
+            a(1, j) = a(1, j - 1) ⟨×63 · wd 0.03 · 3 msg · 12 B⟩
+          end do
+        end program halo
+    "#]],
+    );
+}
+
+#[test]
+fn hover_shows_the_communication_records() {
+    let text = HALO.replace("b(i, j) = 0.25", "b(i, j) = $00.25");
+    check_hover(
+        &text,
+        &[],
+        expect![[r#"
+        [b(i, j) = 0.25 * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1))]
+        **assignment** (line 10)
+
+        runs **38,440** times per program run (exactly)
+
+        count = `n²·niter - 4·n·niter + 4·niter if n ≥ 3, niter ≥ 1`
+
+        owner computes: the owners of `b` elements run it, on `pr`
+
+        wd **0.03** over 4 processors · owork 9610 · most loaded p2 (1.03× mean) · least loaded p1 (0.97×)
+
+        | p | work | × mean |
+        |---:|---:|---:|
+        | 1 | 9300 | 0.97 |
+        | 2 | 9920 | 1.03 |
+        | 3 | 9920 | 1.03 |
+        | 4 | 9300 | 0.97 |
+
+        work(S, p) = `$p·n·niter·⌊3·n/4⌋ - $p·n²·niter + 2·$p·n·niter - 2·$p·niter·⌊3·n/4⌋ - n·niter·⌊3·n/4⌋ + 2·n²·niter - 5·n·niter + 2·niter·⌊3·n/4⌋ + 2·niter if $p·⌊3·n/4⌋ + 2·n ≥ $p·n + ⌊3·n/4⌋ + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, niter ≥ 1, $p·n + 1 ≥ $p·⌊3·n/4⌋ + n; -n·niter·⌊3·n/4⌋ + n²·niter - 2·n·niter + 2·niter·⌊3·n/4⌋ if n ≥ 3, $p·⌊3·n/4⌋ + n ≥ $p·n + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, n ≥ ⌊3·n/4⌋… (4 pieces in all)`
+
+        **communication**
+
+        `a(i - 1, j)` — local: every element read is local
+
+        `a(i + 1, j)` — local: every element read is local
+
+        `a(i, j - 1)` — shift; fetched once per iteration of the loop at line 7 (it writes `a`), vectorized over 2 inner loop(s)
+
+        NT **30** · TD **7.3 KiB** · TT **36.3 µs** · critical path 12.1 µs
+
+        | from | to | messages | bytes |
+        |---:|---:|---:|---:|
+        | 1 | 2 | 10 | 2.4 KiB |
+        | 2 | 3 | 10 | 2.4 KiB |
+        | 3 | 4 | 10 | 2.4 KiB |
+
+        `a(i, j + 1)` — shift; fetched once per iteration of the loop at line 7 (it writes `a`), vectorized over 2 inner loop(s)
+
+        NT **30** · TD **7.3 KiB** · TT **36.3 µs** · critical path 12.1 µs
+
+        | from | to | messages | bytes |
+        |---:|---:|---:|---:|
+        | 2 | 1 | 10 | 2.4 KiB |
+        | 3 | 2 | 10 | 2.4 KiB |
+        | 4 | 3 | 10 | 2.4 KiB |
+
+    "#]],
+    );
+}
+
+#[test]
+fn element_wise_communication_is_diagnosed() {
+    let host = host(HALO, &[]);
+    let found: Vec<String> = host
+        .snapshot()
+        .diagnostics(PATH)
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.code.contains("communication"))
+        .map(|d| format!("{}: {}", d.code, d.message))
+        .collect();
+    expect![[r#"
+        [
+            "fine-grained-communication: `a(1, j - 1)` is fetched one element at a time: the DO loop over `j` writes `a`, so the reads cannot be vectorized out of it (3 messages per run)",
+        ]
+    "#]].assert_debug_eq(&found);
+}

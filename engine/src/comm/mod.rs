@@ -1,0 +1,381 @@
+//! Communication (P^3T+ section 4.2, Definitions 4.4–4.6): the non-local elements each
+//! assignment reads, who sends them to whom, and what that costs.
+//!
+//! For every right-hand-side reference to a distributed array (after normalization, so
+//! FORALL, WHERE and array syntax are loop nests of element assignments): processor p
+//! executes the iterations in which it owns the left-hand side (owner computes; all
+//! processors for a scalar or replicated left-hand side) and needs the element the
+//! reference reads; when another processor q owns it (the lowest-numbered owner of a
+//! replicated element), q sends it to p. As the VFC compiler does (P^3T+ 4.2.1), every
+//! distinct reference has its own buffer and messages. The fetch is vectorized and
+//! hoisted out of the loops that carry no dependence on the array ([`placement`]): per
+//! run of the innermost kept loop, q sends p one message holding the distinct elements
+//! p needs from q. A communication record is (sender, receiver, messages, bytes).
+//!
+//! The iteration sets are the work sets of [`crate::work`] with the sender's ownership
+//! of the element added (its grid coordinates `$s`, `$s1`, ... beside the executing
+//! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
+
+pub mod cost;
+pub mod diagnostics;
+pub mod pattern;
+pub mod placement;
+pub mod records;
+
+pub use cost::{CommMetrics, Network};
+pub use pattern::Pattern;
+pub use placement::Placement;
+pub use records::{Record, RefValues, UnitCommValues, unit_comm_values};
+
+use crate::distribution::{Arrangement, Mapping};
+use crate::freq::UnitFrequencies;
+use crate::freq::convert::Scope;
+use crate::ir::intrinsics::{IntrinsicClass, intrinsic_class};
+use crate::ir::{BaseType, Expr, Stmt, StmtId, StmtKind, Subscript, Unit};
+use crate::span::Span;
+use crate::symbolic::{Constraint, Name, Rational, Sym};
+use crate::work::{Spread, UnitWork};
+use std::collections::HashMap;
+
+/// The grid coordinate names of the sending processor, `$s` or `$s1, $s2, ...`, in
+/// place of the executing processor's `$p`, `$p1, ...` ([`Arrangement::coordinate`]).
+pub fn sender_coordinate(onto: &Arrangement, k: usize) -> Name {
+    if onto.extents.len() == 1 {
+        "$s".into()
+    } else {
+        format!("$s{}", k + 1).as_str().into()
+    }
+}
+
+/// One alternative of the iterations in which the executing processor `$p` reads an
+/// element the sender `$s` owns: `weight ×` the integer points of `constraints` over
+/// `vars`.
+#[derive(Clone, Debug)]
+pub struct CommTerm {
+    pub weight: Rational,
+    pub constraints: Vec<Constraint>,
+    /// Loop variables (innermost first), then the cycle numbers of cyclic dimensions.
+    pub vars: Vec<Name>,
+}
+
+/// What the analysis knows about one right-hand-side reference to a distributed array.
+#[derive(Clone, Debug)]
+pub struct RefComm {
+    pub array: String,
+    /// The reference as the lowered statement reads it, e.g. `a($1 - 1, j)`.
+    pub reference: String,
+    pub span: Span,
+    pub elem_bytes: u64,
+    pub placement: Placement,
+    /// Whether a kept loop's variable indexes the reference (the fetch is split by a
+    /// loop over the data, not only repeated by a time-step loop).
+    pub indexed_by_kept_loop: bool,
+    pub kind: RefKind,
+}
+
+#[derive(Clone, Debug)]
+pub enum RefKind {
+    Counted(Box<Counted>),
+    /// Not followed (why): an indirection, a non-affine subscript, an unknown owner.
+    Irregular(String),
+}
+
+/// A countable reference: the executing processors' arrangement, the sender's, the
+/// subscripts of the element read (in the count's variables), the iteration sets, and
+/// the variables of the kept loops (the rest are vectorized over).
+#[derive(Clone, Debug)]
+pub struct Counted {
+    pub executing: Arrangement,
+    pub senders: Arrangement,
+    pub mapping: Mapping,
+    pub subscripts: Vec<Sym>,
+    pub terms: Vec<CommTerm>,
+    pub outer_vars: Vec<Name>,
+}
+
+/// The communication of every assignment of a unit, by statement.
+#[derive(Clone, Debug, Default)]
+pub struct UnitComm {
+    stmts: HashMap<StmtId, Vec<RefComm>>,
+}
+
+impl UnitComm {
+    pub fn of(&self, id: StmtId) -> &[RefComm] {
+        self.stmts.get(&id).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&StmtId, &Vec<RefComm>)> {
+        self.stmts.iter()
+    }
+}
+
+/// The references of every assignment of `unit` that may communicate.
+pub fn unit_comm(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    maps: &crate::distribution::UnitMappings,
+    work: &UnitWork,
+) -> UnitComm {
+    let mut stmts = HashMap::new();
+    let mut loops: placement::Enclosing = Vec::new();
+    visit(&unit.body, &mut loops, &mut |s, loops| {
+        let StmtKind::Assign { lhs, rhs } = &s.kind else {
+            return;
+        };
+        let mut refs: Vec<RefComm> = Vec::new();
+        for r in element_refs(rhs) {
+            let Expr::Array(a) = r else { continue };
+            let Some(mapping) = maps.arrays.get(&a.name) else {
+                continue;
+            };
+            let reference = r.to_string();
+            // The element the statement writes is where it runs: never remote.
+            if refs.iter().any(|x| x.reference == reference) || reference == lhs.to_string() {
+                continue;
+            }
+            let placement = placement::place(loops, &a.name);
+            let indexed_by_kept_loop = loops[..placement.kept]
+                .iter()
+                .filter_map(|(_, l)| l.var())
+                .any(|v| a.subscripts.iter().any(|s| subscript_mentions(s, v)));
+            let kind = counted(unit, freqs, work, s, loops, &placement, a, mapping)
+                .unwrap_or_else(RefKind::Irregular);
+            refs.push(RefComm {
+                array: a.name.clone(),
+                reference,
+                span: a.span,
+                elem_bytes: element_bytes(unit, &a.name),
+                placement,
+                indexed_by_kept_loop,
+                kind,
+            });
+        }
+        if !refs.is_empty() {
+            stmts.insert(s.id, refs);
+        }
+    });
+    UnitComm { stmts }
+}
+
+/// Pre-order walk handing each statement its enclosing loops, outermost first.
+fn visit<'a>(
+    stmts: &'a [Stmt],
+    loops: &mut placement::Enclosing<'a>,
+    f: &mut dyn FnMut(&'a Stmt, &placement::Enclosing<'a>),
+) {
+    for s in stmts {
+        f(s, loops);
+        match &s.kind {
+            StmtKind::Loop(l) => {
+                loops.push((s, l));
+                visit(&l.body, loops, f);
+                loops.pop();
+            }
+            _ => {
+                for c in s.children() {
+                    visit(std::slice::from_ref(c), loops, f);
+                }
+            }
+        }
+    }
+}
+
+/// The array element references an expression reads element by element: not those
+/// inside a transformational or inquiry intrinsic (whole-array operations), nor
+/// whole arrays and sections.
+fn element_refs(e: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    fn go<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+        match e {
+            Expr::Array(r) => {
+                if !r.subscripts.is_empty()
+                    && r.subscripts
+                        .iter()
+                        .all(|s| matches!(s, Subscript::Index(_)))
+                {
+                    out.push(e);
+                }
+                for s in &r.subscripts {
+                    if let Subscript::Index(x) = s {
+                        go(x, out);
+                    }
+                }
+            }
+            Expr::Call(c)
+                if matches!(
+                    intrinsic_class(&c.name),
+                    Some(IntrinsicClass::Transformational | IntrinsicClass::Inquiry)
+                ) => {}
+            Expr::Call(c) => c.args.iter().for_each(|a| go(&a.value, out)),
+            Expr::Unary(_, x) => go(x, out),
+            Expr::Binary(_, a, b) => {
+                go(a, out);
+                go(b, out);
+            }
+            _ => {}
+        }
+    }
+    go(e, &mut out);
+    out
+}
+
+fn subscript_mentions(s: &Subscript, var: &str) -> bool {
+    match s {
+        Subscript::Index(e) => e.mentions(var),
+        Subscript::Range(_) => false,
+    }
+}
+
+/// The iteration sets of a countable reference, or why it is not countable.
+#[allow(clippy::too_many_arguments)]
+fn counted(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    work: &UnitWork,
+    s: &Stmt,
+    loops: &placement::Enclosing,
+    placement: &Placement,
+    a: &crate::ir::ArrayRef,
+    mapping: &Mapping,
+) -> Result<RefKind, String> {
+    let count = freqs.of(s.id).ok_or("its context is unknown")?;
+    let names = freqs.scope_of(s.id).ok_or("its context is unknown")?;
+    let scope = Scope {
+        unit,
+        names,
+        integers: false,
+    };
+    let subscripts = a
+        .subscripts
+        .iter()
+        .map(|x| match x {
+            Subscript::Index(e) => scope
+                .sym(e)
+                .map_err(|why| format!("its subscript `{e}` depends on {why}")),
+            Subscript::Range(_) => Err("it reads a section".to_string()),
+        })
+        .collect::<Result<Vec<Sym>, String>>()?;
+    let own = mapping
+        .ownership(&subscripts)
+        .map_err(|_| "its subscripts are too large to count with".to_string())?;
+    let senders = mapping.distribution.onto.clone();
+    // The element's owner is the sender: its coordinates and cycle numbers renamed.
+    let renames: Vec<(Name, Sym)> = (0..senders.extents.len())
+        .map(|k| {
+            (
+                senders.coordinate(k),
+                Sym::var(&sender_coordinate(&senders, k)),
+            )
+        })
+        .chain(
+            own.aux
+                .iter()
+                .map(|q| (q.clone(), Sym::var(&q.replace("$q", "$r")))),
+        )
+        .collect();
+    let rename = |c: &Constraint| {
+        renames
+            .iter()
+            .try_fold(c.clone(), |c, (from, to)| c.subst(from, to))
+            .map_err(|_| "its subscripts are too large to count with".to_string())
+    };
+    let sender_cons = own
+        .constraints
+        .iter()
+        .map(rename)
+        .collect::<Result<Vec<_>, _>>()?;
+    let sender_aux: Vec<Name> = own
+        .aux
+        .iter()
+        .map(|q| q.replace("$q", "$r").as_str().into())
+        .collect();
+    let stmt_work = work.of(s.id).ok_or("its work is unknown")?;
+    let (executing, base): (Arrangement, Vec<CommTerm>) = match &stmt_work.spread {
+        Spread::Owned {
+            mapping: lhs,
+            terms,
+            ..
+        } => (
+            lhs.distribution.onto.clone(),
+            terms
+                .iter()
+                .map(|t| CommTerm {
+                    weight: t.weight,
+                    constraints: t.constraints.clone(),
+                    vars: t.vars.clone(),
+                })
+                .collect(),
+        ),
+        Spread::Replicated => (
+            senders.clone(),
+            count
+                .terms
+                .iter()
+                .map(|t| CommTerm {
+                    weight: t.weight,
+                    constraints: t.constraints.clone(),
+                    vars: t.vars.clone(),
+                })
+                .collect(),
+        ),
+        Spread::Irregular { why, .. } => {
+            return Err(format!("its left-hand side's owner is unknown: {why}"));
+        }
+    };
+    let terms = base
+        .into_iter()
+        .map(|mut t| {
+            t.constraints.extend(sender_cons.iter().cloned());
+            t.vars.extend(sender_aux.iter().cloned());
+            t
+        })
+        .collect();
+    // The kept loops' variables: those of the innermost kept loop's own count.
+    let outer_vars = match placement.kept {
+        0 => Vec::new(),
+        k => {
+            let (stmt, _) = loops[k - 1];
+            let mut vars: Vec<Name> = Vec::new();
+            for t in &freqs.of(stmt.id).ok_or("its loops are unknown")?.terms {
+                for v in &t.vars {
+                    if !vars.contains(v) {
+                        vars.push(v.clone());
+                    }
+                }
+            }
+            vars
+        }
+    };
+    Ok(RefKind::Counted(Box::new(Counted {
+        executing,
+        senders,
+        mapping: mapping.clone(),
+        subscripts,
+        terms,
+        outer_vars,
+    })))
+}
+
+/// The storage size of one element of `array`, from its declared (or implicit) type:
+/// INTEGER, REAL and LOGICAL 4 bytes or their KIND, DOUBLE PRECISION 8, COMPLEX 8 or
+/// twice its KIND, DOUBLE COMPLEX 16, CHARACTER its length.
+pub fn element_bytes(unit: &Unit, array: &str) -> u64 {
+    let ty = unit
+        .symbols
+        .get(array)
+        .and_then(|s| s.ty.as_ref())
+        .or_else(|| unit.implicit.type_of(array));
+    let Some(ty) = ty else { return 4 };
+    let kind = ty.kind.as_ref().and_then(Expr::as_int).map(|k| k as u64);
+    match ty.base {
+        BaseType::DoublePrecision => 8,
+        BaseType::DoubleComplex => 16,
+        BaseType::Complex => kind.map_or(8, |k| 2 * k),
+        BaseType::Character => ty
+            .len
+            .as_ref()
+            .and_then(Expr::as_int)
+            .map_or(1, |l| l as u64),
+        _ => kind.unwrap_or(4),
+    }
+}

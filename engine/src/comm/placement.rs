@@ -1,0 +1,81 @@
+//! Where a statement's communication is placed in the loosely synchronous model
+//! (DESIGN.md section 3): the non-local elements a reference reads are fetched before
+//! the loop nest, vectorized and hoisted out of every enclosing loop, from the inside
+//! out, until a loop that carries a dependence on them — a DO loop whose body writes
+//! the array (or passes it to a procedure, which may write it), as a time-step loop
+//! does. FORALL, WHERE and array syntax read every right-hand side before any
+//! assignment, and an INDEPENDENT loop asserts that no iteration reads what another
+//! writes: neither carries a dependence.
+
+use crate::ir::{Expr, Loop, LoopOrigin, Stmt, StmtId, StmtKind};
+use crate::span::Span;
+
+/// The enclosing loops of a statement, outermost first.
+pub type Enclosing<'a> = Vec<(&'a Stmt, &'a Loop)>;
+
+/// Where the fetch of one reference's elements goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// How many enclosing loops (the outermost ones) the fetch stays inside: it runs
+    /// once per iteration of the innermost of them, or once per run of the unit when 0.
+    pub kept: usize,
+    /// How many enclosing loops it is hoisted out of (vectorized over).
+    pub hoisted: usize,
+    /// The loop that stopped the hoisting (the innermost kept loop) and its statement.
+    pub blocked_by: Option<(StmtId, Span)>,
+}
+
+impl Placement {
+    /// Element-wise: the fetch stays inside every enclosing loop, one element at a time.
+    pub fn element_wise(&self) -> bool {
+        self.hoisted == 0 && self.kept > 0
+    }
+}
+
+/// The placement of the fetch of `array` read by a statement inside `loops`.
+pub fn place(loops: &Enclosing, array: &str) -> Placement {
+    let mut kept = loops.len();
+    while kept > 0 && !carries_dependence(loops[kept - 1].1, array) {
+        kept -= 1;
+    }
+    Placement {
+        kept,
+        hoisted: loops.len() - kept,
+        blocked_by: kept
+            .checked_sub(1)
+            .map(|k| (loops[k].0.id, loops[k].1.header)),
+    }
+}
+
+/// Whether loop `l` may carry a dependence on `array`: a DO loop, not INDEPENDENT,
+/// whose body writes the array or passes it to a procedure.
+pub fn carries_dependence(l: &Loop, array: &str) -> bool {
+    l.origin == LoopOrigin::Do && l.independent.is_none() && writes(&l.body, array)
+}
+
+fn writes(body: &[Stmt], array: &str) -> bool {
+    let mut found = false;
+    crate::ir::walk(body, &mut |s, _| {
+        found |= match &s.kind {
+            StmtKind::Assign { lhs, .. } => names_array(lhs, array),
+            StmtKind::Call(c) => c.args.iter().any(|a| passes(&a.value, array)),
+            _ => false,
+        };
+    });
+    found
+}
+
+fn names_array(e: &Expr, array: &str) -> bool {
+    match e {
+        Expr::Array(r) => r.name == array,
+        Expr::Name(n) => n == array,
+        _ => false,
+    }
+}
+
+/// Whether an actual argument hands (part of) `array` to the callee.
+fn passes(e: &Expr, array: &str) -> bool {
+    let mut found = false;
+    e.visit(&mut |x| found |= names_array(x, array));
+    found
+}

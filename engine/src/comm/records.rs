@@ -1,0 +1,541 @@
+//! Communication records under the bindings: for every pair of processors, how many
+//! messages the sender sends the receiver and how many bytes, per run of the unit.
+//!
+//! Counting (per alternative of the iteration set): the variables of the kept loops are
+//! the *instances* of the fetch, the others are vectorized over. When no constraint
+//! ties an instance variable to a vectorized one, each instance fetches the same
+//! elements: messages(q → p) = instances × [elements > 0] and bytes = instances ×
+//! elements × element size. The elements are distinct when the subscripts are
+//! one-to-one in the vectorized loop variables (full column rank); a variable no
+//! subscript mentions repeats the same elements and is projected out (its range only
+//! decides whether there is anything to fetch). The counts are symbolic sums in the
+//! processors' coordinates, evaluated per pair. Anything else — coupled bounds,
+//! subscripts that fold several iterations onto one element — is enumerated element by
+//! element per processor, up to the enumeration limit.
+
+use super::cost::{CommMetrics, Network};
+use super::pattern::Pattern;
+use super::{CommTerm, RefComm, RefKind, UnitComm, sender_coordinate};
+use crate::distribution::{Arrangement, Mapping};
+use crate::freq::{FreqOptions, numeric};
+use crate::ir::StmtId;
+use crate::span::Span;
+use crate::symbolic::{Budget, Constraint, Env, Name, Num, Piecewise, Rational, Sym, symbolic_sum};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::time::Instant;
+
+/// Processor pairs beyond this many get no records.
+pub const MAX_PAIRS: i128 = 1 << 16;
+
+/// What processor `from` sends processor `to` (1-based) for one reference, per run of
+/// the unit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub from: usize,
+    pub to: usize,
+    pub messages: f64,
+    pub bytes: f64,
+}
+
+/// One reference's communication under the bindings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RefValues {
+    pub array: String,
+    pub reference: String,
+    /// The reference, unit-relative.
+    pub span: Span,
+    pub elem_bytes: u64,
+    /// Enclosing loops the fetch stays inside (see [`super::Placement`]).
+    pub kept_loops: usize,
+    /// Enclosing loops it is vectorized over.
+    pub hoisted_loops: usize,
+    /// The loop that keeps it inside, unit-relative header span.
+    pub blocked_by: Option<(StmtId, Span)>,
+    pub indexed_by_kept_loop: bool,
+    /// The records, sorted by (from, to), only pairs that communicate; or why there are
+    /// none to show.
+    pub records: Result<Vec<Record>, String>,
+    /// Whether the records count exactly what the program does (no branch
+    /// probabilities, no assumed trip counts).
+    pub exact: bool,
+    pub pattern: Pattern,
+    /// NT, TD, TT and the critical path, when there are records.
+    pub metrics: Option<CommMetrics>,
+}
+
+impl RefValues {
+    /// Element-wise: fetched inside every enclosing loop.
+    pub fn element_wise(&self) -> bool {
+        self.hoisted_loops == 0 && self.kept_loops > 0
+    }
+}
+
+/// The communication of every assignment of a unit under the bindings.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitCommValues {
+    stmts: HashMap<StmtId, Vec<RefValues>>,
+}
+
+impl UnitCommValues {
+    pub fn of(&self, id: StmtId) -> &[RefValues] {
+        self.stmts.get(&id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The statement's metrics: the sum over its references.
+    pub fn metrics(&self, id: StmtId) -> Option<CommMetrics> {
+        let refs = self.stmts.get(&id)?;
+        let all: Vec<CommMetrics> = refs.iter().filter_map(|r| r.metrics).collect();
+        (!all.is_empty()).then(|| CommMetrics::sum(&all))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&StmtId, &Vec<RefValues>)> {
+        self.stmts.iter()
+    }
+}
+
+/// Evaluates the communication of a unit under `env`.
+pub fn unit_comm_values(
+    comm: &UnitComm,
+    env: Env,
+    options: &FreqOptions,
+    network: &Network,
+) -> UnitCommValues {
+    let stmts = comm
+        .iter()
+        .map(|(id, refs)| {
+            let values = refs.iter().map(|r| ref_values(r, env, options, network));
+            (*id, values.collect())
+        })
+        .collect();
+    UnitCommValues { stmts }
+}
+
+fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -> RefValues {
+    let (records, exact) = match &r.kind {
+        RefKind::Counted(c) => {
+            let job = Job {
+                executing: &c.executing,
+                senders: &c.senders,
+                mapping: &c.mapping,
+                subscripts: &c.subscripts,
+                outer_vars: &c.outer_vars,
+                elem_bytes: r.elem_bytes as f64,
+                env,
+                options,
+            };
+            match job.records(&c.terms) {
+                Ok((records, exact)) => (Ok(records), exact),
+                Err(why) => (Err(why), false),
+            }
+        }
+        RefKind::Irregular(why) => (Err(format!("not modelled: {why}")), false),
+    };
+    let pattern = records
+        .as_ref()
+        .map(|rs| Pattern::classify(rs, env, r))
+        .unwrap_or(Pattern::Unknown);
+    let metrics = records
+        .as_ref()
+        .ok()
+        .map(|rs| CommMetrics::of(rs, pattern, network));
+    RefValues {
+        array: r.array.clone(),
+        reference: r.reference.clone(),
+        span: r.span,
+        elem_bytes: r.elem_bytes,
+        kept_loops: r.placement.kept,
+        hoisted_loops: r.placement.hoisted,
+        blocked_by: r.placement.blocked_by,
+        indexed_by_kept_loop: r.indexed_by_kept_loop,
+        records,
+        exact,
+        pattern,
+        metrics,
+    }
+}
+
+struct Job<'a> {
+    executing: &'a Arrangement,
+    senders: &'a Arrangement,
+    mapping: &'a Mapping,
+    subscripts: &'a [Sym],
+    outer_vars: &'a [Name],
+    elem_bytes: f64,
+    env: Env<'a>,
+    options: &'a FreqOptions,
+}
+
+/// Per (sender, receiver): messages and elements.
+type Tally = BTreeMap<(usize, usize), (f64, f64)>;
+
+impl Job<'_> {
+    fn extents(&self, a: &Arrangement) -> Result<Vec<i128>, String> {
+        a.extents
+            .iter()
+            .map(|e| match e.eval(self.env) {
+                Ok(Num::Exact(r)) => r
+                    .as_integer()
+                    .filter(|v| *v >= 1)
+                    .ok_or_else(|| format!("`{}` has {r} processors", a.name)),
+                _ => {
+                    let names: Vec<String> = e.vars().iter().map(|n| format!("`{n}`")).collect();
+                    let whose = if a.default {
+                        "the default arrangement".to_string()
+                    } else {
+                        format!("`{}`", a.name)
+                    };
+                    Err(format!(
+                        "the number of processors of {whose} needs a value for {}",
+                        names.join(", ")
+                    ))
+                }
+            })
+            .collect()
+    }
+
+    fn records(&self, terms: &[CommTerm]) -> Result<(Vec<Record>, bool), String> {
+        let ex = self.extents(self.executing)?;
+        let sx = self.extents(self.senders)?;
+        let pairs = ex
+            .iter()
+            .chain(&sx)
+            .try_fold(1i128, |a, e| a.checked_mul(*e));
+        if pairs.is_none_or(|n| n > MAX_PAIRS) {
+            return Err(format!(
+                "more than {MAX_PAIRS} processor pairs: records are not listed"
+            ));
+        }
+        let mut tally = Tally::new();
+        let mut exact = true;
+        for t in terms {
+            exact &= t.weight == Rational::ONE;
+            let w = t.weight.to_f64();
+            let bound = self.bind(t)?;
+            let done = self
+                .separable(&bound, &ex, &sx, w, &mut tally)
+                .unwrap_or(false);
+            if !done {
+                self.enumerate(&bound, &ex, w, &mut tally)?;
+            }
+        }
+        let records = tally
+            .into_iter()
+            .filter(|(_, (m, e))| *m > 0.0 && *e > 0.0)
+            .map(|((from, to), (messages, elements))| Record {
+                from,
+                to,
+                messages,
+                bytes: elements * self.elem_bytes,
+            })
+            .collect();
+        Ok((records, exact))
+    }
+
+    fn coordinates(a: &Arrangement, sender: bool) -> Vec<Name> {
+        (0..a.extents.len())
+            .map(|k| {
+                if sender {
+                    sender_coordinate(a, k)
+                } else {
+                    a.coordinate(k)
+                }
+            })
+            .collect()
+    }
+
+    /// The term with every unknown replaced by its value: only loop variables, cycle
+    /// numbers and the processors' coordinates stay.
+    fn bind(&self, t: &CommTerm) -> Result<CommTerm, String> {
+        let keep = |n: &Name| n.starts_with("$p") || n.starts_with("$s") || t.vars.contains(n);
+        let mut constraints = Vec::with_capacity(t.constraints.len());
+        for c in &t.constraints {
+            let mut c = c.clone();
+            for name in c.expr.vars() {
+                if keep(&name) {
+                    continue;
+                }
+                let v = (self.env)(&name).ok_or_else(|| format!("needs a value for `{name}`"))?;
+                c = c
+                    .subst(&name, &Sym::int(v))
+                    .map_err(|_| "a bound too large to count with".to_string())?;
+            }
+            constraints.push(c);
+        }
+        Ok(CommTerm {
+            weight: t.weight,
+            constraints,
+            vars: t.vars.clone(),
+        })
+    }
+
+    fn subscripts_bound(&self, vars: &[Name]) -> Option<Vec<Sym>> {
+        self.subscripts
+            .iter()
+            .map(|s| {
+                s.vars().into_iter().try_fold(s.clone(), |s, n| {
+                    if vars.contains(&n) {
+                        Some(s)
+                    } else {
+                        s.subst(&n, &Sym::int((self.env)(&n)?)).ok()
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// The symbolic route; `Ok(false)` (or `Err`) when the term is not of its shape.
+    fn separable(
+        &self,
+        t: &CommTerm,
+        ex: &[i128],
+        sx: &[i128],
+        w: f64,
+        tally: &mut Tally,
+    ) -> Option<bool> {
+        let is_aux = |n: &Name| n.starts_with("$q") || n.starts_with("$r");
+        let loop_vars: Vec<&Name> = t.vars.iter().filter(|v| !is_aux(v)).collect();
+        let mut outer: Vec<Name> = loop_vars
+            .iter()
+            .filter(|v| self.outer_vars.contains(v))
+            .map(|v| (*v).clone())
+            .collect();
+        let inner_loop: Vec<Name> = loop_vars
+            .iter()
+            .filter(|v| !self.outer_vars.contains(v))
+            .map(|v| (*v).clone())
+            .collect();
+        // A cycle number goes with the instance when it is tied to instance variables
+        // only.
+        let mut inner: Vec<Name> = inner_loop.clone();
+        for a in t.vars.iter().filter(|v| is_aux(v)) {
+            let tied_inner = t
+                .constraints
+                .iter()
+                .any(|c| c.mentions(a) && inner_loop.iter().any(|v| c.mentions(v)));
+            if tied_inner {
+                inner.push(a.clone());
+            } else {
+                outer.push(a.clone());
+            }
+        }
+        let mut c_outer = Vec::new();
+        let mut c_inner = Vec::new();
+        for c in &t.constraints {
+            let o = outer.iter().any(|v| c.mentions(v));
+            let i = inner.iter().any(|v| c.mentions(v));
+            match (o, i) {
+                (true, true) => return Some(false),
+                (true, false) => c_outer.push(c.clone()),
+                (false, _) => c_inner.push(c.clone()),
+            }
+        }
+        // Distinct elements: the subscripts one-to-one in the vectorized variables that
+        // they mention; the others project out.
+        let subs = self.subscripts_bound(&t.vars)?;
+        let (mentioned, absent): (Vec<Name>, Vec<Name>) = inner_loop
+            .iter()
+            .cloned()
+            .partition(|v| subs.iter().any(|s| s.mentions(v)));
+        if !full_column_rank(&subs, &mentioned)? {
+            return Some(false);
+        }
+        let (c_proj, c_kept): (Vec<Constraint>, Vec<Constraint>) = c_inner
+            .into_iter()
+            .partition(|c| absent.iter().any(|v| c.mentions(v)));
+        let kept_vars: Vec<Name> = inner
+            .iter()
+            .filter(|v| !absent.contains(v))
+            .cloned()
+            .collect();
+        if c_proj
+            .iter()
+            .any(|c| kept_vars.iter().any(|v| c.mentions(v)))
+        {
+            return Some(false);
+        }
+        let f_outer = self.sum(c_outer, &outer)?;
+        let f_inner = self.sum(c_kept, &kept_vars)?;
+        let f_proj = if absent.is_empty() {
+            None
+        } else {
+            Some(self.sum(c_proj, &absent)?)
+        };
+        let pc = Self::coordinates(self.executing, false);
+        let sc = Self::coordinates(self.senders, true);
+        let ep: i128 = ex.iter().product();
+        let sp: i128 = sx.iter().product();
+        for p in 1..=ep {
+            let pv = Arrangement::coordinates(ex, p);
+            for q in 1..=sp {
+                if p == q {
+                    continue;
+                }
+                let qv = Arrangement::coordinates(sx, q);
+                let at = |n: &str| {
+                    pc.iter()
+                        .position(|c| &**c == n)
+                        .map(|k| pv[k] + 1)
+                        .or_else(|| sc.iter().position(|c| &**c == n).map(|k| qv[k] + 1))
+                };
+                let value = |f: &Piecewise| f.eval(&at).ok().map(|v| v.to_f64());
+                let mut elements = value(&f_inner)?;
+                if let Some(fp) = &f_proj
+                    && value(fp)? <= 0.0
+                {
+                    elements = 0.0;
+                }
+                if elements <= 0.0 {
+                    continue;
+                }
+                let instances = value(&f_outer)?;
+                if instances <= 0.0 {
+                    continue;
+                }
+                let slot = tally.entry((q as usize, p as usize)).or_default();
+                slot.0 += w * instances;
+                slot.1 += w * instances * elements;
+            }
+        }
+        Some(true)
+    }
+
+    fn sum(&self, constraints: Vec<Constraint>, vars: &[Name]) -> Option<Piecewise> {
+        let limit = self.options.time_limit.map(|d| Instant::now() + d);
+        let mut budget = Budget::new(self.options.max_pieces, self.options.max_steps, limit);
+        symbolic_sum(constraints, vars, Sym::one(), &mut budget).ok()
+    }
+
+    /// Element by element: for every executing processor, its iterations, the element
+    /// each reads and that element's owner.
+    fn enumerate(
+        &self,
+        t: &CommTerm,
+        ex: &[i128],
+        w: f64,
+        tally: &mut Tally,
+    ) -> Result<(), String> {
+        // The executing processor's constraints only: the sender follows from the element.
+        let sc = Self::coordinates(self.senders, true);
+        let mine: Vec<Constraint> = t
+            .constraints
+            .iter()
+            .filter(|c| {
+                !sc.iter().any(|s| c.mentions(s))
+                    && !t.vars.iter().any(|v| v.starts_with("$r") && c.mentions(v))
+            })
+            .cloned()
+            .collect();
+        let vars: Vec<Name> = t
+            .vars
+            .iter()
+            .filter(|v| !v.starts_with("$r"))
+            .cloned()
+            .collect();
+        let pc = Self::coordinates(self.executing, false);
+        let ep: i128 = ex.iter().product();
+        let mut left = self.options.max_enumeration;
+        for p in 1..=ep {
+            let pv = Arrangement::coordinates(ex, p);
+            let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
+            // (instance, sender) → distinct elements.
+            let mut fetched: HashMap<(Vec<i128>, usize), HashSet<Vec<i128>>> = HashMap::new();
+            let mut failed = None;
+            let mut visit = |point: &[(Name, i128)]| {
+                if failed.is_some() {
+                    return;
+                }
+                let value = |n: &str| {
+                    point
+                        .iter()
+                        .find(|(k, _)| &**k == n)
+                        .map(|(_, x)| *x)
+                        .or_else(|| (self.env)(n))
+                };
+                let element: Option<Vec<i128>> = self
+                    .subscripts
+                    .iter()
+                    .map(|s| match s.eval(&value).ok()? {
+                        Num::Exact(r) => r.as_integer(),
+                        Num::Approx(_) => None,
+                    })
+                    .collect();
+                let Some(element) = element else {
+                    failed = Some("a subscript without a value".to_string());
+                    return;
+                };
+                let Some(owners) = self.mapping.owners_at(&element, self.env) else {
+                    failed = Some(format!("element {element:?} has no owner"));
+                    return;
+                };
+                if owners.contains(&(p as usize)) || owners.is_empty() {
+                    return;
+                }
+                let instance: Vec<i128> = self
+                    .outer_vars
+                    .iter()
+                    .filter_map(|v| point.iter().find(|(k, _)| k == v).map(|(_, x)| *x))
+                    .collect();
+                fetched
+                    .entry((instance, owners[0]))
+                    .or_default()
+                    .insert(element);
+            };
+            let budget = left;
+            let mut seen = 0u64;
+            numeric::points(&mine, &vars, &at, budget, &mut |pt| {
+                seen += 1;
+                visit(pt)
+            })
+            .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
+            left = left.saturating_sub(seen);
+            if let Some(why) = failed {
+                return Err(why);
+            }
+            for ((_, q), elements) in fetched {
+                let slot = tally.entry((q, p as usize)).or_default();
+                slot.0 += w;
+                slot.1 += w * elements.len() as f64;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether the linear map from `vars` to the subscripts is one-to-one: every
+/// subscript affine in them with constant coefficients, and the coefficient columns
+/// independent (Gaussian elimination over the rationals).
+fn full_column_rank(subs: &[Sym], vars: &[Name]) -> Option<bool> {
+    let mut rows: Vec<Vec<Rational>> = Vec::with_capacity(subs.len());
+    for s in subs {
+        let mut row = Vec::with_capacity(vars.len());
+        for v in vars {
+            let coef = match s.poly_in(v).as_deref() {
+                None if s.mentions(v) => return Some(false),
+                Some([_]) | None => Rational::ZERO,
+                Some([_, c1]) => c1.as_const()?,
+                Some(_) => return Some(false),
+            };
+            row.push(coef);
+        }
+        rows.push(row);
+    }
+    let mut rank = 0;
+    for col in 0..vars.len() {
+        let Some(pivot) = (rank..rows.len()).find(|&r| rows[r][col] != Rational::ZERO) else {
+            continue;
+        };
+        rows.swap(rank, pivot);
+        let lead = rows[rank][col];
+        for r in 0..rows.len() {
+            if r != rank && rows[r][col] != Rational::ZERO {
+                let factor = rows[r][col].checked_mul(lead.recip()?).ok()?;
+                let pivot_row = rows[rank].clone();
+                for (x, p) in rows[r].iter_mut().zip(&pivot_row) {
+                    *x = x.checked_sub(p.checked_mul(factor).ok()?).ok()?;
+                }
+            }
+        }
+        rank += 1;
+    }
+    Some(rank == vars.len())
+}
