@@ -256,7 +256,22 @@ pub struct StatementReport {
     /// its pattern and metrics.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub comm_refs: Vec<CommRefReport>,
+    /// An MPI call: the operation as costed, bytes per message, processes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiReport>,
     pub metrics: Metrics,
+}
+
+/// How an MPI call is costed.
+#[derive(Debug, Serialize)]
+pub struct MpiReport {
+    pub op: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processes: Option<i128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// What one processor sends another.
@@ -478,6 +493,12 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 refs: statement_refs(kind),
                 comm: comm_records(u.comm.of(s.id)),
                 comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
+                mpi: u.comm.mpi.get(&s.id).map(|m| MpiReport {
+                    op: m.op.as_str(),
+                    bytes: m.bytes,
+                    processes: m.processes,
+                    note: m.metrics.as_ref().err().cloned(),
+                }),
                 metrics: with_work(
                     metrics(s.id),
                     u.work.of(s.id),

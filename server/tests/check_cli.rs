@@ -263,3 +263,31 @@ fn bindings_supply_unknowns_and_override_parameters_through_use() {
     let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
     assert_eq!(report["files"][0]["units"][0]["constants"]["n"], 1000);
 }
+
+/// The row-wise Jacobi iteration with MPI_ALLGATHER (the source-code-analyzer paper):
+/// the allgather is costed as a ring, (p - 1)·α + n(p - 1)/p·β per iteration, n the
+/// gathered bytes, with the built-in network (α = 1.2 µs, β = 1/24 GB/s).
+#[test]
+fn mpi_allgather_is_costed_per_iteration() {
+    let (json, code) = check(&[
+        "tests/fixtures/free/jacobi_row_mpi.f90",
+        "--param",
+        "p=8",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let statements = report["files"][0]["units"][0]["statements"]
+        .as_array()
+        .expect("statements");
+    let call = statements
+        .iter()
+        .find(|s| s["mpi"].is_object())
+        .expect("the MPI_ALLGATHER call");
+    insta::assert_json_snapshot!("jacobi_row_mpi_allgather", call);
+    let (n, p, iterations) = (1024.0 * 8.0, 8.0, 100.0);
+    let expected = iterations * ((p - 1.0) * 1.2e-6 + n * (p - 1.0) / p / 24.0e9);
+    let tt = call["metrics"]["tt_s"].as_f64().expect("tt_s");
+    assert!((tt - expected).abs() < 1e-12, "{tt} vs {expected}");
+}

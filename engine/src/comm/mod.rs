@@ -18,6 +18,7 @@
 
 pub mod cost;
 pub mod diagnostics;
+pub mod mpi;
 pub mod pattern;
 pub mod placement;
 pub mod records;
@@ -97,6 +98,8 @@ pub struct Counted {
 #[derive(Clone, Debug, Default)]
 pub struct UnitComm {
     stmts: HashMap<StmtId, Vec<RefComm>>,
+    /// The unit's MPI calls.
+    pub mpi: HashMap<StmtId, mpi::MpiCall>,
 }
 
 impl UnitComm {
@@ -154,7 +157,10 @@ pub fn unit_comm(
             stmts.insert(s.id, refs);
         }
     });
-    UnitComm { stmts }
+    UnitComm {
+        stmts,
+        mpi: mpi::calls(unit, freqs),
+    }
 }
 
 /// Pre-order walk handing each statement its enclosing loops, outermost first.

@@ -14,6 +14,7 @@
 //! element per processor, up to the enumeration limit.
 
 use super::cost::{CommMetrics, Network};
+use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
 use super::{CommTerm, RefComm, RefKind, UnitComm, sender_coordinate};
 use crate::distribution::{Arrangement, Mapping};
@@ -74,6 +75,8 @@ impl RefValues {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UnitCommValues {
     stmts: HashMap<StmtId, Vec<RefValues>>,
+    /// The MPI calls.
+    pub mpi: HashMap<StmtId, MpiValues>,
 }
 
 impl UnitCommValues {
@@ -81,8 +84,11 @@ impl UnitCommValues {
         self.stmts.get(&id).map_or(&[], Vec::as_slice)
     }
 
-    /// The statement's metrics: the sum over its references.
+    /// The statement's metrics: the sum over its references, or its MPI call's.
     pub fn metrics(&self, id: StmtId) -> Option<CommMetrics> {
+        if let Some(m) = self.mpi.get(&id) {
+            return m.metrics.as_ref().ok().copied();
+        }
         let refs = self.stmts.get(&id)?;
         let all: Vec<CommMetrics> = refs.iter().filter_map(|r| r.metrics).collect();
         (!all.is_empty()).then(|| CommMetrics::sum(&all))
@@ -96,6 +102,7 @@ impl UnitCommValues {
 /// Evaluates the communication of a unit under `env`.
 pub fn unit_comm_values(
     comm: &UnitComm,
+    freq: &dyn Fn(StmtId) -> Option<f64>,
     env: Env,
     options: &FreqOptions,
     network: &Network,
@@ -107,7 +114,12 @@ pub fn unit_comm_values(
             (*id, values.collect())
         })
         .collect();
-    UnitCommValues { stmts }
+    let mpi = comm
+        .mpi
+        .iter()
+        .map(|(id, call)| (*id, mpi::values(call, freq(*id), env, network)))
+        .collect();
+    UnitCommValues { stmts, mpi }
 }
 
 fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -> RefValues {

@@ -238,8 +238,16 @@ pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let settings = Settings::get(db);
+    let counts = counts(db, unit);
+    let freq = |id| {
+        counts
+            .freq(id)
+            .and_then(|v| v.as_ref().ok())
+            .map(|v| v.to_f64())
+    };
     Arc::new(comm_model::unit_comm_values(
         &comm(db, unit),
+        &freq,
         &env,
         settings.freq(db),
         &settings.network(db),

@@ -159,7 +159,7 @@ impl Count {
 #[derive(Clone, Default)]
 pub struct UnitFrequencies {
     counts: Vec<Arc<Count>>,
-    /// What names mean at each assignment.
+    /// What names mean at each assignment and CALL.
     scopes: Vec<Option<convert::Names>>,
 }
 

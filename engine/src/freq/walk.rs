@@ -191,7 +191,7 @@ impl<'a> Walker<'a> {
             }
             let here = self.count(&frame);
             self.set(s.id, here);
-            if matches!(s.kind, StmtKind::Assign { .. })
+            if matches!(s.kind, StmtKind::Assign { .. } | StmtKind::Call(_))
                 && let Some(slot) = self.scopes.get_mut(s.id.0 as usize)
             {
                 *slot = Some(frame.names.clone());

@@ -48,6 +48,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         let at = match &s.kind {
             StmtKind::Loop(l) if l.origin == LoopOrigin::Do => l.header,
             StmtKind::Assign { .. } => s.span,
+            StmtKind::Call(_) if comm_values(db, u.unit).mpi.contains_key(&s.id) => s.span,
             _ => return,
         };
         let at = u.original(at);
@@ -62,11 +63,19 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         let value = counts.freq(s.id);
         let mut label = label::with_wd(label::count(value, count.is_exact()), wd);
         let comm = match &s.kind {
-            StmtKind::Assign { .. } => comm_values(db, u.unit).metrics(s.id),
+            StmtKind::Assign { .. } | StmtKind::Call(_) => comm_values(db, u.unit).metrics(s.id),
             _ => None,
         }
         .filter(|m| m.nt > 0.0);
-        if let Some(m) = &comm {
+        if let StmtKind::Call(_) = &s.kind
+            && let Some(m) = comm_values(db, u.unit).mpi.get(&s.id)
+        {
+            label = match &m.metrics {
+                Ok(c) => format!("{label} · {} · {}", label::comm(c), label::seconds(c.ct_s)),
+                Err(_) => format!("{label} · {} ?", m.op.as_str()),
+            };
+        }
+        if let (Some(m), StmtKind::Assign { .. }) = (&comm, &s.kind) {
             label = format!("{label} · {}", label::comm(m));
         }
         let mut tooltip = match value {
