@@ -70,6 +70,9 @@ impl Op {
     fn count_and_type(self) -> Option<(usize, usize)> {
         match self {
             Op::Barrier => None,
+            // (sendbuf, recvbuf, count, datatype, op, ...)
+            Op::Reduce | Op::Allreduce => Some((2, 3)),
+            // (buf, count, datatype, ...) and (sendbuf, sendcount, sendtype, ...)
             _ => Some((1, 2)),
         }
     }
