@@ -218,16 +218,24 @@ impl Job<'_> {
             ));
         }
         let mut tally = Tally::new();
-        let mut exact = true;
-        for t in terms {
-            exact &= t.weight == Rational::ONE;
-            let w = t.weight.to_f64();
-            let bound = self.bind(t)?;
-            let done = self
-                .separable(&bound, &ex, &sx, w, &mut tally)
-                .unwrap_or(false);
-            if !done {
-                self.enumerate(&bound, &ex, w, &mut tally)?;
+        let exact = terms.iter().all(|t| t.weight == Rational::ONE);
+        let bound = terms
+            .iter()
+            .map(|t| self.bind(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The symbolic route counts one piece at a time and takes the sender to be the
+        // only owner: pieces of one set (they may share elements and instances) and
+        // replicated elements (the receiver may hold a copy; the lowest-numbered owner
+        // sends) are enumerated.
+        if exact && (bound.len() > 1 || self.mapping.replicated()) {
+            self.enumerate(&bound, &ex, 1.0, &mut tally)?;
+        } else {
+            for t in &bound {
+                let w = t.weight.to_f64();
+                let done = self.separable(t, &ex, &sx, w, &mut tally).unwrap_or(false);
+                if !done {
+                    self.enumerate(std::slice::from_ref(t), &ex, w, &mut tally)?;
+                }
             }
         }
         let records = tally
@@ -419,29 +427,37 @@ impl Job<'_> {
 
     /// Element by element: for every executing processor, its iterations, the element
     /// each reads and that element's owner.
+    /// The alternatives are disjoint pieces of one iteration set, enumerated together so
+    /// that an element (or an instance) shared by two pieces is fetched once.
     fn enumerate(
         &self,
-        t: &CommTerm,
+        terms: &[CommTerm],
         ex: &[i128],
         w: f64,
         tally: &mut Tally,
     ) -> Result<(), String> {
         // The executing processor's constraints only: the sender follows from the element.
         let sc = Self::coordinates(self.senders, true);
-        let mine: Vec<Constraint> = t
-            .constraints
+        let prepared: Vec<(Vec<Constraint>, Vec<Name>)> = terms
             .iter()
-            .filter(|c| {
-                !sc.iter().any(|s| c.mentions(s))
-                    && !t.vars.iter().any(|v| v.starts_with("$r") && c.mentions(v))
+            .map(|t| {
+                let mine = t
+                    .constraints
+                    .iter()
+                    .filter(|c| {
+                        !sc.iter().any(|s| c.mentions(s))
+                            && !t.vars.iter().any(|v| v.starts_with("$r") && c.mentions(v))
+                    })
+                    .cloned()
+                    .collect();
+                let vars = t
+                    .vars
+                    .iter()
+                    .filter(|v| !v.starts_with("$r"))
+                    .cloned()
+                    .collect();
+                (mine, vars)
             })
-            .cloned()
-            .collect();
-        let vars: Vec<Name> = t
-            .vars
-            .iter()
-            .filter(|v| !v.starts_with("$r"))
-            .cloned()
             .collect();
         let pc = Self::coordinates(self.executing, false);
         let ep: i128 = ex.iter().product();
@@ -492,14 +508,15 @@ impl Job<'_> {
                     .or_default()
                     .insert(element);
             };
-            let budget = left;
-            let mut seen = 0u64;
-            numeric::points(&mine, &vars, &at, budget, &mut |pt| {
-                seen += 1;
-                visit(pt)
-            })
-            .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
-            left = left.saturating_sub(seen);
+            for (mine, vars) in &prepared {
+                let mut seen = 0u64;
+                numeric::points(mine, vars, &at, left, &mut |pt| {
+                    seen += 1;
+                    visit(pt)
+                })
+                .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
+                left = left.saturating_sub(seen);
+            }
             if let Some(why) = failed {
                 return Err(why);
             }

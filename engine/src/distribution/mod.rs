@@ -170,6 +170,20 @@ impl Mapping {
 }
 
 impl Mapping {
+    /// Whether some elements have several owners: a template dimension the array is
+    /// replicated along, or a grid dimension no template dimension is distributed over.
+    pub fn replicated(&self) -> bool {
+        let used: Vec<usize> = self
+            .distribution
+            .dims
+            .iter()
+            .zip(&self.index)
+            .filter(|(d, i)| d.format != Format::Collapsed && **i != TemplateIndex::Replicated)
+            .filter_map(|(d, _)| d.grid)
+            .collect();
+        (0..self.distribution.onto.extents.len()).any(|k| !used.contains(&k))
+    }
+
     /// The processors (1-based, ascending) owning element `index` of an array mapped by
     /// `self`, under `env` — the numeric counterpart of [`Mapping::ownership`]: BLOCK
     /// b puts template index x on coordinate ⌊(x - lo)/b⌋, CYCLIC(k) on

@@ -217,6 +217,13 @@ impl Mapping {
             .ok_or_else(|| format!("`{name}` has no declared shape with known bounds"))
     }
 
+    /// Whether `name` is distributed or aligned (not replicated on every processor
+    /// for want of a mapping). Only the communication simulator asks.
+    #[allow(dead_code)]
+    pub fn is_mapped(&self, name: &str) -> bool {
+        self.distributions.contains_key(name) || self.alignments.contains_key(name)
+    }
+
     fn rank(&self, name: &str) -> Result<usize, String> {
         Ok(self.bounds(name)?.len())
     }

@@ -6,6 +6,7 @@
 //! Only the front end (source, IR and parsed directives) is shared with the engine.
 
 pub mod cases;
+pub mod comm;
 mod eval;
 mod interp;
 mod mapping;

@@ -1,0 +1,521 @@
+//! An element-level simulator of the communication HPF's owner-computes rule implies,
+//! independent of the engine's communication analysis (engine/src/comm) it checks.
+//!
+//! One run of the unit, iteration by iteration. For every assignment S and every
+//! right-hand-side reference to a mapped array (descending through operators,
+//! subscripts and elemental or user calls, not into transformational or inquiry
+//! intrinsics; identical texts count once), each processor p executing the
+//! iteration (the owners of the left-hand side element, or every processor for a
+//! scalar or unmapped left-hand side) reads the element e the reference names. When p
+//! does not own e, the lowest-numbered owner q of e sends it to p.
+//!
+//! Placement: the fetch is vectorized over the enclosing loops from the inside out
+//! until a DO loop (not INDEPENDENT) whose body writes the array read (an assignment to
+//! it, or a CALL naming it): it stays inside that loop L_k and the loops around it.
+//! Each iteration of L_k is one instance of the fetch (one instance per run of the unit
+//! when k = 0). Per (reference, instance, q, p), q sends p one message holding the
+//! distinct elements p reads from q in that instance.
+
+// The work oracle includes this module without using it.
+#![allow(dead_code)]
+
+use super::eval;
+use super::mapping::Mapping;
+use costline_engine::ir::intrinsics::{IntrinsicClass, intrinsic_class};
+use costline_engine::ir::{
+    self, BaseType, CaseValue, Expr, Loop, LoopControl, LoopOrigin, Stmt, StmtId, StmtKind,
+    Subscript, Unit, pretty,
+};
+use costline_engine::project::FileAnalysis;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// What processor `from` sends processor `to` (1-based) for one reference, in one run.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SimRecord {
+    pub from: usize,
+    pub to: usize,
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+impl fmt::Display for SimRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}->{}: {} msg, {} B",
+            self.from, self.to, self.messages, self.bytes
+        )
+    }
+}
+
+/// One right-hand-side reference of an assignment and what it moved.
+#[derive(Clone, Debug)]
+pub struct SimRef {
+    pub array: String,
+    /// The lowered reference as text (`a($1 - 1, j)`).
+    pub reference: String,
+    /// Whether it is the left-hand side's own element (so always local).
+    pub same_as_lhs: bool,
+    pub elem_bytes: u64,
+    /// How many enclosing loops (outermost first) the fetch stays inside...
+    pub kept: usize,
+    /// ...and how many it is vectorized over.
+    pub hoisted: usize,
+    /// Sorted by (from, to); only pairs that communicate.
+    pub records: Vec<SimRecord>,
+}
+
+/// The communication of every assignment of a unit in one run.
+#[derive(Debug)]
+pub struct CommSimulation {
+    pub processors: usize,
+    /// By the 1-based source line of the assignment (one assignment per line).
+    pub statements: BTreeMap<u32, Vec<SimRef>>,
+}
+
+/// Simulates the one unit of `file`.
+pub fn simulate_comm(file: &FileAnalysis) -> Result<CommSimulation, String> {
+    let [u] = file.units.as_slice() else {
+        return Err(format!(
+            "{} units: the simulator runs one",
+            file.units.len()
+        ));
+    };
+    let env = |n: &str| u.constants.values.get(n).copied();
+    let mapping = Mapping::new(&u.unit, &env)?;
+    let refs = references(&u.unit, &mapping)?;
+    let mut sim = Sim {
+        unit: &u.unit,
+        mapping: &mapping,
+        refs: &refs,
+        vars: u.constants.values.clone(),
+        serial: 0,
+        iterations: Vec::new(),
+        reads: BTreeMap::new(),
+    };
+    sim.block(&u.unit.body)?;
+    let reads = sim.reads;
+    let mut statements = BTreeMap::new();
+    for (id, list) in &refs {
+        let stmt = find(&u.unit, *id).expect("a statement of the unit");
+        let line = file.source.line_col(u.absolute(stmt.span).start).0;
+        let sims = list
+            .iter()
+            .enumerate()
+            .map(|(k, r)| SimRef {
+                array: r.array.clone(),
+                reference: r.text.clone(),
+                same_as_lhs: r.same_as_lhs,
+                elem_bytes: r.elem_bytes,
+                kept: r.kept,
+                hoisted: r.hoisted,
+                records: records(reads.get(&(*id, k)), r.elem_bytes),
+            })
+            .collect();
+        if statements.insert(line, sims).is_some() {
+            return Err(format!(
+                "two assignments on line {line}: lines would not identify them"
+            ));
+        }
+    }
+    Ok(CommSimulation {
+        processors: mapping.processors,
+        statements,
+    })
+}
+
+/// The statement `id` of `unit`.
+fn find(unit: &Unit, id: StmtId) -> Option<&Stmt> {
+    let mut found = None;
+    unit.walk(&mut |s, _| {
+        if s.id == id {
+            found = Some(s);
+        }
+    });
+    found
+}
+
+/// Tallies the distinct elements per (instance, sender, receiver) into records.
+fn records(reads: Option<&Reads>, elem_bytes: u64) -> Vec<SimRecord> {
+    let mut pairs: BTreeMap<(usize, usize), (u64, u64)> = BTreeMap::new();
+    for ((_, q, p), elements) in reads.into_iter().flatten() {
+        if elements.is_empty() {
+            continue;
+        }
+        let slot = pairs.entry((*q, *p)).or_default();
+        slot.0 += 1;
+        slot.1 += elements.len() as u64 * elem_bytes;
+    }
+    pairs
+        .into_iter()
+        .map(|((q, p), (messages, bytes))| SimRecord {
+            from: q + 1,
+            to: p + 1,
+            messages,
+            bytes,
+        })
+        .collect()
+}
+
+/// A reference considered for communication, with its placement.
+struct Reference {
+    array: String,
+    text: String,
+    same_as_lhs: bool,
+    subscripts: Vec<Expr>,
+    elem_bytes: u64,
+    kept: usize,
+    hoisted: usize,
+}
+
+/// The references of every assignment of `unit` that read a mapped array.
+fn references(unit: &Unit, mapping: &Mapping) -> Result<BTreeMap<StmtId, Vec<Reference>>, String> {
+    fn go<'a>(
+        unit: &Unit,
+        mapping: &Mapping,
+        stmts: &'a [Stmt],
+        loops: &mut Vec<&'a Loop>,
+        out: &mut BTreeMap<StmtId, Vec<Reference>>,
+    ) -> Result<(), String> {
+        for s in stmts {
+            match &s.kind {
+                StmtKind::Assign { lhs, rhs } => {
+                    let mut found = Vec::new();
+                    read_refs(rhs, &mut found);
+                    let mut list: Vec<Reference> = Vec::new();
+                    for r in found {
+                        let Expr::Array(a) = r else { unreachable!() };
+                        if !mapping.is_mapped(&a.name) {
+                            continue;
+                        }
+                        let text = r.to_string();
+                        if list.iter().any(|x| x.text == text) {
+                            continue;
+                        }
+                        let mut kept = loops.len();
+                        while kept > 0 && !carries(loops[kept - 1], &a.name) {
+                            kept -= 1;
+                        }
+                        let subscripts = a
+                            .subscripts
+                            .iter()
+                            .map(|x| match x {
+                                Subscript::Index(e) => e.clone(),
+                                Subscript::Range(_) => unreachable!("only indices are kept"),
+                            })
+                            .collect();
+                        list.push(Reference {
+                            array: a.name.clone(),
+                            same_as_lhs: text == lhs.to_string(),
+                            text,
+                            subscripts,
+                            elem_bytes: element_bytes(unit, &a.name)?,
+                            kept,
+                            hoisted: loops.len() - kept,
+                        });
+                    }
+                    out.insert(s.id, list);
+                }
+                StmtKind::Loop(l) => {
+                    loops.push(l);
+                    go(unit, mapping, &l.body, loops, out)?;
+                    loops.pop();
+                }
+                _ => {
+                    for c in s.children() {
+                        go(unit, mapping, std::slice::from_ref(c), loops, out)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+    let mut out = BTreeMap::new();
+    go(unit, mapping, &unit.body, &mut Vec::new(), &mut out)?;
+    Ok(out)
+}
+
+/// The array element references `e` reads: every reference whose subscripts are all
+/// indices, also inside subscripts and elemental or user calls, but not inside the
+/// arguments of transformational and inquiry intrinsics.
+fn read_refs<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    match e {
+        Expr::Array(r) => {
+            let elementwise = !r.subscripts.is_empty()
+                && r.subscripts
+                    .iter()
+                    .all(|s| matches!(s, Subscript::Index(_)));
+            if elementwise {
+                out.push(e);
+            }
+            for s in &r.subscripts {
+                if let Subscript::Index(x) = s {
+                    read_refs(x, out);
+                }
+            }
+        }
+        Expr::Call(c) => {
+            let whole = matches!(
+                intrinsic_class(&c.name),
+                Some(IntrinsicClass::Transformational | IntrinsicClass::Inquiry)
+            );
+            if !whole {
+                for a in &c.args {
+                    read_refs(&a.value, out);
+                }
+            }
+        }
+        Expr::Unary(_, x) => read_refs(x, out),
+        Expr::Binary(_, x, y) => {
+            read_refs(x, out);
+            read_refs(y, out);
+        }
+        Expr::Int(_)
+        | Expr::Real(_)
+        | Expr::Logical(_)
+        | Expr::Str(_)
+        | Expr::Name(_)
+        | Expr::Unknown(_) => {}
+    }
+}
+
+/// Whether loop `l` carries a dependence on `array`: a DO loop, not INDEPENDENT,
+/// whose body (at any depth) assigns to the array or passes it to a CALL.
+fn carries(l: &Loop, array: &str) -> bool {
+    if l.origin != LoopOrigin::Do || l.independent.is_some() {
+        return false;
+    }
+    let names = |e: &Expr| match e {
+        Expr::Array(r) => r.name == array,
+        Expr::Name(n) => n == array,
+        _ => false,
+    };
+    let mut writes = false;
+    ir::walk(&l.body, &mut |s, _| match &s.kind {
+        StmtKind::Assign { lhs, .. } => writes |= names(lhs),
+        StmtKind::Call(c) => {
+            for a in &c.args {
+                a.value.visit(&mut |x| writes |= names(x));
+            }
+        }
+        _ => {}
+    });
+    writes
+}
+
+/// Bytes per element of `array` from its declared (or implicit) type: INTEGER, REAL
+/// and LOGICAL 4 or their literal kind, DOUBLE PRECISION 8, COMPLEX 8 or twice its
+/// kind, DOUBLE COMPLEX 16.
+fn element_bytes(unit: &Unit, array: &str) -> Result<u64, String> {
+    let ty = unit
+        .symbols
+        .get(array)
+        .and_then(|s| s.ty.as_ref())
+        .or_else(|| unit.implicit.type_of(array))
+        .ok_or_else(|| format!("`{array}` has no type"))?;
+    let kind = match &ty.kind {
+        None => None,
+        Some(Expr::Int(k)) if *k > 0 => Some(*k as u64),
+        Some(k) => return Err(format!("`{array}`: kind `{k}` is not simulated")),
+    };
+    Ok(match ty.base {
+        BaseType::Integer | BaseType::Real | BaseType::Logical => kind.unwrap_or(4),
+        BaseType::DoublePrecision => 8,
+        BaseType::Complex => kind.map_or(8, |k| 2 * k),
+        BaseType::DoubleComplex => 16,
+        BaseType::Character | BaseType::Derived => {
+            return Err(format!("`{array}`: its type is not simulated"));
+        }
+    })
+}
+
+/// What the elements read per (instance, sender, receiver), 0-based processors.
+type Reads = BTreeMap<(u64, usize, usize), BTreeSet<Vec<i64>>>;
+
+/// The state of one run of the unit.
+struct Sim<'a> {
+    unit: &'a Unit,
+    mapping: &'a Mapping,
+    refs: &'a BTreeMap<StmtId, Vec<Reference>>,
+    /// The values of integer names: constants, bindings, loop variables and integer
+    /// scalars assigned a known value.
+    vars: BTreeMap<String, i64>,
+    /// Iterations started so far, of every loop.
+    serial: u64,
+    /// The serial number of the current iteration of each enclosing loop.
+    iterations: Vec<u64>,
+    /// By (statement, index of the reference).
+    reads: BTreeMap<(StmtId, usize), Reads>,
+}
+
+impl Sim<'_> {
+    fn block(&mut self, stmts: &[Stmt]) -> Result<(), String> {
+        stmts.iter().try_for_each(|s| self.stmt(s))
+    }
+
+    /// Assignments, DO with a counted control, IF and SELECT CASE on known integers,
+    /// CONTINUE and CALL, with Fortran 95 semantics.
+    fn stmt(&mut self, s: &Stmt) -> Result<(), String> {
+        let vars = &self.vars;
+        let env = |n: &str| vars.get(n).copied();
+        match &s.kind {
+            StmtKind::Assign { lhs, rhs } => self.assign(s.id, lhs, rhs),
+            StmtKind::Loop(l) => self.do_loop(l),
+            StmtKind::If(i) => {
+                for b in &i.branches {
+                    let taken = match &b.cond {
+                        None => true,
+                        Some(c) => eval::logical(c, &env)?,
+                    };
+                    if taken {
+                        return self.block(&b.body);
+                    }
+                }
+                Ok(())
+            }
+            StmtKind::Select(sel) => {
+                let v = eval::int(&sel.selector, &env)?;
+                let mut chosen = None;
+                for case in &sel.cases {
+                    let matches = match &case.values {
+                        None => chosen.is_none(),
+                        Some(values) => values.iter().try_fold(false, |hit, value| {
+                            let bound = |e: &Option<Expr>, none| {
+                                e.as_ref().map_or(Ok(none), |e| eval::int(e, &env))
+                            };
+                            Ok::<bool, String>(
+                                hit || match value {
+                                    CaseValue::Value(e) => eval::int(e, &env)? == v,
+                                    CaseValue::Range(lo, hi) => {
+                                        (bound(lo, i64::MIN)?..=bound(hi, i64::MAX)?).contains(&v)
+                                    }
+                                },
+                            )
+                        })?,
+                    };
+                    if matches && (chosen.is_none() || case.values.is_some()) {
+                        chosen = Some(&case.body);
+                    }
+                }
+                chosen.map_or(Ok(()), |body| self.block(body))
+            }
+            StmtKind::Continue => Ok(()),
+            // What the callee does to data does not matter here; integer scalars it is
+            // passed may change.
+            StmtKind::Call(c) => {
+                for a in &c.args {
+                    if let Expr::Name(n) = &a.value {
+                        self.vars.remove(n);
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(format!(
+                "not simulated: {}",
+                pretty::render(std::slice::from_ref(s)).trim()
+            )),
+        }
+    }
+
+    /// `DO var = l, u, s`: trip count max(0, (u - l + s)/s); every iteration gets a new
+    /// serial number.
+    fn do_loop(&mut self, l: &Loop) -> Result<(), String> {
+        let LoopControl::Counted {
+            var,
+            lower,
+            upper,
+            step,
+        } = &l.control
+        else {
+            return Err("not simulated: DO WHILE and DO without control".to_string());
+        };
+        let vars = &self.vars;
+        let env = |n: &str| vars.get(n).copied();
+        let (first, last) = (eval::int(lower, &env)?, eval::int(upper, &env)?);
+        let step = step.as_ref().map_or(Ok(1), |s| eval::int(s, &env))?;
+        if step == 0 {
+            return Err(format!("the loop over `{var}` has step 0"));
+        }
+        let trips = ((last - first + step) / step).max(0);
+        self.iterations.push(0);
+        for k in 0..trips {
+            self.serial += 1;
+            *self.iterations.last_mut().expect("pushed") = self.serial;
+            self.vars.insert(var.clone(), first + k * step);
+            self.block(&l.body)?;
+        }
+        self.iterations.pop();
+        self.vars.insert(var.clone(), first + trips * step);
+        Ok(())
+    }
+
+    /// The subscripts of an element reference, evaluated.
+    fn index(&self, subscripts: &[Expr]) -> Result<Vec<i64>, String> {
+        let env = |n: &str| self.vars.get(n).copied();
+        subscripts.iter().map(|e| eval::int(e, &env)).collect()
+    }
+
+    /// Owner computes, and every read of a mapped array by an executing processor that
+    /// does not own the element.
+    fn assign(&mut self, id: StmtId, lhs: &Expr, rhs: &Expr) -> Result<(), String> {
+        let env = |n: &str| self.vars.get(n).copied();
+        let executing: BTreeSet<usize> = match lhs {
+            Expr::Name(n) if !self.unit.symbols.get(n).is_some_and(|s| s.is_array()) => {
+                (0..self.mapping.processors).collect()
+            }
+            Expr::Array(r) => {
+                let subscripts = r
+                    .subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Index(e) => Ok(e.clone()),
+                        Subscript::Range(_) => {
+                            Err(format!("`{lhs}`: a section left after normalization"))
+                        }
+                    })
+                    .collect::<Result<Vec<Expr>, String>>()?;
+                let index = self.index(&subscripts)?;
+                self.mapping.owners(&r.name, &index, &env)?
+            }
+            _ => return Err(format!("not simulated: assignment to `{lhs}`")),
+        };
+        let refs = self.refs.get(&id).expect("every assignment is listed");
+        for (k, r) in refs.iter().enumerate() {
+            let element = self.index(&r.subscripts)?;
+            let owners = self.mapping.owners(&r.array, &element, &env)?;
+            let Some(&sender) = owners.first() else {
+                return Err(format!("`{}` at {element:?} has no owner", r.text));
+            };
+            let instance = match r.kept {
+                0 => 0,
+                k => self.iterations[k - 1],
+            };
+            let reads = self.reads.entry((id, k)).or_default();
+            for &p in executing.iter().filter(|p| !owners.contains(p)) {
+                reads
+                    .entry((instance, sender, p))
+                    .or_default()
+                    .insert(element.clone());
+            }
+        }
+        // An integer scalar assigned a known value keeps it for later subscripts.
+        if let Expr::Name(n) = lhs
+            && !self.unit.symbols.get(n).is_some_and(|s| s.is_array())
+        {
+            let integer = self
+                .unit
+                .symbols
+                .get(n)
+                .and_then(|s| s.ty.as_ref())
+                .or_else(|| self.unit.implicit.type_of(n))
+                .is_some_and(|t| t.base == BaseType::Integer);
+            let known = eval::int(rhs, &env).ok().filter(|_| integer);
+            match known {
+                Some(v) => self.vars.insert(n.clone(), v),
+                None => self.vars.remove(n),
+            };
+        }
+        Ok(())
+    }
+}
