@@ -19,12 +19,12 @@
 // The work oracle includes this module without using it.
 #![allow(dead_code)]
 
+use super::control;
 use super::eval;
 use super::mapping::Mapping;
 use costline_engine::ir::intrinsics::{IntrinsicClass, intrinsic_class};
 use costline_engine::ir::{
-    self, BaseType, CaseValue, Expr, Loop, LoopControl, LoopOrigin, Stmt, StmtId, StmtKind,
-    Subscript, Unit, pretty,
+    self, BaseType, Expr, Loop, LoopOrigin, Stmt, StmtId, StmtKind, Subscript, Unit, pretty,
 };
 use costline_engine::project::FileAnalysis;
 use std::collections::{BTreeMap, BTreeSet};
@@ -362,44 +362,14 @@ impl Sim<'_> {
         match &s.kind {
             StmtKind::Assign { lhs, rhs } => self.assign(s.id, lhs, rhs),
             StmtKind::Loop(l) => self.do_loop(l),
-            StmtKind::If(i) => {
-                for b in &i.branches {
-                    let taken = match &b.cond {
-                        None => true,
-                        Some(c) => eval::logical(c, &env)?,
-                    };
-                    if taken {
-                        return self.block(&b.body);
-                    }
-                }
-                Ok(())
-            }
-            StmtKind::Select(sel) => {
-                let v = eval::int(&sel.selector, &env)?;
-                let mut chosen = None;
-                for case in &sel.cases {
-                    let matches = match &case.values {
-                        None => chosen.is_none(),
-                        Some(values) => values.iter().try_fold(false, |hit, value| {
-                            let bound = |e: &Option<Expr>, none| {
-                                e.as_ref().map_or(Ok(none), |e| eval::int(e, &env))
-                            };
-                            Ok::<bool, String>(
-                                hit || match value {
-                                    CaseValue::Value(e) => eval::int(e, &env)? == v,
-                                    CaseValue::Range(lo, hi) => {
-                                        (bound(lo, i64::MIN)?..=bound(hi, i64::MAX)?).contains(&v)
-                                    }
-                                },
-                            )
-                        })?,
-                    };
-                    if matches && (chosen.is_none() || case.values.is_some()) {
-                        chosen = Some(&case.body);
-                    }
-                }
-                chosen.map_or(Ok(()), |body| self.block(body))
-            }
+            StmtKind::If(i) => match control::branch(i, &env)? {
+                Some(body) => self.block(body),
+                None => Ok(()),
+            },
+            StmtKind::Select(sel) => match control::case(sel, &env)? {
+                Some(body) => self.block(body),
+                None => Ok(()),
+            },
             StmtKind::Continue => Ok(()),
             // What the callee does to data does not matter here; integer scalars it is
             // passed may change.
@@ -421,32 +391,18 @@ impl Sim<'_> {
     /// `DO var = l, u, s`: trip count max(0, (u - l + s)/s); every iteration gets a new
     /// serial number.
     fn do_loop(&mut self, l: &Loop) -> Result<(), String> {
-        let LoopControl::Counted {
-            var,
-            lower,
-            upper,
-            step,
-        } = &l.control
-        else {
-            return Err("not simulated: DO WHILE and DO without control".to_string());
-        };
         let vars = &self.vars;
-        let env = |n: &str| vars.get(n).copied();
-        let (first, last) = (eval::int(lower, &env)?, eval::int(upper, &env)?);
-        let step = step.as_ref().map_or(Ok(1), |s| eval::int(s, &env))?;
-        if step == 0 {
-            return Err(format!("the loop over `{var}` has step 0"));
-        }
-        let trips = ((last - first + step) / step).max(0);
+        let t = control::trips(l, &|n: &str| vars.get(n).copied())?;
         self.iterations.push(0);
-        for k in 0..trips {
+        for k in 0..t.trips {
             self.serial += 1;
             *self.iterations.last_mut().expect("pushed") = self.serial;
-            self.vars.insert(var.clone(), first + k * step);
+            self.vars.insert(t.var.to_string(), t.first + k * t.step);
             self.block(&l.body)?;
         }
         self.iterations.pop();
-        self.vars.insert(var.clone(), first + trips * step);
+        self.vars
+            .insert(t.var.to_string(), t.first + t.trips * t.step);
         Ok(())
     }
 
@@ -503,14 +459,7 @@ impl Sim<'_> {
         if let Expr::Name(n) = lhs
             && !self.unit.symbols.get(n).is_some_and(|s| s.is_array())
         {
-            let integer = self
-                .unit
-                .symbols
-                .get(n)
-                .and_then(|s| s.ty.as_ref())
-                .or_else(|| self.unit.implicit.type_of(n))
-                .is_some_and(|t| t.base == BaseType::Integer);
-            let known = eval::int(rhs, &env).ok().filter(|_| integer);
+            let known = control::integer_value(self.unit, n, rhs, &env);
             match known {
                 Some(v) => self.vars.insert(n.clone(), v),
                 None => self.vars.remove(n),

@@ -2,11 +2,10 @@
 //! array syntax are loop nests over elemental assignments) that counts, for every
 //! assignment, how often it runs and how often each processor runs it.
 
+use super::control;
 use super::eval;
 use super::mapping::Mapping;
-use costline_engine::ir::{
-    BaseType, CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Subscript, Unit, pretty,
-};
+use costline_engine::ir::{Expr, Loop, Stmt, StmtId, StmtKind, Subscript, Unit, pretty};
 use std::collections::BTreeMap;
 
 /// What one assignment did.
@@ -74,45 +73,14 @@ impl<'a> Interp<'a> {
         match &s.kind {
             StmtKind::Assign { lhs, rhs } => self.assign(s.id, lhs, rhs),
             StmtKind::Loop(l) => self.do_loop(l),
-            StmtKind::If(i) => {
-                for b in &i.branches {
-                    let taken = match &b.cond {
-                        None => true,
-                        Some(c) => eval::logical(c, &env)?,
-                    };
-                    if taken {
-                        return self.block(&b.body);
-                    }
-                }
-                Ok(())
-            }
-            StmtKind::Select(sel) => {
-                let v = eval::int(&sel.selector, &env)?;
-                let mut chosen = None;
-                for case in &sel.cases {
-                    let matches = match &case.values {
-                        None => chosen.is_none(),
-                        Some(values) => values.iter().try_fold(false, |hit, value| {
-                            let bound = |e: &Option<Expr>, none| {
-                                e.as_ref().map_or(Ok(none), |e| eval::int(e, &env))
-                            };
-                            Ok::<bool, String>(
-                                hit || match value {
-                                    CaseValue::Value(e) => eval::int(e, &env)? == v,
-                                    CaseValue::Range(lo, hi) => {
-                                        (bound(lo, i64::MIN)?..=bound(hi, i64::MAX)?).contains(&v)
-                                    }
-                                },
-                            )
-                        })?,
-                    };
-                    // A match wins over CASE DEFAULT wherever the default is written.
-                    if matches && (chosen.is_none() || case.values.is_some()) {
-                        chosen = Some(&case.body);
-                    }
-                }
-                chosen.map_or(Ok(()), |body| self.block(body))
-            }
+            StmtKind::If(i) => match control::branch(i, &env)? {
+                Some(body) => self.block(body),
+                None => Ok(()),
+            },
+            StmtKind::Select(sel) => match control::case(sel, &env)? {
+                Some(body) => self.block(body),
+                None => Ok(()),
+            },
             StmtKind::Continue => Ok(()),
             _ => Err(format!(
                 "not simulated: {}",
@@ -125,28 +93,14 @@ impl<'a> Interp<'a> {
     /// evaluated once, the trip count is max(0, (u - l + s)/s) with `/` truncating, and
     /// the variable takes l, l + s, ...; after the loop it holds l + trips*s.
     fn do_loop(&mut self, l: &Loop) -> Result<(), String> {
-        let LoopControl::Counted {
-            var,
-            lower,
-            upper,
-            step,
-        } = &l.control
-        else {
-            return Err("not simulated: DO WHILE and DO without control".to_string());
-        };
         let vars = &self.vars;
-        let env = |n: &str| vars.get(n).copied();
-        let (first, last) = (eval::int(lower, &env)?, eval::int(upper, &env)?);
-        let step = step.as_ref().map_or(Ok(1), |s| eval::int(s, &env))?;
-        if step == 0 {
-            return Err(format!("the loop over `{var}` has step 0"));
-        }
-        let trips = ((last - first + step) / step).max(0);
-        for k in 0..trips {
-            self.vars.insert(var.clone(), first + k * step);
+        let t = control::trips(l, &|n: &str| vars.get(n).copied())?;
+        for k in 0..t.trips {
+            self.vars.insert(t.var.to_string(), t.first + k * t.step);
             self.block(&l.body)?;
         }
-        self.vars.insert(var.clone(), first + trips * step);
+        self.vars
+            .insert(t.var.to_string(), t.first + t.trips * t.step);
         Ok(())
     }
 
@@ -159,14 +113,7 @@ impl<'a> Interp<'a> {
         let env = |n: &str| vars.get(n).copied();
         let owners = match lhs {
             Expr::Name(n) if !self.unit.symbols.get(n).is_some_and(|s| s.is_array()) => {
-                let integer = self
-                    .unit
-                    .symbols
-                    .get(n)
-                    .and_then(|s| s.ty.as_ref())
-                    .or_else(|| self.unit.implicit.type_of(n))
-                    .is_some_and(|t| t.base == BaseType::Integer);
-                let known = eval::int(rhs, &env).ok().filter(|_| integer);
+                let known = control::integer_value(self.unit, n, rhs, &env);
                 match known {
                     Some(v) => self.vars.insert(n.clone(), v),
                     None => self.vars.remove(n),

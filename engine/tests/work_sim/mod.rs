@@ -7,6 +7,7 @@
 
 pub mod cases;
 pub mod comm;
+mod control;
 mod eval;
 mod interp;
 mod mapping;
