@@ -126,10 +126,10 @@ fn compare_ref(line: u32, sim: &SimRef, eng: &RefValues) -> Result<(), String> {
             eng.elem_bytes, sim.elem_bytes
         ));
     }
-    if (eng.kept_loops, eng.hoisted_loops) != (sim.kept, sim.hoisted) {
+    if (eng.placement.kept, eng.placement.hoisted) != (sim.kept, sim.hoisted) {
         problems.push(format!(
             "placement kept {} hoisted {} reported, kept {} hoisted {} simulated",
-            eng.kept_loops, eng.hoisted_loops, sim.kept, sim.hoisted
+            eng.placement.kept, eng.placement.hoisted, sim.kept, sim.hoisted
         ));
     }
     if !eng.exact {

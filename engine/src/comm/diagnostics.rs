@@ -2,9 +2,9 @@
 //! data it reads (`communication-in-loop`), and element-wise messages
 //! (`fine-grained-communication`). Both only when the records show communication.
 
-use super::records::{RefValues, UnitCommValues};
+use super::records::UnitCommValues;
 use crate::diagnostics::Diagnostic;
-use crate::ir::{StmtKind, Unit};
+use crate::ir::Unit;
 
 /// The communication findings of a unit, at the references (unit-relative spans).
 pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
@@ -14,12 +14,20 @@ pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
             let Some(m) = r.metrics.filter(|m| m.nt > 0.0) else {
                 continue;
             };
-            let blocker = blocking_loop(unit, r);
+            let blocker = match r
+                .placement
+                .blocked_by
+                .as_ref()
+                .and_then(|b| b.var.as_deref())
+            {
+                Some(v) => format!("DO loop over `{v}`"),
+                None => "enclosing loop".to_string(),
+            };
             let messages = match m.nt {
                 1.0 => "1 message".to_string(),
                 n => format!("{} messages", crate::ide::label::compact(n)),
             };
-            if r.element_wise() {
+            if r.placement.element_wise() {
                 out.push(Diagnostic::warning(
                     r.span,
                     "fine-grained-communication",
@@ -29,7 +37,7 @@ pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
                         r.reference, r.array
                     ),
                 ));
-            } else if r.kept_loops > 0 && r.indexed_by_kept_loop {
+            } else if r.placement.kept > 0 && r.indexed_by_kept_loop {
                 out.push(Diagnostic::warning(
                     r.span,
                     "communication-in-loop",
@@ -44,22 +52,4 @@ pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
         }
     });
     out
-}
-
-/// "DO loop over `j`", for the loop that keeps the fetch inside.
-fn blocking_loop(unit: &Unit, r: &RefValues) -> String {
-    let mut var = None;
-    if let Some((id, _)) = r.blocked_by {
-        unit.walk(&mut |s, _| {
-            if s.id == id
-                && let StmtKind::Loop(l) = &s.kind
-            {
-                var = l.var().map(str::to_string);
-            }
-        });
-    }
-    match var {
-        Some(v) => format!("DO loop over `{v}`"),
-        None => "enclosing loop".to_string(),
-    }
 }

@@ -186,13 +186,7 @@ pub fn values(call: &MpiCall, freq: Option<f64>, env: Env, net: &Network) -> Mpi
             Some(v) => format!("the process count needs a value for `{v}` (or `p`)"),
             None => "the process count needs a value for `p`".to_string(),
         })? as f64;
-        let one = cost(call.op, p, b, net);
-        Ok(CommMetrics {
-            nt: one.nt * freq,
-            td_bytes: one.td_bytes * freq,
-            tt_s: one.tt_s * freq,
-            ct_s: one.ct_s * freq,
-        })
+        Ok(CommMetrics::default().plus(&cost(call.op, p, b, net), freq))
     })();
     MpiValues {
         op: call.op,

@@ -21,8 +21,18 @@ pub struct Placement {
     pub kept: usize,
     /// How many enclosing loops it is hoisted out of (vectorized over).
     pub hoisted: usize,
-    /// The loop that stopped the hoisting (the innermost kept loop) and its statement.
-    pub blocked_by: Option<(StmtId, Span)>,
+    /// The loop that stopped the hoisting (the innermost kept loop).
+    pub blocked_by: Option<Blocker>,
+}
+
+/// The loop a fetch stays inside.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blocker {
+    pub stmt: StmtId,
+    /// Its header, unit-relative.
+    pub header: Span,
+    /// Its variable (none for DO WHILE and DO without control).
+    pub var: Option<String>,
 }
 
 impl Placement {
@@ -41,9 +51,11 @@ pub fn place(loops: &Enclosing, array: &str) -> Placement {
     Placement {
         kept,
         hoisted: loops.len() - kept,
-        blocked_by: kept
-            .checked_sub(1)
-            .map(|k| (loops[k].0.id, loops[k].1.header)),
+        blocked_by: kept.checked_sub(1).map(|k| Blocker {
+            stmt: loops[k].0.id,
+            header: loops[k].1.header,
+            var: loops[k].1.var().map(str::to_string),
+        }),
     }
 }
 

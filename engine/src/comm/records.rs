@@ -16,7 +16,7 @@
 use super::cost::{CommMetrics, Network};
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
-use super::{CommTerm, RefComm, RefKind, UnitComm, sender_coordinate};
+use super::{CommTerm, Placement, RefComm, RefKind, UnitComm, sender_coordinate};
 use crate::distribution::{Arrangement, Mapping};
 use crate::freq::{FreqOptions, numeric};
 use crate::ir::StmtId;
@@ -46,12 +46,8 @@ pub struct RefValues {
     /// The reference, unit-relative.
     pub span: Span,
     pub elem_bytes: u64,
-    /// Enclosing loops the fetch stays inside (see [`super::Placement`]).
-    pub kept_loops: usize,
-    /// Enclosing loops it is vectorized over.
-    pub hoisted_loops: usize,
-    /// The loop that keeps it inside, unit-relative header span.
-    pub blocked_by: Option<(StmtId, Span)>,
+    /// Where the fetch goes: the loops it stays inside and those it is vectorized over.
+    pub placement: Placement,
     pub indexed_by_kept_loop: bool,
     /// The records, sorted by (from, to), only pairs that communicate; or why there are
     /// none to show.
@@ -62,13 +58,6 @@ pub struct RefValues {
     pub pattern: Pattern,
     /// NT, TD, TT and the critical path, when there are records.
     pub metrics: Option<CommMetrics>,
-}
-
-impl RefValues {
-    /// Element-wise: fetched inside every enclosing loop.
-    pub fn element_wise(&self) -> bool {
-        self.hoisted_loops == 0 && self.kept_loops > 0
-    }
 }
 
 /// The communication of every assignment of a unit under the bindings.
@@ -155,9 +144,7 @@ fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -
         reference: r.reference.clone(),
         span: r.span,
         elem_bytes: r.elem_bytes,
-        kept_loops: r.placement.kept,
-        hoisted_loops: r.placement.hoisted,
-        blocked_by: r.placement.blocked_by,
+        placement: r.placement.clone(),
         indexed_by_kept_loop: r.indexed_by_kept_loop,
         records,
         exact,

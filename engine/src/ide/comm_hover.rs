@@ -33,22 +33,22 @@ fn reference(u: &UnitAt, r: &RefValues, out: &mut String) {
         );
         return;
     }
-    let placement = match (r.kept_loops, r.blocked_by) {
-        (0, _) => format!(
+    let p = &r.placement;
+    let placement = match &p.blocked_by {
+        None => format!(
             "fetched once per run, before the statement's {} loop(s)",
-            r.hoisted_loops
+            p.hoisted
         ),
-        (_, Some((_, header))) if r.element_wise() => format!(
+        Some(b) if p.element_wise() => format!(
             "fetched element by element inside the loop at line {}",
-            u.line(header)
+            u.line(b.header)
         ),
-        (_, Some((_, header))) => format!(
+        Some(b) => format!(
             "fetched once per iteration of the loop at line {} (it writes `{}`), vectorized over {} inner loop(s)",
-            u.line(header),
+            u.line(b.header),
             r.array,
-            r.hoisted_loops
+            p.hoisted
         ),
-        _ => String::new(),
     };
     let _ = writeln!(
         out,
@@ -86,17 +86,8 @@ fn reference(u: &UnitAt, r: &RefValues, out: &mut String) {
             label::bytes(x.bytes)
         );
     };
-    if records.len() <= ROWS {
-        (0..records.len()).for_each(|i| row(out, i));
-    } else {
-        let (head, tail) = (ROWS / 2, ROWS / 4);
-        (0..head).for_each(|i| row(out, i));
-        let _ = writeln!(
-            out,
-            "| … | … | {} more pairs | |",
-            records.len() - head - tail
-        );
-        (records.len() - tail..records.len()).for_each(|i| row(out, i));
-    }
+    label::folded_rows(out, records.len(), ROWS, &row, &|out, hidden| {
+        let _ = writeln!(out, "| … | … | {hidden} more pairs | |");
+    });
     out.push('\n');
 }

@@ -42,13 +42,14 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         crate::ir::UnitKind::Program => "per program run".to_string(),
         _ => format!("per call of `{}`", ir.name),
     };
+    let comm_values = comm_values(db, u.unit);
     ir.walk(&mut |s, _| {
         // Array syntax, FORALL and WHERE become loops around their assignments: the
         // assignments carry the hint.
         let at = match &s.kind {
             StmtKind::Loop(l) if l.origin == LoopOrigin::Do => l.header,
             StmtKind::Assign { .. } => s.span,
-            StmtKind::Call(_) if comm_values(db, u.unit).mpi.contains_key(&s.id) => s.span,
+            StmtKind::Call(_) if comm_values.mpi.contains_key(&s.id) => s.span,
             _ => return,
         };
         let at = u.original(at);
@@ -62,21 +63,21 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         let Some(count) = freqs.of(s.id) else { return };
         let value = counts.freq(s.id);
         let mut label = label::with_wd(label::count(value, count.is_exact()), wd);
-        let comm = match &s.kind {
-            StmtKind::Assign { .. } | StmtKind::Call(_) => comm_values(db, u.unit).metrics(s.id),
-            _ => None,
-        }
-        .filter(|m| m.nt > 0.0);
-        if let StmtKind::Call(_) = &s.kind
-            && let Some(m) = comm_values(db, u.unit).mpi.get(&s.id)
-        {
-            label = match &m.metrics {
-                Ok(c) => format!("{label} · {} · {}", label::comm(c), label::seconds(c.ct_s)),
-                Err(_) => format!("{label} · {} ?", m.op.as_str()),
-            };
-        }
-        if let (Some(m), StmtKind::Assign { .. }) = (&comm, &s.kind) {
-            label = format!("{label} · {}", label::comm(m));
+        // Statements that communicate: an assignment's messages, an MPI call's cost.
+        let comm = comm_values.metrics(s.id).filter(|m| m.nt > 0.0);
+        match (&s.kind, comm_values.mpi.get(&s.id)) {
+            (StmtKind::Call(_), Some(m)) => {
+                label = match &m.metrics {
+                    Ok(c) => format!("{label} · {} · {}", label::comm(c), label::seconds(c.ct_s)),
+                    Err(_) => format!("{label} · {} ?", m.op.as_str()),
+                };
+            }
+            (StmtKind::Assign { .. }, _) => {
+                if let Some(m) = &comm {
+                    label = format!("{label} · {}", label::comm(m));
+                }
+            }
+            _ => {}
         }
         let mut tooltip = match value {
             Some(Ok(v)) => format!("runs {} times {per}", label::full(v.to_f64())),

@@ -275,14 +275,9 @@ fn table(out: &mut String, per: &[f64], mean: f64) {
             label::compact(per[p])
         );
     };
-    if per.len() <= TABLE_ROWS {
-        (0..per.len()).for_each(|p| row(out, p));
-    } else {
-        let (head, tail) = (TABLE_ROWS / 2, TABLE_ROWS / 4);
-        (0..head).for_each(|p| row(out, p));
-        let _ = writeln!(out, "| … | {} more | |", per.len() - head - tail);
-        (per.len() - tail..per.len()).for_each(|p| row(out, p));
-    }
+    label::folded_rows(out, per.len(), TABLE_ROWS, &row, &|out, hidden| {
+        let _ = writeln!(out, "| … | {hidden} more | |");
+    });
     out.push('\n');
 }
 

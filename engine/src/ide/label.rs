@@ -80,6 +80,25 @@ pub fn seconds(t: f64) -> String {
     format!("{} {unit}", compact((v * 100.0).round() / 100.0))
 }
 
+/// Table rows `0..rows` written by `row`, folded past `max` rows: the first half of
+/// `max` and the last quarter, with `gap(hidden)` between them.
+pub fn folded_rows(
+    out: &mut String,
+    rows: usize,
+    max: usize,
+    row: &dyn Fn(&mut String, usize),
+    gap: &dyn Fn(&mut String, usize),
+) {
+    if rows <= max {
+        (0..rows).for_each(|i| row(out, i));
+    } else {
+        let (head, tail) = (max / 2, max / 4);
+        (0..head).for_each(|i| row(out, i));
+        gap(out, rows - head - tail);
+        (rows - tail..rows).for_each(|i| row(out, i));
+    }
+}
+
 /// A formula in mathematical notation, cut after about `max` characters (a guarded
 /// formula can have many pieces; the hover is no place for all of them).
 pub fn formula(p: &Piecewise, max: usize) -> String {
