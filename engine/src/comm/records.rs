@@ -21,7 +21,9 @@ use crate::distribution::{Arrangement, Mapping};
 use crate::freq::{FreqOptions, numeric};
 use crate::ir::StmtId;
 use crate::span::Span;
-use crate::symbolic::{Budget, Constraint, Env, Name, Num, Piecewise, Rational, Sym, symbolic_sum};
+use crate::symbolic::{
+    Budget, Constraint, Env, EvalError, Name, Num, Piecewise, Rational, Sym, symbolic_sum,
+};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
@@ -254,20 +256,10 @@ impl Job<'_> {
     /// numbers and the processors' coordinates stay.
     fn bind(&self, t: &CommTerm) -> Result<CommTerm, String> {
         let keep = |n: &Name| n.starts_with("$p") || n.starts_with("$s") || t.vars.contains(n);
-        let mut constraints = Vec::with_capacity(t.constraints.len());
-        for c in &t.constraints {
-            let mut c = c.clone();
-            for name in c.expr.vars() {
-                if keep(&name) {
-                    continue;
-                }
-                let v = (self.env)(&name).ok_or_else(|| format!("needs a value for `{name}`"))?;
-                c = c
-                    .subst(&name, &Sym::int(v))
-                    .map_err(|_| "a bound too large to count with".to_string())?;
-            }
-            constraints.push(c);
-        }
+        let constraints = numeric::bind(&t.constraints, &keep, self.env).map_err(|e| match e {
+            EvalError::Unbound(name) => format!("needs a value for `{name}`"),
+            _ => "a bound too large to count with".to_string(),
+        })?;
         Ok(CommTerm {
             weight: t.weight,
             constraints,

@@ -15,20 +15,7 @@ pub fn count(
     options: &FreqOptions,
 ) -> Result<Num, EvalError> {
     // Parameters replaced by their values; loop variables stay.
-    let mut bound = Vec::with_capacity(constraints.len());
-    for c in constraints {
-        let mut c = c.clone();
-        for name in c.expr.vars() {
-            if vars.contains(&name) {
-                continue;
-            }
-            let value = env(&name).ok_or_else(|| EvalError::Unbound(name.to_string()))?;
-            c = c
-                .subst(&name, &Sym::int(value))
-                .map_err(|_| EvalError::DivisionByZero)?;
-        }
-        bound.push(c);
-    }
+    let bound = bind(constraints, &|n| vars.contains(n), env)?;
     let mut budget = Budget::new(options.max_pieces, options.max_steps, None);
     if let Ok(p) = symbolic_sum(bound.clone(), vars, Sym::one(), &mut budget) {
         return p.eval(&|_| None);
@@ -47,6 +34,29 @@ pub fn count(
     let mut left = options.max_enumeration;
     let n = enumerate(&levels, &mut values, &mut left).ok_or_else(too_large)?;
     Ok(Num::Exact(Rational::int(n)))
+}
+
+/// `constraints` with every name but those `keep` names replaced by its value under
+/// `env` (partial evaluation before a sum or an enumeration).
+pub fn bind(
+    constraints: &[Constraint],
+    keep: &dyn Fn(&Name) -> bool,
+    env: Env,
+) -> Result<Vec<Constraint>, EvalError> {
+    constraints
+        .iter()
+        .map(|c| {
+            c.expr
+                .vars()
+                .into_iter()
+                .filter(|n| !keep(n))
+                .try_fold(c.clone(), |c, name| {
+                    let value = env(&name).ok_or_else(|| EvalError::Unbound(name.to_string()))?;
+                    c.subst(&name, &Sym::int(value))
+                        .map_err(|_| EvalError::DivisionByZero)
+                })
+        })
+        .collect()
 }
 
 /// An order to enumerate `vars`, outermost first: each next variable has a lower and an
@@ -201,20 +211,7 @@ pub fn points(
     limit: u64,
     f: &mut PointVisitor,
 ) -> Result<(), EvalError> {
-    let mut bound = Vec::with_capacity(constraints.len());
-    for c in constraints {
-        let mut c = c.clone();
-        for name in c.expr.vars() {
-            if vars.contains(&name) {
-                continue;
-            }
-            let value = env(&name).ok_or_else(|| EvalError::Unbound(name.to_string()))?;
-            c = c
-                .subst(&name, &Sym::int(value))
-                .map_err(|_| EvalError::DivisionByZero)?;
-        }
-        bound.push(c);
-    }
+    let bound = bind(constraints, &|n| vars.contains(n), env)?;
     let order = enumeration_order(&bound, vars).ok_or_else(|| {
         EvalError::Opaque("a loop variable without constant-coefficient bounds".into())
     })?;

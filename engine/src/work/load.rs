@@ -104,17 +104,12 @@ fn per_processor(
     env: Env,
     options: &FreqOptions,
 ) -> Option<Vec<f64>> {
-    let mut bound = Vec::with_capacity(constraints.len());
-    for c in constraints {
-        let mut c = c.clone();
-        for name in c.expr.vars() {
-            if vars.contains(&name) || coordinates.contains(&name) {
-                continue;
-            }
-            c = c.subst(&name, &Sym::int(env(&name)?)).ok()?;
-        }
-        bound.push(c);
-    }
+    let bound = numeric::bind(
+        constraints,
+        &|n| vars.contains(n) || coordinates.contains(n),
+        env,
+    )
+    .ok()?;
     let limit = options.time_limit.map(|d| Instant::now() + d);
     let mut budget = Budget::new(options.max_pieces, options.max_steps, limit);
     let formula = symbolic_sum(bound.clone(), vars, Sym::one(), &mut budget).ok();
