@@ -1308,6 +1308,53 @@ fn transpose(ch: &mut Choices) -> Case {
     ab_program(literal, &params, &grid, ty, 2, &fa, &fb, &body)
 }
 
+/// The element-moving intrinsics in array statements: CSHIFT and EOSHIFT (shifts of
+/// either sign, past the extent too, along either dimension, of sections, nested, with
+/// a boundary), TRANSPOSE and SPREAD; now and then inside a time loop that writes `a`.
+fn intrinsic(ch: &mut Choices) -> Case {
+    let n = ch.int(1, 12);
+    let rank = 1 + ch.pick(2);
+    let grid_rank = if rank == 2 { 1 + ch.pick(2) } else { 1 };
+    let grid = Grid::random(ch, grid_rank);
+    let (fa, fb) = two_formats(ch, rank, n, &grid);
+    let shift = |ch: &mut Choices| match ch.pick(6) {
+        0 => n + 1,
+        1 => -(n + 1),
+        k => ch.int(-3, 3) + k as i64 - 3,
+    };
+    let s1 = shift(ch);
+    let s2 = shift(ch);
+    let stmt = match (rank, ch.pick(6)) {
+        (1, 0) => format!("b = cshift(a, {s1})"),
+        (1, 1) => format!("b = eoshift(a, {s1})"),
+        (1, 2) => format!("b = a + eoshift(a, shift={s1}, boundary=2)"),
+        (1, 3) => "b(2:n) = cshift(a(1:n - 1), 1)".to_string(),
+        (1, 4) => format!("b(1:n:2) = eoshift(a(1:n:2), {s1})"),
+        (1, _) => format!("b = cshift(a, {s1}) + cshift(a, {s2})"),
+        (_, 0) => format!("b = cshift(a, {s1}, {})", 1 + ch.pick(2)),
+        (_, 1) => format!("b = eoshift(a, {s1}, dim={})", 1 + ch.pick(2)),
+        (_, 2) => format!("b = cshift(cshift(a, {s1}, 1), {s2}, 2)"),
+        (_, 3) => "b = transpose(a)".to_string(),
+        (_, 4) => format!("b = a + cshift(transpose(a), {s1}, 2)"),
+        _ => format!("b = spread(a(:, {}), {}, n)", ch.int(1, n), 1 + ch.pick(2)),
+    };
+    let time = ch.flag();
+    let mut body = Vec::new();
+    if time {
+        body.push("  do it = 1, nt".to_string());
+        body.push(format!("    {stmt}"));
+        body.push("    a = b".to_string());
+        body.push("  end do".to_string());
+    } else {
+        body.push(format!("  {stmt}"));
+    }
+    let mut params = base_params(n, &grid);
+    params.push(("nt", ch.int(1, 3)));
+    let ty = element_type(ch);
+    let literal = ch.pick(4) == 3;
+    ab_program(literal, &params, &grid, ty, rank, &fa, &fb, &body)
+}
+
 /// How a vector `name(n)` is mapped: distributed on a 1-D grid, or aligned with a row,
 /// a column or the diagonal of `a`; with `replicate`, also aligned with a whole row or
 /// column of `a` (`a(k, *)`: a copy on every processor owning part of row k).
@@ -1622,6 +1669,13 @@ proptest! {
     #[test]
     fn aligned_stencils_match_the_simulation(raw in raw_case()) {
         let checked = check_family(&raw, |ch| aligned(ch, false));
+        prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
+    }
+
+    /// CSHIFT, EOSHIFT, TRANSPOSE and SPREAD.
+    #[test]
+    fn element_moving_intrinsics_match_the_simulation(raw in raw_case()) {
+        let checked = check_family(&raw, intrinsic);
         prop_assert!(checked.is_ok(), "{}", checked.unwrap_err());
     }
 

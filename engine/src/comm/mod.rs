@@ -22,6 +22,7 @@ pub mod mpi;
 pub mod pattern;
 pub mod placement;
 pub mod records;
+mod wrap;
 
 pub use cost::{CommMetrics, Network};
 pub use pattern::Pattern;
@@ -32,7 +33,7 @@ use crate::distribution::{Arrangement, Mapping};
 use crate::freq::UnitFrequencies;
 use crate::freq::convert::Scope;
 use crate::ir::intrinsics::{IntrinsicClass, intrinsic_class};
-use crate::ir::{BaseType, Expr, Stmt, StmtId, StmtKind, Subscript, Unit};
+use crate::ir::{ArrayRef, BaseType, Expr, Stmt, StmtId, StmtKind, Subscript, UnaryOp, Unit};
 use crate::span::Span;
 use crate::symbolic::{Constraint, Name, Rational, Sym};
 use crate::work::{Spread, UnitWork};
@@ -57,6 +58,8 @@ pub struct CommTerm {
     pub constraints: Vec<Constraint>,
     /// Loop variables (innermost first), then the cycle numbers of cyclic dimensions.
     pub vars: Vec<Name>,
+    /// The subscripts of the element read, in the count's variables.
+    pub subscripts: Vec<Sym>,
 }
 
 /// What the analysis knows about one right-hand-side reference to a distributed array.
@@ -89,7 +92,6 @@ pub struct Counted {
     pub executing: Arrangement,
     pub senders: Arrangement,
     pub mapping: Mapping,
-    pub subscripts: Vec<Sym>,
     pub terms: Vec<CommTerm>,
     pub outer_vars: Vec<Name>,
 }
@@ -126,7 +128,8 @@ pub fn unit_comm(
             return;
         };
         let mut refs: Vec<RefComm> = Vec::new();
-        for r in element_refs(rhs) {
+        for read in element_refs(rhs) {
+            let r = read.reference;
             let Expr::Array(a) = r else { continue };
             let Some(mapping) = maps.arrays.get(&a.name) else {
                 continue;
@@ -141,7 +144,12 @@ pub fn unit_comm(
                 .iter()
                 .filter_map(|(_, l)| l.var())
                 .any(|v| a.subscripts.iter().any(|s| subscript_mentions(s, v)));
-            let kind = counted(unit, freqs, work, s, loops, &placement, a, mapping)
+            let at = Read {
+                stmt: s,
+                array: a,
+                guards: &read.guards,
+            };
+            let kind = counted(unit, freqs, work, loops, &placement, &at, mapping)
                 .unwrap_or_else(RefKind::Irregular);
             refs.push(RefComm {
                 array: a.name.clone(),
@@ -186,12 +194,20 @@ fn visit<'a>(
     }
 }
 
+/// An array element an expression reads, and the conditions under which it is read
+/// (the masks of the MERGEs it sits in: EOSHIFT's edge).
+pub struct ElementRead<'a> {
+    pub reference: &'a Expr,
+    pub guards: Vec<Expr>,
+}
+
 /// The array element references an expression reads element by element: not those
 /// inside a transformational or inquiry intrinsic (whole-array operations), nor
-/// whole arrays and sections.
-fn element_refs(e: &Expr) -> Vec<&Expr> {
+/// whole arrays and sections. `merge(t, f, mask)` reads `t` where `mask` holds and `f`
+/// where it does not.
+pub fn element_refs(e: &Expr) -> Vec<ElementRead<'_>> {
     let mut out = Vec::new();
-    fn go<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+    fn go<'a>(e: &'a Expr, guards: &mut Vec<Expr>, out: &mut Vec<ElementRead<'a>>) {
         match e {
             Expr::Array(r) => {
                 if !r.subscripts.is_empty()
@@ -199,11 +215,14 @@ fn element_refs(e: &Expr) -> Vec<&Expr> {
                         .iter()
                         .all(|s| matches!(s, Subscript::Index(_)))
                 {
-                    out.push(e);
+                    out.push(ElementRead {
+                        reference: e,
+                        guards: guards.clone(),
+                    });
                 }
                 for s in &r.subscripts {
                     if let Subscript::Index(x) = s {
-                        go(x, out);
+                        go(x, guards, out);
                     }
                 }
             }
@@ -212,16 +231,35 @@ fn element_refs(e: &Expr) -> Vec<&Expr> {
                     intrinsic_class(&c.name),
                     Some(IntrinsicClass::Transformational | IntrinsicClass::Inquiry)
                 ) => {}
-            Expr::Call(c) => c.args.iter().for_each(|a| go(&a.value, out)),
-            Expr::Unary(_, x) => go(x, out),
+            Expr::Call(c)
+                if c.name == "merge"
+                    && c.args.len() == 3
+                    && c.args.iter().all(|a| a.keyword.is_none()) =>
+            {
+                let mask = &c.args[2].value;
+                go(mask, guards, out);
+                for (arg, cond) in [
+                    (&c.args[0].value, mask.clone()),
+                    (
+                        &c.args[1].value,
+                        Expr::Unary(UnaryOp::Not, Box::new(mask.clone())),
+                    ),
+                ] {
+                    guards.push(cond);
+                    go(arg, guards, out);
+                    guards.pop();
+                }
+            }
+            Expr::Call(c) => c.args.iter().for_each(|a| go(&a.value, guards, out)),
+            Expr::Unary(_, x) => go(x, guards, out),
             Expr::Binary(_, a, b) => {
-                go(a, out);
-                go(b, out);
+                go(a, guards, out);
+                go(b, guards, out);
             }
             _ => {}
         }
     }
-    go(e, &mut out);
+    go(e, &mut Vec::new(), &mut out);
     out
 }
 
@@ -232,45 +270,88 @@ fn subscript_mentions(s: &Subscript, var: &str) -> bool {
     }
 }
 
-/// The iteration sets of a countable reference, or why it is not countable.
-#[allow(clippy::too_many_arguments)]
-fn counted(
-    unit: &Unit,
-    freqs: &UnitFrequencies,
-    work: &UnitWork,
-    s: &Stmt,
-    loops: &placement::Enclosing,
-    placement: &Placement,
-    a: &crate::ir::ArrayRef,
-    mapping: &Mapping,
-) -> Result<RefKind, String> {
-    let count = freqs.of(s.id).ok_or("its context is unknown")?;
-    let names = freqs.scope_of(s.id).ok_or("its context is unknown")?;
-    let scope = Scope {
-        unit,
-        names,
-        integers: false,
-    };
-    let subscripts = a
+/// One read of an array element: the statement, the reference, and the conditions
+/// under which it reads.
+struct Read<'a> {
+    stmt: &'a Stmt,
+    array: &'a ArrayRef,
+    guards: &'a [Expr],
+}
+
+/// One way the reference reads: its subscripts (in the count's variables) and the
+/// constraints that select it (a wrap piece, a MERGE mask).
+struct Variant {
+    subscripts: Vec<Sym>,
+    constraints: Vec<Constraint>,
+    vars: Vec<Name>,
+}
+
+/// The variants of a read: the pieces of its wrapped subscripts ([`wrap`]) under each
+/// exact alternative of its guards. A guard that depends on data is dropped (the
+/// element is taken as read, as Fortran evaluates both MERGE operands).
+fn variants(read: &Read, scope: &Scope) -> Result<Vec<Variant>, String> {
+    let subs = read
+        .array
         .subscripts
         .iter()
         .map(|x| match x {
-            Subscript::Index(e) => scope
-                .sym(e)
-                .map_err(|why| format!("its subscript `{e}` depends on {why}")),
+            Subscript::Index(e) => Ok(e.clone()),
             Subscript::Range(_) => Err("it reads a section".to_string()),
         })
-        .collect::<Result<Vec<Sym>, String>>()?;
+        .collect::<Result<Vec<Expr>, String>>()?;
+    let mut out: Vec<Variant> = Vec::new();
+    for piece in wrap::pieces(&subs, scope) {
+        let subscripts = piece
+            .subscripts
+            .iter()
+            .map(|e| {
+                scope
+                    .sym(e)
+                    .map_err(|why| format!("its subscript `{e}` depends on {why}"))
+            })
+            .collect::<Result<Vec<Sym>, String>>()?;
+        out.push(Variant {
+            subscripts,
+            constraints: piece.constraints,
+            vars: piece.vars,
+        });
+    }
+    let half = Rational::new(1, 2).expect("a valid fraction");
+    for g in read.guards {
+        let alts = scope.cond(g, half);
+        if alts.iter().any(|a| a.prob != Rational::ONE || a.degraded) {
+            continue;
+        }
+        out = out
+            .into_iter()
+            .flat_map(|v| {
+                alts.iter().map(move |a| Variant {
+                    subscripts: v.subscripts.clone(),
+                    constraints: v.constraints.iter().chain(&a.cons).cloned().collect(),
+                    vars: v.vars.clone(),
+                })
+            })
+            .collect();
+    }
+    Ok(out)
+}
+
+/// The constraints under which the sender `$s` owns the element at `subscripts`, and
+/// the cycle numbers they introduce (the executing side's `$q` renamed `$r`).
+fn sender_ownership(
+    mapping: &Mapping,
+    senders: &Arrangement,
+    subscripts: &[Sym],
+) -> Result<(Vec<Constraint>, Vec<Name>), String> {
     let own = mapping
-        .ownership(&subscripts)
+        .ownership(subscripts)
         .map_err(|_| "its subscripts are too large to count with".to_string())?;
-    let senders = mapping.distribution.onto.clone();
     // The element's owner is the sender: its coordinates and cycle numbers renamed.
     let renames: Vec<(Name, Sym)> = (0..senders.extents.len())
         .map(|k| {
             (
                 senders.coordinate(k),
-                Sym::var(&sender_coordinate(&senders, k)),
+                Sym::var(&sender_coordinate(senders, k)),
             )
         })
         .chain(
@@ -295,6 +376,30 @@ fn counted(
         .iter()
         .map(|q| q.replace("$q", "$r").as_str().into())
         .collect();
+    Ok((sender_cons, sender_aux))
+}
+
+/// The iteration sets of a countable reference, or why it is not countable: the
+/// statement's work sets, times the reference's variants, each with the owner of the
+/// element it reads as the sender.
+fn counted(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    work: &UnitWork,
+    loops: &placement::Enclosing,
+    placement: &Placement,
+    read: &Read,
+    mapping: &Mapping,
+) -> Result<RefKind, String> {
+    let s = read.stmt;
+    let count = freqs.of(s.id).ok_or("its context is unknown")?;
+    let names = freqs.scope_of(s.id).ok_or("its context is unknown")?;
+    let scope = Scope {
+        unit,
+        names,
+        integers: false,
+    };
+    let senders = mapping.distribution.onto.clone();
     let stmt_work = work.of(s.id).ok_or("its work is unknown")?;
     let (executing, base): (Arrangement, Vec<CommTerm>) = match &stmt_work.spread {
         Spread::Owned {
@@ -309,6 +414,7 @@ fn counted(
                     weight: t.weight,
                     constraints: t.constraints.clone(),
                     vars: t.vars.clone(),
+                    subscripts: Vec::new(),
                 })
                 .collect(),
         ),
@@ -321,6 +427,7 @@ fn counted(
                     weight: t.weight,
                     constraints: t.constraints.clone(),
                     vars: t.vars.clone(),
+                    subscripts: Vec::new(),
                 })
                 .collect(),
         ),
@@ -328,14 +435,19 @@ fn counted(
             return Err(format!("its left-hand side's owner is unknown: {why}"));
         }
     };
-    let terms = base
-        .into_iter()
-        .map(|mut t| {
+    let mut terms = Vec::new();
+    for v in variants(read, &scope)? {
+        let (sender_cons, sender_aux) = sender_ownership(mapping, &senders, &v.subscripts)?;
+        for t in &base {
+            let mut t = t.clone();
+            t.constraints.extend(v.constraints.iter().cloned());
             t.constraints.extend(sender_cons.iter().cloned());
+            t.vars.extend(v.vars.iter().cloned());
             t.vars.extend(sender_aux.iter().cloned());
-            t
-        })
-        .collect();
+            t.subscripts = v.subscripts.clone();
+            terms.push(t);
+        }
+    }
     // The kept loops' variables: those of the innermost kept loop's own count.
     let outer_vars = match placement.kept {
         0 => Vec::new(),
@@ -356,7 +468,6 @@ fn counted(
         executing,
         senders,
         mapping: mapping.clone(),
-        subscripts,
         terms,
         outer_vars,
     })))

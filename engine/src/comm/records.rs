@@ -120,7 +120,6 @@ fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -
                 executing: &c.executing,
                 senders: &c.senders,
                 mapping: &c.mapping,
-                subscripts: &c.subscripts,
                 outer_vars: &c.outer_vars,
                 elem_bytes: r.elem_bytes as f64,
                 env,
@@ -159,7 +158,6 @@ struct Job<'a> {
     executing: &'a Arrangement,
     senders: &'a Arrangement,
     mapping: &'a Mapping,
-    subscripts: &'a [Sym],
     outer_vars: &'a [Name],
     elem_bytes: f64,
     env: Env<'a>,
@@ -213,11 +211,17 @@ impl Job<'_> {
             .map(|t| self.bind(t))
             .collect::<Result<Vec<_>, _>>()?;
         // The symbolic route counts one piece at a time and takes the sender to be the
-        // only owner: pieces of one set (they may share elements and instances) and
-        // replicated elements (the receiver may hold a copy; the lowest-numbered owner
-        // sends) are enumerated.
-        if exact && (bound.len() > 1 || self.mapping.replicated()) {
+        // only owner. Pieces of one set may share elements and instances: their counts
+        // add up only when no pair of processors occurs in two of them; otherwise, and
+        // for replicated elements (the receiver may hold a copy; the lowest-numbered
+        // owner sends), the pieces are enumerated together.
+        if exact && self.mapping.replicated() {
             self.enumerate(&bound, &ex, 1.0, &mut tally)?;
+        } else if exact && bound.len() > 1 {
+            match self.disjoint_pieces(&bound, &ex, &sx) {
+                Some(t) => tally = t,
+                None => self.enumerate(&bound, &ex, 1.0, &mut tally)?,
+            }
         } else {
             for t in &bound {
                 let w = t.weight.to_f64();
@@ -238,6 +242,25 @@ impl Job<'_> {
             })
             .collect();
         Ok((records, exact))
+    }
+
+    /// The pieces counted one by one (symbolically, or enumerated when a piece is not of
+    /// the symbolic shape), if no pair of processors communicates in two of them.
+    fn disjoint_pieces(&self, pieces: &[CommTerm], ex: &[i128], sx: &[i128]) -> Option<Tally> {
+        let mut all = Tally::new();
+        for t in pieces {
+            let mut one = Tally::new();
+            if !self.separable(t, ex, sx, 1.0, &mut one).unwrap_or(false) {
+                self.enumerate(std::slice::from_ref(t), ex, 1.0, &mut one)
+                    .ok()?;
+            }
+            for (pair, counts) in one {
+                if counts.0 > 0.0 && counts.1 > 0.0 && all.insert(pair, counts).is_some() {
+                    return None;
+                }
+            }
+        }
+        Some(all)
     }
 
     fn coordinates(a: &Arrangement, sender: bool) -> Vec<Name> {
@@ -264,11 +287,13 @@ impl Job<'_> {
             weight: t.weight,
             constraints,
             vars: t.vars.clone(),
+            subscripts: t.subscripts.clone(),
         })
     }
 
-    fn subscripts_bound(&self, vars: &[Name]) -> Option<Vec<Sym>> {
-        self.subscripts
+    fn subscripts_bound(&self, t: &CommTerm) -> Option<Vec<Sym>> {
+        let vars = &t.vars;
+        t.subscripts
             .iter()
             .map(|s| {
                 s.vars().into_iter().try_fold(s.clone(), |s, n| {
@@ -330,7 +355,7 @@ impl Job<'_> {
         }
         // Distinct elements: the subscripts one-to-one in the vectorized variables that
         // they mention; the others project out.
-        let subs = self.subscripts_bound(&t.vars)?;
+        let subs = self.subscripts_bound(t)?;
         let (mentioned, absent): (Vec<Name>, Vec<Name>) = inner_loop
             .iter()
             .cloned()
@@ -404,6 +429,25 @@ impl Job<'_> {
         symbolic_sum(constraints, vars, Sym::one(), &mut budget).ok()
     }
 
+    /// How many points `enumerate` would visit, when their counts are symbolic.
+    fn points(
+        &self,
+        prepared: &[(Vec<Constraint>, Vec<Name>, &[Sym])],
+        pc: &[Name],
+        ex: &[i128],
+    ) -> Option<f64> {
+        let mut total = 0.0;
+        for (mine, vars, _) in prepared {
+            let count = self.sum(mine.clone(), vars)?;
+            for p in 1..=ex.iter().product::<i128>() {
+                let pv = Arrangement::coordinates(ex, p);
+                let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
+                total += count.eval(&at).ok()?.to_f64();
+            }
+        }
+        Some(total)
+    }
+
     /// Element by element: for every executing processor, its iterations, the element
     /// each reads and that element's owner.
     /// The alternatives are disjoint pieces of one iteration set, enumerated together so
@@ -417,7 +461,7 @@ impl Job<'_> {
     ) -> Result<(), String> {
         // The executing processor's constraints only: the sender follows from the element.
         let sc = Self::coordinates(self.senders, true);
-        let prepared: Vec<(Vec<Constraint>, Vec<Name>)> = terms
+        let prepared: Vec<(Vec<Constraint>, Vec<Name>, &[Sym])> = terms
             .iter()
             .map(|t| {
                 let mine = t
@@ -435,19 +479,27 @@ impl Job<'_> {
                     .filter(|v| !v.starts_with("$r"))
                     .cloned()
                     .collect();
-                (mine, vars)
+                (mine, vars, t.subscripts.as_slice())
             })
             .collect();
         let pc = Self::coordinates(self.executing, false);
         let ep: i128 = ex.iter().product();
         let mut left = self.options.max_enumeration;
+        if self
+            .points(&prepared, &pc, ex)
+            .is_some_and(|n| n > left as f64)
+        {
+            return Err(format!(
+                "more than {left} reads to enumerate (the limit of the element-by-element count)"
+            ));
+        }
         for p in 1..=ep {
             let pv = Arrangement::coordinates(ex, p);
             let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
             // (instance, sender) → distinct elements.
             let mut fetched: HashMap<(Vec<i128>, usize), HashSet<Vec<i128>>> = HashMap::new();
             let mut failed = None;
-            let mut visit = |point: &[(Name, i128)]| {
+            let mut visit = |subscripts: &[Sym], point: &[(Name, i128)]| {
                 if failed.is_some() {
                     return;
                 }
@@ -458,8 +510,7 @@ impl Job<'_> {
                         .map(|(_, x)| *x)
                         .or_else(|| (self.env)(n))
                 };
-                let element: Option<Vec<i128>> = self
-                    .subscripts
+                let element: Option<Vec<i128>> = subscripts
                     .iter()
                     .map(|s| match s.eval(&value).ok()? {
                         Num::Exact(r) => r.as_integer(),
@@ -487,11 +538,11 @@ impl Job<'_> {
                     .or_default()
                     .insert(element);
             };
-            for (mine, vars) in &prepared {
+            for (mine, vars, subscripts) in &prepared {
                 let mut seen = 0u64;
                 numeric::points(mine, vars, &at, left, &mut |pt| {
                     seen += 1;
-                    visit(pt)
+                    visit(subscripts, pt)
                 })
                 .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
                 left = left.saturating_sub(seen);

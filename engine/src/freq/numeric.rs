@@ -212,6 +212,10 @@ pub fn points(
     f: &mut PointVisitor,
 ) -> Result<(), EvalError> {
     let bound = bind(constraints, &|n| vars.contains(n), env)?;
+    // A constraint false on its own empties the set, bounded or not.
+    if bound.iter().any(|c| c.truth() == Some(false)) {
+        return Ok(());
+    }
     let order = enumeration_order(&bound, vars).ok_or_else(|| {
         EvalError::Opaque("a loop variable without constant-coefficient bounds".into())
     })?;

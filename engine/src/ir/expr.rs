@@ -202,6 +202,48 @@ impl Expr {
         found
     }
 
+    /// This expression with every occurrence of the sub-expression `from` (a scalar
+    /// name, a call, ...) replaced by `to`.
+    pub fn replace(&self, from: &Expr, to: &Expr) -> Expr {
+        let r = |e: &Expr| e.replace(from, to);
+        if self == from {
+            return to.clone();
+        }
+        match self {
+            Expr::Array(a) => Expr::Array(ArrayRef {
+                name: a.name.clone(),
+                subscripts: a
+                    .subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Index(e) => Subscript::Index(r(e)),
+                        Subscript::Range(t) => Subscript::Range(Triplet {
+                            lower: t.lower.as_ref().map(r),
+                            upper: t.upper.as_ref().map(r),
+                            stride: t.stride.as_ref().map(r),
+                        }),
+                    })
+                    .collect(),
+                span: a.span,
+            }),
+            Expr::Call(c) => Expr::Call(Call {
+                name: c.name.clone(),
+                args: c
+                    .args
+                    .iter()
+                    .map(|a| Arg {
+                        keyword: a.keyword.clone(),
+                        value: r(&a.value),
+                    })
+                    .collect(),
+                span: c.span,
+            }),
+            Expr::Unary(op, e) => Expr::Unary(*op, Box::new(r(e))),
+            Expr::Binary(op, a, b) => Expr::binary(*op, r(a), r(b)),
+            _ => self.clone(),
+        }
+    }
+
     fn precedence(&self) -> u8 {
         match self {
             Expr::Binary(op, ..) => op.precedence(),

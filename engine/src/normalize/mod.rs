@@ -9,10 +9,13 @@
 //! Array-syntax loops run the first dimension innermost (the scalarization order of
 //! Fortran compilers, which follows column-major storage); FORALL loops nest in the
 //! order their indices are written. Every synthetic loop carries the source range of
-//! the construct it came from. Array arguments of transformational intrinsics
-//! (`SUM(a(1:n))`, `CSHIFT(b, 1)`) are left as sections.
+//! the construct it came from. TRANSPOSE, SPREAD, CSHIFT and EOSHIFT only move
+//! elements: they become the element they move ([`reindex`]). Array arguments of the
+//! other transformational intrinsics (`SUM(a(1:n))`, `MATMUL(x, y)`) are left as
+//! sections.
 
 mod affine;
+mod reindex;
 
 use crate::ir::intrinsics::{IntrinsicClass, intrinsic_class};
 use crate::ir::{
@@ -21,6 +24,7 @@ use crate::ir::{
 };
 use crate::span::Span;
 use affine::Affine;
+use reindex::Reindex;
 
 /// Declared array shapes, as far as the unit knows them.
 pub trait Shapes {
@@ -54,6 +58,7 @@ pub fn rank(e: &Expr, shapes: &dyn Shapes) -> usize {
             .iter()
             .filter(|s| !matches!(s, Sub::Fixed(_)))
             .count(),
+        Expr::Call(c) if let Some(r) = Reindex::of(c, shapes) => r.rank(shapes),
         Expr::Call(c) if is_elemental(&c.name) => c
             .args
             .iter()
@@ -232,6 +237,7 @@ pub fn elemental(e: &Expr, space: &[LoopDim], shapes: &dyn Shapes) -> Result<Exp
                 span: r.span,
             })
         }
+        Expr::Call(c) if let Some(r) = Reindex::of(c, shapes) => r.element(space, shapes)?,
         Expr::Call(c) if is_elemental(&c.name) => {
             let mut c = c.clone();
             for a in &mut c.args {

@@ -164,6 +164,9 @@ struct Reference {
     text: String,
     same_as_lhs: bool,
     subscripts: Vec<Expr>,
+    /// Conditions under which it is read (MERGE masks); one that cannot be evaluated
+    /// counts as true.
+    guards: Vec<Expr>,
     elem_bytes: u64,
     kept: usize,
     hoisted: usize,
@@ -182,9 +185,9 @@ fn references(unit: &Unit, mapping: &Mapping) -> Result<BTreeMap<StmtId, Vec<Ref
             match &s.kind {
                 StmtKind::Assign { lhs, rhs } => {
                     let mut found = Vec::new();
-                    read_refs(rhs, &mut found);
+                    read_refs(rhs, &mut Vec::new(), &mut found);
                     let mut list: Vec<Reference> = Vec::new();
-                    for r in found {
+                    for (r, guards) in found {
                         let Expr::Array(a) = r else { unreachable!() };
                         if !mapping.is_mapped(&a.name) {
                             continue;
@@ -210,6 +213,7 @@ fn references(unit: &Unit, mapping: &Mapping) -> Result<BTreeMap<StmtId, Vec<Ref
                             same_as_lhs: text == lhs.to_string(),
                             text,
                             subscripts,
+                            guards,
                             elem_bytes: element_bytes(unit, &a.name)?,
                             kept,
                             hoisted: loops.len() - kept,
@@ -238,8 +242,9 @@ fn references(unit: &Unit, mapping: &Mapping) -> Result<BTreeMap<StmtId, Vec<Ref
 
 /// The array element references `e` reads: every reference whose subscripts are all
 /// indices, also inside subscripts and elemental or user calls, but not inside the
-/// arguments of transformational and inquiry intrinsics.
-fn read_refs<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
+/// arguments of transformational and inquiry intrinsics; each with the masks under
+/// which it is read (`merge(t, f, m)` reads `t` where `m` holds, `f` where it does not).
+fn read_refs<'a>(e: &'a Expr, guards: &mut Vec<Expr>, out: &mut Vec<(&'a Expr, Vec<Expr>)>) {
     match e {
         Expr::Array(r) => {
             let elementwise = !r.subscripts.is_empty()
@@ -247,13 +252,23 @@ fn read_refs<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
                     .iter()
                     .all(|s| matches!(s, Subscript::Index(_)));
             if elementwise {
-                out.push(e);
+                out.push((e, guards.clone()));
             }
             for s in &r.subscripts {
                 if let Subscript::Index(x) = s {
-                    read_refs(x, out);
+                    read_refs(x, guards, out);
                 }
             }
+        }
+        Expr::Call(c) if c.name == "merge" && c.args.len() == 3 => {
+            let mask = &c.args[2].value;
+            read_refs(mask, guards, out);
+            guards.push(mask.clone());
+            read_refs(&c.args[0].value, guards, out);
+            guards.pop();
+            guards.push(Expr::Unary(ir::UnaryOp::Not, Box::new(mask.clone())));
+            read_refs(&c.args[1].value, guards, out);
+            guards.pop();
         }
         Expr::Call(c) => {
             let whole = matches!(
@@ -262,14 +277,14 @@ fn read_refs<'a>(e: &'a Expr, out: &mut Vec<&'a Expr>) {
             );
             if !whole {
                 for a in &c.args {
-                    read_refs(&a.value, out);
+                    read_refs(&a.value, guards, out);
                 }
             }
         }
-        Expr::Unary(_, x) => read_refs(x, out),
+        Expr::Unary(_, x) => read_refs(x, guards, out),
         Expr::Binary(_, x, y) => {
-            read_refs(x, out);
-            read_refs(y, out);
+            read_refs(x, guards, out);
+            read_refs(y, guards, out);
         }
         Expr::Int(_)
         | Expr::Real(_)
@@ -438,6 +453,9 @@ impl Sim<'_> {
         };
         let refs = self.refs.get(&id).expect("every assignment is listed");
         for (k, r) in refs.iter().enumerate() {
+            if r.guards.iter().any(|g| eval::logical(g, &env) == Ok(false)) {
+                continue;
+            }
             let element = self.index(&r.subscripts)?;
             let owners = self.mapping.owners(&r.array, &element, &env)?;
             let Some(&sender) = owners.first() else {

@@ -100,8 +100,23 @@ pub fn value(e: &Expr, env: &dyn Fn(&str) -> Option<i64>) -> Result<Value, Strin
                 ("max", [_, _, ..]) => args.iter().copied().max().expect("two or more"),
                 // Rust's `%` has the sign of the dividend, as Fortran's MOD.
                 ("mod", [a, p]) => a.checked_rem(*p).ok_or_else(overflow)?,
+                // MODULO has the sign of the divisor: a - p*floor(a/p).
+                ("modulo", [a, p]) => a
+                    .checked_rem(*p)
+                    .map(|r| {
+                        if r != 0 && (r < 0) != (*p < 0) {
+                            r + p
+                        } else {
+                            r
+                        }
+                    })
+                    .ok_or_else(overflow)?,
                 ("abs", [a]) => a.checked_abs().ok_or_else(overflow)?,
-                _ => return Err(format!("`{e}`: only MIN, MAX, MOD and ABS are evaluated")),
+                _ => {
+                    return Err(format!(
+                        "`{e}`: only MIN, MAX, MOD, MODULO and ABS are evaluated"
+                    ));
+                }
             })
         }
         Expr::Real(_) | Expr::Str(_) | Expr::Array(_) | Expr::Unknown(_) => {
