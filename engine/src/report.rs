@@ -580,7 +580,7 @@ fn comm_ref(r: &RefValues) -> CommRefReport {
         pattern: r.pattern.as_str(),
         kept_loops: r.placement.kept,
         hoisted_loops: r.placement.hoisted,
-        element_wise: r.placement.element_wise(),
+        element_wise: r.element_wise(),
         exact: r.exact,
         note: r.records.as_ref().err().cloned(),
         nt: r.metrics.map(|m| m.nt),

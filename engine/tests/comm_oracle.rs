@@ -88,7 +88,9 @@ fn engine_records(records: &[Record]) -> Result<Vec<SimRecord>, String> {
         .collect()
 }
 
-/// The engine's references of every assignment of the one unit of `file`, by line.
+/// The engine's element fetches of every assignment of the one unit of `file`, by
+/// line (reductions are all-reduces of partial results, not element reads: their tree
+/// is checked by the engine's unit tests).
 fn engine_refs(file: &FileAnalysis) -> Result<BTreeMap<u32, Vec<RefValues>>, String> {
     let [u] = file.units.as_slice() else {
         return Err("not one unit".into());
@@ -97,7 +99,11 @@ fn engine_refs(file: &FileAnalysis) -> Result<BTreeMap<u32, Vec<RefValues>>, Str
     u.unit.walk(&mut |s, _| {
         if let costline_engine::ir::StmtKind::Assign { .. } = s.kind {
             let line = file.source.line_col(u.absolute(s.span).start).0;
-            out.insert(line, u.comm.of(s.id).to_vec());
+            let fetches = u.comm.of(s.id).iter().filter(|r| {
+                let callee = r.reference.split('(').next().unwrap_or_default();
+                !costline_engine::comm::reduction::is_reduction(callee)
+            });
+            out.insert(line, fetches.cloned().collect());
         }
     });
     Ok(out)

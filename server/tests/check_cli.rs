@@ -117,6 +117,15 @@ fn a_block_distributed_triangular_update_is_imbalanced_a_cyclic_one_is_not() {
 }
 
 #[test]
+fn shifts_transposes_and_reductions_communicate() {
+    snapshot(
+        "shifts_reductions",
+        &["tests/fixtures/free/shifts_reductions.f90"],
+        0,
+    );
+}
+
+#[test]
 fn control_flow_constructs() {
     snapshot("control_flow", &["tests/fixtures/free/control_flow.f90"], 0);
 }

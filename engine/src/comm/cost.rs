@@ -69,6 +69,14 @@ impl CommMetrics {
                     .fold(0.0, f64::max);
                 rounds * worst
             }
+            Pattern::Reduction => {
+                let p = records.iter().map(|r| r.from.max(r.to)).max().unwrap_or(1);
+                let worst = records
+                    .iter()
+                    .map(|r| net.time(r.messages, r.bytes))
+                    .fold(0.0, f64::max);
+                super::reduction::rounds(p) * worst
+            }
             _ => {
                 let mut send: HashMap<usize, f64> = HashMap::new();
                 let mut recv: HashMap<usize, f64> = HashMap::new();

@@ -27,7 +27,7 @@ pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
                 1.0 => "1 message".to_string(),
                 n => format!("{} messages", crate::ide::label::compact(n)),
             };
-            if r.placement.element_wise() {
+            if r.element_wise() {
                 out.push(Diagnostic::warning(
                     r.span,
                     "fine-grained-communication",

@@ -22,6 +22,7 @@ pub mod mpi;
 pub mod pattern;
 pub mod placement;
 pub mod records;
+pub mod reduction;
 mod wrap;
 
 pub use cost::{CommMetrics, Network};
@@ -80,6 +81,8 @@ pub struct RefComm {
 #[derive(Clone, Debug)]
 pub enum RefKind {
     Counted(Box<Counted>),
+    /// An all-reduce of partial results ([`reduction`]).
+    Reduction(Box<reduction::Reduction>),
     /// Not followed (why): an indirection, a non-affine subscript, an unknown owner.
     Irregular(String),
 }
@@ -161,6 +164,13 @@ pub fn unit_comm(
                 kind,
             });
         }
+        for call in reduction::calls(rhs) {
+            if let Some(r) = reduction_ref(unit, maps, s, loops, call)
+                && !refs.iter().any(|x| x.reference == r.reference)
+            {
+                refs.push(r);
+            }
+        }
         if !refs.is_empty() {
             stmts.insert(s.id, refs);
         }
@@ -169,6 +179,78 @@ pub fn unit_comm(
         stmts,
         mpi: mpi::calls(unit, freqs),
     }
+}
+
+/// The all-reduce of a reduction call over distributed data in statement `s`, placed
+/// like a fetch of its arrays (the most enclosing loop any of them keeps it in).
+fn reduction_ref(
+    unit: &Unit,
+    maps: &crate::distribution::UnitMappings,
+    s: &Stmt,
+    loops: &placement::Enclosing,
+    call: &crate::ir::Call,
+) -> Option<RefComm> {
+    let mut arrays: Vec<String> = Vec::new();
+    for a in &call.args {
+        a.value.visit(&mut |e| {
+            if let Expr::Array(r) = e
+                && maps.arrays.contains_key(&r.name)
+            {
+                arrays.push(r.name.clone());
+            }
+        });
+    }
+    let first = arrays.first()?;
+    let mapping = &maps.arrays[first];
+    let placement = arrays
+        .iter()
+        .map(|a| placement::place(loops, a))
+        .max_by_key(|p| p.kept)?;
+    let hoisted_vars: Vec<&str> = loops[placement.kept..]
+        .iter()
+        .filter_map(|(_, l)| l.var())
+        .collect();
+    let mentioned = |v: &str| call.args.iter().any(|a| a.value.mentions(v));
+    let vectorized = hoisted_vars.iter().any(|v| mentioned(v));
+    let repeated = vectorized && hoisted_vars.iter().any(|v| !mentioned(v));
+    // The rank of the reduced argument (MAXLOC's location has one index per dimension).
+    let declared = |name: &str| {
+        unit.symbols
+            .get(name)
+            .map_or(1, |sym| sym.dims.as_ref().map_or(1, Vec::len))
+    };
+    let rank = match call.args.first().map(|a| &a.value) {
+        Some(Expr::Array(r)) if !r.subscripts.is_empty() => r
+            .subscripts
+            .iter()
+            .filter(|s| matches!(s, Subscript::Range(_)))
+            .count(),
+        _ => declared(first),
+    };
+    let kind = if reduction::dim(call).is_some() {
+        RefKind::Irregular(format!(
+            "`{}` reduces along one dimension (DIM=)",
+            call.name
+        ))
+    } else {
+        RefKind::Reduction(Box::new(reduction::Reduction {
+            op: call.name.clone(),
+            participants: mapping.distribution.onto.clone(),
+            stmt: s.id,
+            kept_loop: placement.kept.checked_sub(1).map(|k| loops[k].0.id),
+            vectorized,
+            repeated,
+        }))
+    };
+    Some(RefComm {
+        array: first.clone(),
+        reference: Expr::Call(call.clone()).to_string(),
+        span: call.span,
+        elem_bytes: reduction::result_bytes(&call.name, element_bytes(unit, first), rank),
+        placement,
+        indexed_by_kept_loop: false,
+        kind,
+    })
 }
 
 /// Pre-order walk handing each statement its enclosing loops, outermost first.

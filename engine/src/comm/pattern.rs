@@ -19,6 +19,9 @@ pub enum Pattern {
     Gather,
     /// Every processor sends to every other: a redistribution (e.g. a transpose).
     AllToAll,
+    /// Partial results combined up a tree and the result sent back down (SUM, MAXVAL,
+    /// ... over distributed data).
+    Reduction,
     /// Anything else.
     General,
     /// No records to tell.
@@ -33,6 +36,7 @@ impl Pattern {
             Pattern::Broadcast => "broadcast",
             Pattern::Gather => "gather",
             Pattern::AllToAll => "all-to-all",
+            Pattern::Reduction => "reduction",
             Pattern::General => "general",
             Pattern::Unknown => "unknown",
         }
@@ -55,7 +59,7 @@ impl Pattern {
                     Num::Approx(_) => None,
                 })
                 .collect(),
-            RefKind::Irregular(_) => None,
+            RefKind::Irregular(_) | RefKind::Reduction(_) => None,
         };
         let size: i128 = grid.as_ref().map_or(0, |g| g.iter().product());
         if size >= 3 && records.len() as i128 == size * (size - 1) {

@@ -16,6 +16,7 @@
 use super::cost::{CommMetrics, Network};
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
+use super::reduction::{self, Reduction};
 use super::{CommTerm, Placement, RefComm, RefKind, UnitComm, sender_coordinate};
 use crate::distribution::{Arrangement, Mapping};
 use crate::freq::{FreqOptions, numeric};
@@ -70,6 +71,15 @@ pub struct UnitCommValues {
     pub mpi: HashMap<StmtId, MpiValues>,
 }
 
+impl RefValues {
+    /// Whether the fetch stays inside a loop that writes the array with no loop left to
+    /// vectorize over: one message per element (not said of reductions, whose message
+    /// is one result whatever the placement).
+    pub fn element_wise(&self) -> bool {
+        self.placement.element_wise() && self.pattern != Pattern::Reduction
+    }
+}
+
 impl UnitCommValues {
     pub fn of(&self, id: StmtId) -> &[RefValues] {
         self.stmts.get(&id).map_or(&[], Vec::as_slice)
@@ -101,7 +111,9 @@ pub fn unit_comm_values(
     let stmts = comm
         .iter()
         .map(|(id, refs)| {
-            let values = refs.iter().map(|r| ref_values(r, env, options, network));
+            let values = refs
+                .iter()
+                .map(|r| ref_values(r, freq, env, options, network));
             (*id, values.collect())
         })
         .collect();
@@ -113,8 +125,18 @@ pub fn unit_comm_values(
     UnitCommValues { stmts, mpi }
 }
 
-fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -> RefValues {
+fn ref_values(
+    r: &RefComm,
+    freq: &dyn Fn(StmtId) -> Option<f64>,
+    env: Env,
+    options: &FreqOptions,
+    network: &Network,
+) -> RefValues {
     let (records, exact) = match &r.kind {
+        RefKind::Reduction(red) => match reduction_records(red, r.elem_bytes, freq, env) {
+            Ok(records) => (Ok(records), !red.repeated),
+            Err(why) => (Err(why), false),
+        },
         RefKind::Counted(c) => {
             let job = Job {
                 executing: &c.executing,
@@ -132,10 +154,11 @@ fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -
         }
         RefKind::Irregular(why) => (Err(format!("not modelled: {why}")), false),
     };
-    let pattern = records
-        .as_ref()
-        .map(|rs| Pattern::classify(rs, env, r))
-        .unwrap_or(Pattern::Unknown);
+    let pattern = match (&records, &r.kind) {
+        (Ok(rs), RefKind::Reduction(_)) if !rs.is_empty() => Pattern::Reduction,
+        (Ok(rs), _) => Pattern::classify(rs, env, r),
+        (Err(_), _) => Pattern::Unknown,
+    };
     let metrics = records
         .as_ref()
         .ok()
@@ -154,6 +177,65 @@ fn ref_values(r: &RefComm, env: Env, options: &FreqOptions, network: &Network) -
     }
 }
 
+/// The all-reduce records of a reduction: its instances (iterations of the loop it
+/// stays in, or one per run) and its vector length (the statement's executions per
+/// instance, when hoisted loops vary its argument).
+fn reduction_records(
+    red: &Reduction,
+    elem_bytes: u64,
+    freq: &dyn Fn(StmtId) -> Option<f64>,
+    env: Env,
+) -> Result<Vec<Record>, String> {
+    let p: i128 = extents(&red.participants, env)?.iter().product();
+    let runs = freq(red.stmt).ok_or("its frequency is unknown")?;
+    let instances = match red.kept_loop {
+        Some(l) => freq(l).ok_or("its loop's frequency is unknown")?.min(runs),
+        None => runs.min(1.0),
+    };
+    if instances <= 0.0 {
+        return Ok(Vec::new());
+    }
+    let vector = if red.vectorized {
+        runs / instances
+    } else {
+        1.0
+    };
+    let p = usize::try_from(p)
+        .ok()
+        .filter(|&p| p as i128 <= MAX_PAIRS)
+        .ok_or_else(|| format!("more than {MAX_PAIRS} processors: records are not listed"))?;
+    Ok(reduction::tree_records(
+        p,
+        instances,
+        vector * elem_bytes as f64,
+    ))
+}
+
+/// The extents of arrangement `a` under `env`, each at least 1.
+fn extents(a: &Arrangement, env: Env) -> Result<Vec<i128>, String> {
+    a.extents
+        .iter()
+        .map(|e| match e.eval(env) {
+            Ok(Num::Exact(r)) => r
+                .as_integer()
+                .filter(|v| *v >= 1)
+                .ok_or_else(|| format!("`{}` has {r} processors", a.name)),
+            _ => {
+                let names: Vec<String> = e.vars().iter().map(|n| format!("`{n}`")).collect();
+                let whose = if a.default {
+                    "the default arrangement".to_string()
+                } else {
+                    format!("`{}`", a.name)
+                };
+                Err(format!(
+                    "the number of processors of {whose} needs a value for {}",
+                    names.join(", ")
+                ))
+            }
+        })
+        .collect()
+}
+
 struct Job<'a> {
     executing: &'a Arrangement,
     senders: &'a Arrangement,
@@ -169,27 +251,7 @@ type Tally = BTreeMap<(usize, usize), (f64, f64)>;
 
 impl Job<'_> {
     fn extents(&self, a: &Arrangement) -> Result<Vec<i128>, String> {
-        a.extents
-            .iter()
-            .map(|e| match e.eval(self.env) {
-                Ok(Num::Exact(r)) => r
-                    .as_integer()
-                    .filter(|v| *v >= 1)
-                    .ok_or_else(|| format!("`{}` has {r} processors", a.name)),
-                _ => {
-                    let names: Vec<String> = e.vars().iter().map(|n| format!("`{n}`")).collect();
-                    let whose = if a.default {
-                        "the default arrangement".to_string()
-                    } else {
-                        format!("`{}`", a.name)
-                    };
-                    Err(format!(
-                        "the number of processors of {whose} needs a value for {}",
-                        names.join(", ")
-                    ))
-                }
-            })
-            .collect()
+        extents(a, self.env)
     }
 
     fn records(&self, terms: &[CommTerm]) -> Result<(Vec<Record>, bool), String> {

@@ -39,7 +39,7 @@ fn reference(u: &UnitAt, r: &RefValues, out: &mut String) {
             "fetched once per run, before the statement's {} loop(s)",
             p.hoisted
         ),
-        Some(b) if p.element_wise() => format!(
+        Some(b) if r.element_wise() => format!(
             "fetched element by element inside the loop at line {}",
             u.line(b.header)
         ),
