@@ -3,7 +3,7 @@
 //! server's surfaces are built from. The results come from the incremental database
 //! ([`crate::db`]); this module assembles them per file.
 
-use crate::comm::{Network, UnitCommValues};
+use crate::comm::{CommMetrics, Network, UnitCommValues};
 use crate::db::{self, Database, File};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::UnitMappings;
@@ -53,6 +53,8 @@ pub struct UnitAnalysis {
     pub loop_wd: Arc<HashMap<StmtId, f64>>,
     /// The communication of every assignment under the bindings: records, NT, TD, TT.
     pub comm: Arc<UnitCommValues>,
+    /// What its calls communicate per run of the unit, by calling statement.
+    pub call_comm: HashMap<StmtId, CommMetrics>,
     /// Everything the analysis says about the unit (spans relative to its text).
     pub diagnostics: Arc<Vec<Diagnostic>>,
 }
@@ -61,6 +63,15 @@ impl UnitAnalysis {
     /// A span of the unit's own text as an offset range in the file's normalized text.
     pub fn absolute(&self, span: Span) -> Span {
         self.chunk.file_span(span)
+    }
+
+    /// A statement's communication per run of the unit: its own (Definition 4.4) plus
+    /// what the procedures it calls communicate.
+    pub fn stmt_comm(&self, id: StmtId) -> Option<CommMetrics> {
+        match (self.comm.metrics(id), self.call_comm.get(&id)) {
+            (Some(own), Some(calls)) => Some(own.plus(calls, 1.0)),
+            (own, calls) => own.or(calls.copied()),
+        }
     }
 
     /// The value of an integer name the unit sees, if it has one.
@@ -155,6 +166,7 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
                 wd: context.wd,
                 loop_wd: db::loop_wds(db, u),
                 comm: db::comm_values(db, u),
+                call_comm: context.call_comm.clone(),
                 diagnostics: db::unit_diagnostics(db, u),
             }
         })

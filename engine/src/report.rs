@@ -505,7 +505,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     u.formulas.as_ref().and_then(|f| f.of(s.id)),
                     u.values.load(s.id),
                 )
-                .with_comm(u.comm.metrics(s.id)),
+                .with_comm(u.stmt_comm(s.id)),
             }),
         }
     });
@@ -590,10 +590,10 @@ fn comm_ref(r: &RefValues) -> CommRefReport {
 }
 
 /// Definitions 4.5 and 4.6: the communication of a loop or unit is the sum over the
-/// assignments in it (per run of the unit).
+/// statements in it, calls included (per run of the unit).
 pub fn comm_within(u: &UnitAnalysis, body: &[Stmt]) -> Option<CommMetrics> {
     let mut all = Vec::new();
-    crate::ir::walk(body, &mut |s, _| all.extend(u.comm.metrics(s.id)));
+    crate::ir::walk(body, &mut |s, _| all.extend(u.stmt_comm(s.id)));
     (!all.is_empty()).then(|| CommMetrics::sum(&all))
 }
 

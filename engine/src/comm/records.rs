@@ -98,6 +98,14 @@ impl UnitCommValues {
     pub fn iter(&self) -> impl Iterator<Item = (&StmtId, &Vec<RefValues>)> {
         self.stmts.iter()
     }
+
+    /// The unit's own communication per run (Definition 4.6 without its calls): the sum
+    /// over its statements, if any has metrics.
+    pub fn total(&self, unit: &crate::ir::Unit) -> Option<CommMetrics> {
+        let mut all = Vec::new();
+        unit.walk(&mut |s, _| all.extend(self.metrics(s.id)));
+        (!all.is_empty()).then(|| CommMetrics::sum(&all))
+    }
 }
 
 /// Evaluates the communication of a unit under `env`.

@@ -1,12 +1,15 @@
 //! The program-wide results: how often each unit runs (its callers' counts times their
-//! runs) and each unit's wd (Definition 4.3, a call weighted with its callee's wd).
+//! runs), each unit's wd (Definition 4.3, a call weighted with its callee's wd) and its
+//! communication (Definitions 4.4–4.6: its own plus its calls' counts times their
+//! callees').
 //! Each unit contributes a small summary (its calls and wd items, with values); the
 //! program query combines the summaries of every unit on each revision, and each unit's
 //! [`context`] picks its share, cut off when that share did not change.
 
-use super::analysis::{freqs, lower, values};
+use super::analysis::{comm_values, freqs, lower, values};
 use super::inputs::Workspace;
 use super::units::{UnitText, file_units};
+use crate::comm::CommMetrics;
 use crate::freq::calls::{self, Call, Caller, Runs};
 use crate::ir::{StmtId, UnitKind};
 use crate::work::imbalance::{self, WdItem, WdUnit};
@@ -20,6 +23,8 @@ pub struct Summary {
     pub name: String,
     pub calls: Vec<Call>,
     pub items: Vec<WdItem>,
+    /// NT, TD, TT and CT of one run, its own statements only (not its calls).
+    pub comm: Option<CommMetrics>,
 }
 
 #[salsa::tracked(returns(clone))]
@@ -31,7 +36,50 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
         name: ir.name.clone(),
         calls: calls::calls(&ir, &freqs(db, unit), &values),
         items: imbalance::unit_items(&ir, &values),
+        comm: comm_values(db, unit).total(&ir),
     })
+}
+
+/// Each unit's communication per run with its calls' (P^3T+ Definition 4.4 for a call:
+/// the callee's NT, TD and TT times the call's count), by index; a recursive call adds
+/// nothing for the unit being computed.
+fn comm_totals(summaries: &[Arc<Summary>]) -> Vec<Option<CommMetrics>> {
+    let by_name: HashMap<&str, usize> = summaries
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind != UnitKind::Module)
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
+    fn resolve(
+        i: usize,
+        summaries: &[Arc<Summary>],
+        by_name: &HashMap<&str, usize>,
+        memo: &mut Vec<Option<Option<CommMetrics>>>,
+    ) -> Option<CommMetrics> {
+        if let Some(m) = memo[i] {
+            return m;
+        }
+        memo[i] = Some(summaries[i].comm);
+        let mut total = summaries[i].comm;
+        for call in &summaries[i].calls {
+            let Some(&j) = by_name.get(call.callee.as_str()) else {
+                continue;
+            };
+            let (Some(callee), Some(count)) = (
+                resolve(j, summaries, by_name, memo),
+                call.value.map(|v| v.to_f64()),
+            ) else {
+                continue;
+            };
+            total = Some(total.unwrap_or_default().plus(&callee, count));
+        }
+        memo[i] = Some(total);
+        total
+    }
+    let mut memo = vec![None; summaries.len()];
+    (0..summaries.len())
+        .map(|i| resolve(i, summaries, &by_name, &mut memo))
+        .collect()
 }
 
 /// The runs and wd of every unit of the workspace.
@@ -40,6 +88,8 @@ pub struct Program<'db> {
     pub units: HashMap<UnitText<'db>, (Runs, Option<f64>)>,
     /// wd of each procedure by name.
     pub wd_by_name: HashMap<String, f64>,
+    /// Communication per run of each procedure, its calls' included, by name.
+    pub comm_by_name: HashMap<String, CommMetrics>,
 }
 
 /// Combines the summaries of every unit of every file, in workspace order.
@@ -76,8 +126,18 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
         .filter(|(s, _)| s.kind != UnitKind::Module)
         .filter_map(|(s, wd)| Some((s.name.clone(), (*wd)?)))
         .collect();
+    let comm_by_name = summaries
+        .iter()
+        .zip(comm_totals(&summaries))
+        .filter(|(s, _)| s.kind != UnitKind::Module)
+        .filter_map(|(s, m)| Some((s.name.clone(), m?)))
+        .collect();
     let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
-    Program { units, wd_by_name }
+    Program {
+        units,
+        wd_by_name,
+        comm_by_name,
+    }
 }
 
 /// A unit's place in the program.
@@ -88,6 +148,9 @@ pub struct UnitContext {
     pub wd: Option<f64>,
     /// wd of the units it calls, by name.
     pub callee_wds: BTreeMap<String, f64>,
+    /// The communication its calls cause per run of the unit (Definition 4.4: each
+    /// callee's per run, theirs included, times the call's count), by calling statement.
+    pub call_comm: HashMap<StmtId, CommMetrics>,
 }
 
 /// How often `unit` runs, its wd and its callees' wd.
@@ -101,7 +164,15 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         .get(&unit)
         .cloned()
         .unwrap_or_else(|| (Runs::once(Vec::new(), Some(calls::NO_CALLER)), None));
-    let callee_wds = summary(db, unit)
+    let own = summary(db, unit);
+    let mut call_comm: HashMap<StmtId, CommMetrics> = HashMap::new();
+    for c in &own.calls {
+        if let (Some(m), Some(count)) = (p.comm_by_name.get(&c.callee), c.value) {
+            let slot = call_comm.entry(c.stmt).or_default();
+            *slot = slot.plus(m, count.to_f64());
+        }
+    }
+    let callee_wds = own
         .items
         .iter()
         .filter_map(|i| match i {
@@ -113,6 +184,7 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         runs,
         wd,
         callee_wds,
+        call_comm,
     })
 }
 

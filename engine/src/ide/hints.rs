@@ -43,6 +43,14 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         _ => format!("per call of `{}`", ir.name),
     };
     let comm_values = comm_values(db, u.unit);
+    // What a CALL's callee communicates (Definition 4.4), from the whole program too.
+    let call_comm = |id| {
+        context(db, u.unit)
+            .call_comm
+            .get(&id)
+            .copied()
+            .filter(|m| m.nt > 0.0)
+    };
     ir.walk(&mut |s, _| {
         // Array syntax, FORALL and WHERE become loops around their assignments: the
         // assignments carry the hint.
@@ -50,6 +58,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             StmtKind::Loop(l) if l.origin == LoopOrigin::Do => l.header,
             StmtKind::Assign { .. } => s.span,
             StmtKind::Call(_) if comm_values.mpi.contains_key(&s.id) => s.span,
+            StmtKind::Call(_) if call_comm(s.id).is_some() => s.span,
             _ => return,
         };
         let at = u.original(at);
@@ -63,8 +72,12 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         let Some(count) = freqs.of(s.id) else { return };
         let value = counts.freq(s.id);
         let mut label = label::with_wd(label::count(value, count.is_exact()), wd);
-        // Statements that communicate: an assignment's messages, an MPI call's cost.
-        let comm = comm_values.metrics(s.id).filter(|m| m.nt > 0.0);
+        // Statements that communicate: an assignment's messages, an MPI call's cost, a
+        // call's callee's messages.
+        let comm = match s.kind {
+            StmtKind::Call(_) => call_comm(s.id),
+            _ => comm_values.metrics(s.id).filter(|m| m.nt > 0.0),
+        };
         match (&s.kind, comm_values.mpi.get(&s.id)) {
             (StmtKind::Call(_), Some(m)) => {
                 label = match &m.metrics {
@@ -72,7 +85,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
                     Err(_) => format!("{label} · {} ?", m.op.as_str()),
                 };
             }
-            (StmtKind::Assign { .. }, _) => {
+            (StmtKind::Assign { .. } | StmtKind::Call(_), _) => {
                 if let Some(m) = &comm {
                     label = format!("{label} · {}", label::comm(m));
                 }

@@ -4,7 +4,8 @@
 //! program-wide results.
 
 use super::{label, units_of};
-use crate::db::{File, context, lower, values};
+use crate::comm::CommMetrics;
+use crate::db::{File, UnitContext, UnitText, comm_values, context, lower, values};
 use crate::ir::{StmtKind, UnitKind};
 
 /// A lens: its title, shown above the unit statement at `offset` (into the file's text).
@@ -50,11 +51,28 @@ pub(super) fn code_lenses(db: &dyn salsa::Database, file: File) -> Vec<CodeLens>
             Some(t) => format!("{} assignments/run", label::compact(t)),
             None => "? assignments/run".to_string(),
         };
-        let title = label::with_wd(format!("{runs} · {per_run}"), ctx.wd);
+        let mut title = label::with_wd(format!("{runs} · {per_run}"), ctx.wd);
+        // Communication per run, its calls' included (Definitions 4.4–4.6).
+        if let Some(m) = comm_total(db, u.unit, &ir, &ctx).filter(|m| m.nt > 0.0) {
+            title = format!("{title} · {}", label::comm(&m));
+        }
         out.push(CodeLens {
             offset: u.original(ir.header).start,
             title,
         });
     }
     out
+}
+
+/// A unit's communication per run: its statements' and its calls'.
+fn comm_total(
+    db: &dyn salsa::Database,
+    unit: UnitText,
+    ir: &crate::ir::Unit,
+    ctx: &UnitContext,
+) -> Option<CommMetrics> {
+    let own = comm_values(db, unit).total(ir);
+    ctx.call_comm
+        .values()
+        .fold(own, |acc, m| Some(acc.unwrap_or_default().plus(m, 1.0)))
 }

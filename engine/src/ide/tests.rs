@@ -447,3 +447,58 @@ fn element_wise_communication_is_diagnosed() {
         ]
     "#]].assert_debug_eq(&found);
 }
+
+#[test]
+fn calls_carry_their_callees_communication() {
+    let text = "module grid\n  integer, parameter :: n = 64\nend module grid\n\nsubroutine smooth(a, b)\n  use grid\n  real :: a(n), b(n)\n  integer :: i\n!HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b\n  do i = 2, n - 1\n    b(i) = 0.5 * (a(i - 1) + a(i + 1))\n  end do\nend subroutine smooth\n\nprogram driver\n  use grid\n  real :: a(n), b(n)\n  integer :: it\n!HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b\n  do it = 1, 10\n    call smooth(a, b)\n    a = b\n  end do\nend program driver\n";
+    let snapshot = host(text, &[]).snapshot();
+    let mut out = text.to_string();
+    let hints = snapshot
+        .inlay_hints(PATH, Span::new(0, text.len()))
+        .unwrap();
+    let lenses = snapshot.code_lenses(PATH).unwrap();
+    let mut marks: Vec<(u32, String)> = hints
+        .iter()
+        .map(|h| (h.offset, format!(" ⟨{}⟩", h.label)))
+        .chain(
+            lenses
+                .iter()
+                .map(|l| (l.offset, format!("⟦{}⟧\n", l.title))),
+        )
+        .collect();
+    marks.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    for (at, mark) in marks {
+        out.insert_str(at as usize, &mark);
+    }
+    expect![[r#"
+        module grid
+          integer, parameter :: n = 64
+        end module grid
+
+        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B⟧
+        subroutine smooth(a, b)
+          use grid
+          real :: a(n), b(n)
+          integer :: i
+        !HPF$ PROCESSORS pr(4)
+        !HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b
+          do i = 2, n - 1 ⟨×62 · wd 0.03⟩
+            b(i) = 0.5 * (a(i - 1) + a(i + 1)) ⟨×62 · wd 0.03 · 6 msg · 24 B⟩
+          end do
+        end subroutine smooth
+
+        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B⟧
+        program driver
+          use grid
+          real :: a(n), b(n)
+          integer :: it
+        !HPF$ PROCESSORS pr(4)
+        !HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b
+          do it = 1, 10 ⟨×10 · wd 0.00⟩
+            call smooth(a, b) ⟨×10 · 60 msg · 240 B⟩
+            a = b ⟨×640 · wd 0.00⟩
+          end do
+        end program driver
+    "#]]
+    .assert_eq(&out);
+}
