@@ -1,21 +1,59 @@
 //! What communication costs: P^3T+ Definitions 4.4–4.6 over the communication records,
-//! with the Hockney model t = α + β·bytes per message, and the time on the critical
-//! path (the most loaded processor).
+//! with the Hockney model t = α + β·bytes per message plus γ per extra network hop (the
+//! range-comparison model T = Z(ρ + β·D + γ·h)), and the time on the critical path
+//! (the most loaded processor).
 
 use super::pattern::Pattern;
 use super::records::Record;
 use std::collections::HashMap;
 
+/// How processors are wired: the number of links a message between two of them
+/// crosses (processors numbered 1..=p in arrangement order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Topology {
+    /// Every pair one hop apart (a crossbar, or a fat tree priced as one).
+    Full,
+    /// A bidirectional ring: the shorter way round.
+    Ring,
+    /// A 2-D mesh `width` processors wide, row by row: the Manhattan distance.
+    Mesh { width: usize },
+    /// A hypercube: the bits in which the (0-based) numbers differ.
+    Hypercube,
+}
+
+impl Topology {
+    /// Hops between processors `from` and `to` (1-based) of `p`; 0 for the same one.
+    pub fn hops(self, from: usize, to: usize, p: usize) -> usize {
+        let (a, b) = (from.saturating_sub(1), to.saturating_sub(1));
+        let d = a.abs_diff(b);
+        match self {
+            _ if a == b => 0,
+            Topology::Full => 1,
+            Topology::Ring => d.min(p.max(b + 1).max(a + 1) - d),
+            Topology::Mesh { width } => {
+                let w = width.max(1);
+                (a / w).abs_diff(b / w) + (a % w).abs_diff(b % w)
+            }
+            Topology::Hypercube => (a ^ b).count_ones() as usize,
+        }
+    }
+}
+
 /// The network parameters communication is priced with. Until machine models are
 /// loaded from files, [`Network::default`] is a built-in InfiniBand HDR node pair
-/// (~1.2 µs latency, ~24 GB/s: published HDR figures, see NOTES.md); every analysis
+/// (~1.2 µs latency, ~24 GB/s: published HDR figures, see NOTES.md) on a fat tree priced
+/// as fully connected, so γ (set to the ~130 ns port-to-port latency vendors quote for
+/// HDR switches, not measured here) only counts on other topologies; every analysis
 /// takes the network as a setting, so a machine model replaces it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Network {
-    /// α: message startup time, seconds.
+    /// α: message startup time, seconds (one hop included).
     pub alpha_s: f64,
     /// β: transfer time per byte, seconds.
     pub beta_s_per_byte: f64,
+    /// γ: time per hop beyond the first, seconds.
+    pub hop_s: f64,
+    pub topology: Topology,
 }
 
 impl Default for Network {
@@ -23,14 +61,23 @@ impl Default for Network {
         Network {
             alpha_s: 1.2e-6,
             beta_s_per_byte: 1.0 / 24.0e9,
+            hop_s: 1.3e-7,
+            topology: Topology::Full,
         }
     }
 }
 
 impl Network {
-    /// α·messages + β·bytes.
+    /// α·messages + β·bytes: messages between neighbours (one hop).
     pub fn time(&self, messages: f64, bytes: f64) -> f64 {
         self.alpha_s * messages + self.beta_s_per_byte * bytes
+    }
+
+    /// The time of `messages` carrying `bytes` in all from processor `from` to `to` of
+    /// `p`: each message pays α + γ·(hops − 1), each byte β.
+    pub fn time_between(&self, from: usize, to: usize, p: usize, messages: f64, bytes: f64) -> f64 {
+        let extra = self.topology.hops(from, to, p).saturating_sub(1) as f64;
+        self.time(messages, bytes) + self.hop_s * extra * messages
     }
 }
 
@@ -53,35 +100,29 @@ impl CommMetrics {
     /// and receives at once (one port each way), so its time is the larger of what it
     /// sends and what it receives; a broadcast goes down a binomial tree, ⌈log2(R+1)⌉
     /// rounds for R receivers, as MPI implementations do it.
-    pub fn of(records: &[Record], pattern: Pattern, net: &Network) -> CommMetrics {
+    /// `p` is the number of processors (for the topology's distances).
+    pub fn of(records: &[Record], pattern: Pattern, net: &Network, p: usize) -> CommMetrics {
+        let time = |r: &Record| net.time_between(r.from, r.to, p, r.messages, r.bytes);
         // Folded from +0 (an empty f64 sum is -0).
         let nt = records.iter().fold(0.0, |a, r| a + r.messages);
         let td_bytes = records.iter().fold(0.0, |a, r| a + r.bytes);
-        let tt_s = records
-            .iter()
-            .fold(0.0, |a, r| a + net.time(r.messages, r.bytes));
+        let tt_s = records.iter().fold(0.0, |a, r| a + time(r));
         let ct_s = match pattern {
             Pattern::Broadcast if !records.is_empty() => {
                 let rounds = ((records.len() + 1) as f64).log2().ceil();
-                let worst = records
-                    .iter()
-                    .map(|r| net.time(r.messages, r.bytes))
-                    .fold(0.0, f64::max);
+                let worst = records.iter().map(time).fold(0.0, f64::max);
                 rounds * worst
             }
             Pattern::Reduction => {
                 let p = records.iter().map(|r| r.from.max(r.to)).max().unwrap_or(1);
-                let worst = records
-                    .iter()
-                    .map(|r| net.time(r.messages, r.bytes))
-                    .fold(0.0, f64::max);
+                let worst = records.iter().map(time).fold(0.0, f64::max);
                 super::reduction::rounds(p) * worst
             }
             _ => {
                 let mut send: HashMap<usize, f64> = HashMap::new();
                 let mut recv: HashMap<usize, f64> = HashMap::new();
                 for r in records {
-                    let t = net.time(r.messages, r.bytes);
+                    let t = time(r);
                     *send.entry(r.from).or_default() += t;
                     *recv.entry(r.to).or_default() += t;
                 }
@@ -113,5 +154,51 @@ impl CommMetrics {
             tt_s: self.tt_s + k * m.tt_s,
             ct_s: self.ct_s + k * m.ct_s,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hops_follow_the_topology() {
+        assert_eq!(Topology::Full.hops(1, 7, 8), 1);
+        assert_eq!(Topology::Full.hops(3, 3, 8), 0);
+        assert_eq!(Topology::Ring.hops(1, 8, 8), 1);
+        assert_eq!(Topology::Ring.hops(2, 6, 8), 4);
+        assert_eq!(Topology::Ring.hops(1, 4, 8), 3);
+        // 3 wide: 1 2 3 / 4 5 6 / 7 8 9.
+        assert_eq!(Topology::Mesh { width: 3 }.hops(1, 9, 9), 4);
+        assert_eq!(Topology::Mesh { width: 3 }.hops(2, 5, 9), 1);
+        assert_eq!(Topology::Hypercube.hops(1, 8, 8), 3);
+        assert_eq!(Topology::Hypercube.hops(3, 4, 8), 1);
+        assert_eq!(Topology::Hypercube.hops(2, 3, 8), 2);
+    }
+
+    #[test]
+    fn extra_hops_cost_gamma_per_message() {
+        let net = Network {
+            alpha_s: 1e-6,
+            beta_s_per_byte: 1e-9,
+            hop_s: 1e-7,
+            topology: Topology::Ring,
+        };
+        let r = Record {
+            from: 1,
+            to: 5,
+            messages: 2.0,
+            bytes: 1000.0,
+        };
+        // 4 hops on a ring of 8: 3 beyond the first, per message.
+        let m = CommMetrics::of(std::slice::from_ref(&r), Pattern::General, &net, 8);
+        let expected = 2.0 * 1e-6 + 1000.0 * 1e-9 + 2.0 * 3.0 * 1e-7;
+        assert!((m.tt_s - expected).abs() < 1e-15, "{}", m.tt_s);
+        let full = Network {
+            topology: Topology::Full,
+            ..net
+        };
+        let m = CommMetrics::of(&[r], Pattern::General, &full, 8);
+        assert!((m.tt_s - (2.0 * 1e-6 + 1000.0 * 1e-9)).abs() < 1e-15);
     }
 }

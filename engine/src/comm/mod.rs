@@ -25,7 +25,7 @@ pub mod records;
 pub mod reduction;
 mod wrap;
 
-pub use cost::{CommMetrics, Network};
+pub use cost::{CommMetrics, Network, Topology};
 pub use pattern::Pattern;
 pub use placement::Placement;
 pub use records::{Record, RefValues, UnitCommValues, unit_comm_values};

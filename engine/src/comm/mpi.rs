@@ -243,6 +243,8 @@ mod tests {
     const NET: Network = Network {
         alpha_s: 1e-6,
         beta_s_per_byte: 1e-9,
+        hop_s: 0.0,
+        topology: super::super::cost::Topology::Full,
     };
 
     fn close(a: f64, b: f64) -> bool {

@@ -170,7 +170,7 @@ fn ref_values(
     let metrics = records
         .as_ref()
         .ok()
-        .map(|rs| CommMetrics::of(rs, pattern, network));
+        .map(|rs| CommMetrics::of(rs, pattern, network, processors(r, env)));
     RefValues {
         array: r.array.clone(),
         reference: r.reference.clone(),
@@ -217,6 +217,18 @@ fn reduction_records(
         instances,
         vector * elem_bytes as f64,
     ))
+}
+
+/// How many processors the reference's records number: the larger arrangement of the
+/// executing and sending ones (or the reduction's); 1 when unknown.
+fn processors(r: &RefComm, env: Env) -> usize {
+    let size = |a: &Arrangement| extents(a, env).map_or(1, |e| e.iter().product::<i128>());
+    let p = match &r.kind {
+        RefKind::Counted(c) => size(&c.executing).max(size(&c.senders)),
+        RefKind::Reduction(red) => size(&red.participants),
+        RefKind::Irregular(_) => 1,
+    };
+    usize::try_from(p).unwrap_or(usize::MAX)
 }
 
 /// The extents of arrangement `a` under `env`, each at least 1.
