@@ -18,6 +18,7 @@
 
 pub mod cost;
 pub mod diagnostics;
+pub mod formula;
 pub mod mpi;
 pub mod pattern;
 pub mod placement;

@@ -645,7 +645,7 @@ impl Job<'_> {
 /// Whether the linear map from `vars` to the subscripts is one-to-one: every
 /// subscript affine in them with constant coefficients, and the coefficient columns
 /// independent (Gaussian elimination over the rationals).
-fn full_column_rank(subs: &[Sym], vars: &[Name]) -> Option<bool> {
+pub(super) fn full_column_rank(subs: &[Sym], vars: &[Name]) -> Option<bool> {
     let mut rows: Vec<Vec<Rational>> = Vec::with_capacity(subs.len());
     for s in subs {
         let mut row = Vec::with_capacity(vars.len());

@@ -4,13 +4,16 @@
 //! messages, bytes; folded when long).
 
 use super::{UnitAt, label};
-use crate::comm::RefValues;
-use crate::db::comm_values;
+use crate::comm::{RefKind, RefValues, formula};
+use crate::db::{Settings, comm, comm_values, constants};
 use crate::ir::StmtId;
 use std::fmt::Write;
 
 /// Rows of a record table beyond which it is folded.
 const ROWS: usize = 12;
+
+/// A TD formula longer than this is left out (too many pieces to read).
+const FORMULA: usize = 160;
 
 pub(super) fn comm_section(db: &dyn salsa::Database, u: &UnitAt, id: StmtId, out: &mut String) {
     let values = comm_values(db, u.unit);
@@ -18,9 +21,42 @@ pub(super) fn comm_section(db: &dyn salsa::Database, u: &UnitAt, id: StmtId, out
     if refs.is_empty() {
         return;
     }
+    let model = comm(db, u.unit);
+    let known = constants(db, u.unit);
+    let settings = Settings::get(db);
     out.push_str("**communication**\n\n");
     for r in refs {
         reference(u, r, out);
+        // TD as a formula, for a reference whose reads are one-to-one.
+        let counted = model.of(id).iter().find_map(|m| match &m.kind {
+            RefKind::Counted(c)
+                if m.reference == r.reference && r.metrics.is_some_and(|m| m.nt > 0.0) =>
+            {
+                Some(c)
+            }
+            _ => None,
+        });
+        // PARAMETERs are numbers in the formula; the user's bindings stay unknowns.
+        let bindings = settings.bindings(db);
+        let fixed = |n: &str| {
+            (!bindings.contains_key(n))
+                .then(|| known.values.get(n).map(|v| *v as i128))
+                .flatten()
+        };
+        let formula = counted.and_then(|c| formula::moved_elements(c, &fixed, settings.freq(db)));
+        if let (Some(f), Some(m)) = (formula, r.metrics) {
+            // Shown when it has unknowns, is short enough to read and equals the
+            // records' TD here.
+            let text = label::formula(&f, FORMULA);
+            let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+            let agrees = f
+                .eval(&env)
+                .is_ok_and(|v| (v.to_f64() * r.elem_bytes as f64 - m.td_bytes).abs() < 0.5);
+            let constant = f.as_single().is_some_and(|s| s.vars().is_empty());
+            if agrees && !constant && text.chars().count() < FORMULA {
+                let _ = writeln!(out, "TD = `{text}` elements of {} B\n", r.elem_bytes);
+            }
+        }
     }
 }
 

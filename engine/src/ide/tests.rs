@@ -502,3 +502,75 @@ fn calls_carry_their_callees_communication() {
     "#]]
     .assert_eq(&out);
 }
+
+#[test]
+fn hover_gives_td_as_a_formula_of_the_unknowns() {
+    let text = "subroutine halo(niter)
+  integer, parameter :: n = 64
+  integer :: niter, it, i, j
+  real :: a(n, n), b(n, n)
+!HPF$ PROCESSORS pr(4)
+!HPF$ DISTRIBUTE (*, BLOCK) ONTO pr :: a, b
+  do it = 1, niter
+    do j = 2, n - 1
+      do i = 2, n - 1
+        b(i, j) = a(i, j $0- 1) + a(i, j + 1)
+      end do
+    end do
+    a = b
+  end do
+end subroutine halo
+";
+    check_hover(
+        text,
+        &[("niter", 10)],
+        expect![[r#"
+        [b(i, j) = a(i, j - 1) + a(i, j + 1)]
+        **assignment** (line 10)
+
+        runs **38,440** times per call of `halo` (exactly)
+
+        count = `n²·niter - 4·n·niter + 4·niter if n ≥ 3, niter ≥ 1`
+
+        owner computes: the owners of `b` elements run it, on `pr`
+
+        wd **0.03** over 4 processors · owork 9610 · most loaded p2 (1.03× mean) · least loaded p1 (0.97×)
+
+        | p | work | × mean |
+        |---:|---:|---:|
+        | 1 | 9300 | 0.97 |
+        | 2 | 9920 | 1.03 |
+        | 3 | 9920 | 1.03 |
+        | 4 | 9300 | 0.97 |
+
+        work(S, p) = `$p·n·niter·⌊3·n/4⌋ - $p·n²·niter + 2·$p·n·niter - 2·$p·niter·⌊3·n/4⌋ - n·niter·⌊3·n/4⌋ + 2·n²·niter - 5·n·niter + 2·niter·⌊3·n/4⌋ + 2·niter if $p·⌊3·n/4⌋ + 2·n ≥ $p·n + ⌊3·n/4⌋ + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, niter ≥ 1, $p·n + 1 ≥ $p·⌊3·n/4⌋ + n; -n·niter·⌊3·n/4⌋ + n²·niter - 2·n·niter + 2·niter·⌊3·n/4⌋ if n ≥ 3, $p·⌊3·n/4⌋ + n ≥ $p·n + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, n ≥ ⌊3·n/4⌋… (4 pieces in all)`
+
+        **communication**
+
+        `a(i, j - 1)` — shift; fetched once per iteration of the loop at line 7 (it writes `a`), vectorized over 2 inner loop(s)
+
+        NT **30** · TD **7.3 KiB** · TT **36.3 µs** · critical path 12.1 µs
+
+        | from | to | messages | bytes |
+        |---:|---:|---:|---:|
+        | 1 | 2 | 10 | 2.4 KiB |
+        | 2 | 3 | 10 | 2.4 KiB |
+        | 3 | 4 | 10 | 2.4 KiB |
+
+        TD = `186·niter if niter ≥ 1` elements of 4 B
+
+        `a(i, j + 1)` — shift; fetched once per iteration of the loop at line 7 (it writes `a`), vectorized over 2 inner loop(s)
+
+        NT **30** · TD **7.3 KiB** · TT **36.3 µs** · critical path 12.1 µs
+
+        | from | to | messages | bytes |
+        |---:|---:|---:|---:|
+        | 2 | 1 | 10 | 2.4 KiB |
+        | 3 | 2 | 10 | 2.4 KiB |
+        | 4 | 3 | 10 | 2.4 KiB |
+
+        TD = `186·niter if niter ≥ 1` elements of 4 B
+
+    "#]],
+    );
+}
