@@ -279,16 +279,16 @@ fn visit<'a>(
 
 /// An array element an expression reads, and the conditions under which it is read
 /// (the masks of the MERGEs it sits in: EOSHIFT's edge).
-pub struct ElementRead<'a> {
-    pub reference: &'a Expr,
-    pub guards: Vec<Expr>,
+struct ElementRead<'a> {
+    reference: &'a Expr,
+    guards: Vec<Expr>,
 }
 
 /// The array element references an expression reads element by element: not those
 /// inside a transformational or inquiry intrinsic (whole-array operations), nor
 /// whole arrays and sections. `merge(t, f, mask)` reads `t` where `mask` holds and `f`
 /// where it does not.
-pub fn element_refs(e: &Expr) -> Vec<ElementRead<'_>> {
+fn element_refs(e: &Expr) -> Vec<ElementRead<'_>> {
     let mut out = Vec::new();
     fn go<'a>(e: &'a Expr, guards: &mut Vec<Expr>, out: &mut Vec<ElementRead<'a>>) {
         match e {
