@@ -81,6 +81,9 @@ pub struct RefComm {
 
 #[derive(Clone, Debug)]
 pub enum RefKind {
+    /// Always read where it is owned: the element's owner constraints are among the
+    /// left-hand side's (aligned arrays, same subscripts). Nothing to count.
+    Local,
     Counted(Box<Counted>),
     /// An all-reduce of partial results ([`reduction`]).
     Reduction(Box<reduction::Reduction>),
@@ -462,6 +465,39 @@ fn sender_ownership(
     Ok((sender_cons, sender_aux))
 }
 
+/// Whether every processor executing the statement owns the element it reads: same
+/// arrangement, and each of the element's owner constraints is one of the left-hand
+/// side element's (so the executing owner satisfies them). A cheap syntactic test that
+/// spares counting the reads of aligned arrays at the same subscripts.
+fn owned_with_lhs(read: &Read, scope: &Scope, lhs: &Mapping, mapping: &Mapping) -> bool {
+    let StmtKind::Assign {
+        lhs: Expr::Array(l),
+        ..
+    } = &read.stmt.kind
+    else {
+        return false;
+    };
+    let syms = |a: &ArrayRef| -> Option<Vec<Sym>> {
+        a.subscripts
+            .iter()
+            .map(|s| match s {
+                Subscript::Index(e) => scope.sym(e).ok(),
+                Subscript::Range(_) => None,
+            })
+            .collect()
+    };
+    let (Some(ls), Some(rs)) = (syms(l), syms(read.array)) else {
+        return false;
+    };
+    if lhs.distribution.onto != mapping.distribution.onto {
+        return false;
+    }
+    match (lhs.ownership(&ls), mapping.ownership(&rs)) {
+        (Ok(lo), Ok(ro)) => ro.constraints.iter().all(|c| lo.constraints.contains(c)),
+        _ => false,
+    }
+}
+
 /// The iteration sets of a countable reference, or why it is not countable: the
 /// statement's work sets, times the reference's variants, each with the owner of the
 /// element it reads as the sender.
@@ -518,6 +554,11 @@ fn counted(
             return Err(format!("its left-hand side's owner is unknown: {why}"));
         }
     };
+    if let Spread::Owned { mapping: lhs, .. } = &stmt_work.spread
+        && owned_with_lhs(read, &scope, lhs, mapping)
+    {
+        return Ok(RefKind::Local);
+    }
     let mut terms = Vec::new();
     for v in variants(read, &scope)? {
         let (sender_cons, sender_aux) = sender_ownership(mapping, &senders, &v.subscripts)?;

@@ -59,7 +59,7 @@ impl Pattern {
                     Num::Approx(_) => None,
                 })
                 .collect(),
-            RefKind::Irregular(_) | RefKind::Reduction(_) => None,
+            RefKind::Irregular(_) | RefKind::Reduction(_) | RefKind::Local => None,
         };
         let size: i128 = grid.as_ref().map_or(0, |g| g.iter().product());
         if size >= 3 && records.len() as i128 == size * (size - 1) {

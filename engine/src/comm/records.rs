@@ -141,6 +141,7 @@ fn ref_values(
     network: &Network,
 ) -> RefValues {
     let (records, exact) = match &r.kind {
+        RefKind::Local => (Ok(Vec::new()), true),
         RefKind::Reduction(red) => match reduction_records(red, r.elem_bytes, freq, env) {
             Ok(records) => (Ok(records), !red.repeated),
             Err(why) => (Err(why), false),
@@ -226,7 +227,7 @@ fn processors(r: &RefComm, env: Env) -> usize {
     let p = match &r.kind {
         RefKind::Counted(c) => size(&c.executing).max(size(&c.senders)),
         RefKind::Reduction(red) => size(&red.participants),
-        RefKind::Irregular(_) => 1,
+        RefKind::Irregular(_) | RefKind::Local => 1,
     };
     usize::try_from(p).unwrap_or(usize::MAX)
 }
