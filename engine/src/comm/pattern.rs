@@ -3,7 +3,7 @@
 use super::records::Record;
 use super::{RefComm, RefKind};
 use crate::distribution::Arrangement;
-use crate::symbolic::{Env, Num};
+use crate::symbolic::Env;
 use std::collections::BTreeSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,15 +50,7 @@ impl Pattern {
         let senders: BTreeSet<usize> = records.iter().map(|x| x.from).collect();
         let receivers: BTreeSet<usize> = records.iter().map(|x| x.to).collect();
         let grid: Option<Vec<i128>> = match &r.kind {
-            RefKind::Counted(c) => c
-                .senders
-                .extents
-                .iter()
-                .map(|e| match e.eval(env).ok()? {
-                    Num::Exact(v) => v.as_integer(),
-                    Num::Approx(_) => None,
-                })
-                .collect(),
+            RefKind::Counted(c) => super::records::extents(&c.senders, env).ok(),
             RefKind::Irregular(_) | RefKind::Reduction(_) | RefKind::Local => None,
         };
         let size: i128 = grid.as_ref().map_or(0, |g| g.iter().product());

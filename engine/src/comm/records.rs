@@ -233,7 +233,7 @@ fn processors(r: &RefComm, env: Env) -> usize {
 }
 
 /// The extents of arrangement `a` under `env`, each at least 1.
-fn extents(a: &Arrangement, env: Env) -> Result<Vec<i128>, String> {
+pub(super) fn extents(a: &Arrangement, env: Env) -> Result<Vec<i128>, String> {
     a.extents
         .iter()
         .map(|e| match e.eval(env) {
@@ -271,13 +271,9 @@ struct Job<'a> {
 type Tally = BTreeMap<(usize, usize), (f64, f64)>;
 
 impl Job<'_> {
-    fn extents(&self, a: &Arrangement) -> Result<Vec<i128>, String> {
-        extents(a, self.env)
-    }
-
     fn records(&self, terms: &[CommTerm]) -> Result<(Vec<Record>, bool), String> {
-        let ex = self.extents(self.executing)?;
-        let sx = self.extents(self.senders)?;
+        let ex = extents(self.executing, self.env)?;
+        let sx = extents(self.senders, self.env)?;
         let pairs = ex
             .iter()
             .chain(&sx)

@@ -202,25 +202,21 @@ impl Expr {
         found
     }
 
-    /// This expression with every occurrence of the sub-expression `from` (a scalar
-    /// name, a call, ...) replaced by `to`.
-    pub fn replace(&self, from: &Expr, to: &Expr) -> Expr {
-        let r = |e: &Expr| e.replace(from, to);
-        if self == from {
-            return to.clone();
-        }
-        match self {
+    /// The expression rebuilt bottom-up: every sub-expression (subscripts, triplet
+    /// bounds, arguments, operands) first, then `f` on the node with its new children.
+    pub fn map(&self, f: &mut dyn FnMut(Expr) -> Expr) -> Expr {
+        let node = match self {
             Expr::Array(a) => Expr::Array(ArrayRef {
                 name: a.name.clone(),
                 subscripts: a
                     .subscripts
                     .iter()
                     .map(|s| match s {
-                        Subscript::Index(e) => Subscript::Index(r(e)),
+                        Subscript::Index(e) => Subscript::Index(e.map(f)),
                         Subscript::Range(t) => Subscript::Range(Triplet {
-                            lower: t.lower.as_ref().map(r),
-                            upper: t.upper.as_ref().map(r),
-                            stride: t.stride.as_ref().map(r),
+                            lower: t.lower.as_ref().map(|e| e.map(f)),
+                            upper: t.upper.as_ref().map(|e| e.map(f)),
+                            stride: t.stride.as_ref().map(|e| e.map(f)),
                         }),
                     })
                     .collect(),
@@ -233,15 +229,23 @@ impl Expr {
                     .iter()
                     .map(|a| Arg {
                         keyword: a.keyword.clone(),
-                        value: r(&a.value),
+                        value: a.value.map(f),
                     })
                     .collect(),
                 span: c.span,
             }),
-            Expr::Unary(op, e) => Expr::Unary(*op, Box::new(r(e))),
-            Expr::Binary(op, a, b) => Expr::binary(*op, r(a), r(b)),
+            Expr::Unary(op, e) => Expr::Unary(*op, Box::new(e.map(f))),
+            Expr::Binary(op, a, b) => Expr::binary(*op, a.map(f), b.map(f)),
             _ => self.clone(),
-        }
+        };
+        f(node)
+    }
+
+    /// This expression with every occurrence of the sub-expression `from` (a scalar
+    /// name, a call, ...) replaced by `to`. (Bottom-up is enough: no proper part of
+    /// `from` equals it, so its parts come back unchanged before it is matched.)
+    pub fn replace(&self, from: &Expr, to: &Expr) -> Expr {
+        self.map(&mut |e| if &e == from { to.clone() } else { e })
     }
 
     fn precedence(&self) -> u8 {

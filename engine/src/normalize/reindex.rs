@@ -16,7 +16,7 @@
 
 use super::affine::Affine;
 use super::{LoopDim, Shapes, elemental, rank};
-use crate::ir::{Arg, ArrayRef, BinaryOp, Call, Expr, Subscript};
+use crate::ir::{Arg, BinaryOp, Call, Expr, Subscript};
 
 /// A call of one of the element-moving intrinsics, its arguments matched.
 pub enum Reindex<'a> {
@@ -161,38 +161,17 @@ impl<'a> Reindex<'a> {
 /// `e` with the loop variable `var` moved to `at`, subscripts simplified again
 /// (`a($1 - 1)` moved by −1 is `a($1 - 2)`).
 fn moved(e: Expr, var: &str, at: &Expr) -> Expr {
-    fn simplify(e: &Expr) -> Expr {
-        match e {
-            Expr::Array(a) => Expr::Array(ArrayRef {
-                name: a.name.clone(),
-                subscripts: a
-                    .subscripts
-                    .iter()
-                    .map(|s| match s {
-                        Subscript::Index(x) => Subscript::Index(Affine::of(&simplify(x)).to_expr()),
-                        other => other.clone(),
-                    })
-                    .collect(),
-                span: a.span,
-            }),
-            Expr::Call(c) => Expr::Call(Call {
-                name: c.name.clone(),
-                args: c
-                    .args
-                    .iter()
-                    .map(|a| Arg {
-                        keyword: a.keyword.clone(),
-                        value: simplify(&a.value),
-                    })
-                    .collect(),
-                span: c.span,
-            }),
-            Expr::Unary(op, x) => Expr::Unary(*op, Box::new(simplify(x))),
-            Expr::Binary(op, a, b) => Expr::binary(*op, simplify(a), simplify(b)),
-            _ => e.clone(),
+    e.replace(&Expr::name(var), at).map(&mut |x| match x {
+        Expr::Array(mut a) => {
+            for s in &mut a.subscripts {
+                if let Subscript::Index(i) = s {
+                    *i = Affine::of(i).to_expr();
+                }
+            }
+            Expr::Array(a)
         }
-    }
-    simplify(&e.replace(&Expr::name(var), at))
+        x => x,
+    })
 }
 
 /// The loop of dimension `dim` of the result.
