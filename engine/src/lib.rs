@@ -10,6 +10,7 @@ pub mod freq;
 pub mod hpf;
 pub mod ide;
 pub mod ir;
+pub mod machine;
 pub mod normalize;
 pub mod project;
 pub mod report;

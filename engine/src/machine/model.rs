@@ -1,0 +1,165 @@
+//! The machine model of DESIGN.md section 6: what each operation, memory access and
+//! message costs on one target machine (Balasundaram et al.'s training set; P^3T+'s
+//! benchmark kernel library, section 4.3; the MachineProperties file of the
+//! source-code analyzer). Every number carries its unit in its name.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One machine model, as read from (and written to) `machines/NAME.toml`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    pub name: String,
+    pub description: String,
+    /// Where the numbers come from: `measured by costline train on DATE` or the papers
+    /// and vendor documents they were taken from.
+    pub provenance: String,
+    pub processor: Processor,
+    pub memory: Memory,
+    /// The interconnect; a single node without one prices messages through shared memory.
+    pub network: NetworkModel,
+    /// Collective operations (`bcast`, `scatter`, `gather`, `allgather`, `reduce`,
+    /// `allreduce`, `alltoall`, `barrier`): fitted runtime functions or the algorithm
+    /// whose cost the point-to-point parameters give.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub collectives: BTreeMap<String, Collective>,
+    /// How a trained model was measured and how well its fits agree with the
+    /// measurements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<Training>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Processor {
+    pub clock_hz: f64,
+    /// Cores per node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<u32>,
+    /// Seconds per operation, by kind and type: `add_f64`, `mul_i32`, `div_f32`,
+    /// `pow_f64`, `cmp_f64`, `load`, `store`, `branch`, `loop_iter`, `call`,
+    /// `intrinsic_sqrt`, ... (see [`super::ops::OpKey`]).
+    pub ops: BTreeMap<String, f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    pub cache_line_bytes: u64,
+    /// Main-memory latency (a dependent load that misses every cache), seconds.
+    pub latency_s: f64,
+    /// Sustained main-memory bandwidth of one core, bytes per second.
+    pub bandwidth_bytes_per_s: f64,
+    /// The cache levels, innermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<CacheLevel>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheLevel {
+    /// `L1`, `L2`, ...
+    pub name: String,
+    /// Capacity available to one core, bytes.
+    pub bytes: u64,
+    /// Latency of a dependent load that hits this level, seconds.
+    pub latency_s: f64,
+    /// Sustained bandwidth of one core streaming from this level, bytes per second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_bytes_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub associativity: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkModel {
+    /// α: message startup time (Hockney), seconds, for sizes no segment covers.
+    pub alpha_s: f64,
+    /// β: seconds per byte, for sizes no segment covers.
+    pub beta_s_per_byte: f64,
+    /// γ: seconds per network hop beyond the first.
+    #[serde(default)]
+    pub hop_s: f64,
+    /// `full` (crossbar or fat tree), `ring`, `mesh` (with `mesh_width`), `hypercube`.
+    #[serde(default = "full")]
+    pub topology: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mesh_width: Option<u32>,
+    /// Processors (MPI ranks) per node: consecutive ranks share a node and talk through
+    /// its memory (the `intra_node` segments).
+    #[serde(default = "one")]
+    pub cores_per_node: u32,
+    /// Piecewise α/β by message size and locality (eager and rendezvous protocols,
+    /// packetization): a message of b bytes uses the first segment of its locality with
+    /// `up_to_bytes ≥ b`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub segments: Vec<Segment>,
+}
+
+fn full() -> String {
+    "full".to_string()
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Locality {
+    IntraNode,
+    InterNode,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Segment {
+    pub up_to_bytes: f64,
+    pub alpha_s: f64,
+    pub beta_s_per_byte: f64,
+    /// Both when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locality: Option<Locality>,
+}
+
+/// A collective's cost: either the runtime function t = τ1 + τ2·p + tc·p·b of
+/// Kühnemann et al. (Table 1; p processes, b bytes per process) fitted to
+/// measurements, or the algorithm MPICH uses, priced with the point-to-point
+/// parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Collective {
+    /// `binomial`, `ring`, `rabenseifner`, `pairwise`, `dissemination`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tau1_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tau2_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tc_s_per_byte: Option<f64>,
+    /// Root mean square of the fit's relative errors over the measurements.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fit_rel_rms: Option<f64>,
+}
+
+/// How a model was trained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Training {
+    /// ISO date, `YYYY-MM-DD`.
+    pub date: String,
+    /// The Fortran compiler and flags the kernels were built with.
+    pub compiler: String,
+    pub flags: String,
+    #[serde(default)]
+    pub quick: bool,
+    /// What could not be measured and why (no MPI, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Fit quality by measurement group: root mean square of relative errors.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub fit_rel_rms: BTreeMap<String, f64>,
+}

@@ -1,0 +1,290 @@
+//! Operation kinds and types of the `[processor.ops]` table, and what an operation costs
+//! when the model does not list it (derived from the operations it does list).
+
+use super::model::Machine;
+use std::fmt;
+
+/// What an operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpKind {
+    /// Addition, subtraction, negation.
+    Add,
+    Mul,
+    Div,
+    /// `x ** y`.
+    Pow,
+    /// A relational operator.
+    Cmp,
+    /// `.and.`, `.or.`, `.not.`, `.eqv.`, `.neqv.`.
+    Logic,
+    /// A type conversion (integer to real, real to double, ...).
+    Cvt,
+}
+
+/// The type an operation works on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpType {
+    I32,
+    I64,
+    F32,
+    F64,
+    /// Single-precision complex.
+    C64,
+    /// Double-precision complex.
+    C128,
+}
+
+/// One entry of the operation table.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OpKey {
+    Arith(OpKind, OpType),
+    /// A memory read of an array element (from the level the data lives in: see
+    /// `time::memory`).
+    Load,
+    Store,
+    /// A conditional branch (IF, a WHERE mask, ...).
+    Branch,
+    /// One iteration of a DO loop: increment, test, jump.
+    LoopIter,
+    /// A procedure call and return.
+    Call,
+    /// An elemental intrinsic by its generic name (`sqrt`, `exp`, ...).
+    Intrinsic(String),
+}
+
+impl OpKind {
+    const ALL: [(OpKind, &'static str); 7] = [
+        (OpKind::Add, "add"),
+        (OpKind::Mul, "mul"),
+        (OpKind::Div, "div"),
+        (OpKind::Pow, "pow"),
+        (OpKind::Cmp, "cmp"),
+        (OpKind::Logic, "logic"),
+        (OpKind::Cvt, "cvt"),
+    ];
+
+    pub fn name(self) -> &'static str {
+        OpKind::ALL.iter().find(|(k, _)| *k == self).unwrap().1
+    }
+}
+
+impl OpType {
+    const ALL: [(OpType, &'static str); 6] = [
+        (OpType::I32, "i32"),
+        (OpType::I64, "i64"),
+        (OpType::F32, "f32"),
+        (OpType::F64, "f64"),
+        (OpType::C64, "c64"),
+        (OpType::C128, "c128"),
+    ];
+
+    pub fn name(self) -> &'static str {
+        OpType::ALL.iter().find(|(t, _)| *t == self).unwrap().1
+    }
+
+    /// The real type of a complex one's parts.
+    fn part(self) -> OpType {
+        match self {
+            OpType::C64 => OpType::F32,
+            OpType::C128 => OpType::F64,
+            t => t,
+        }
+    }
+
+    /// The same kind of number at the other precision.
+    fn other_precision(self) -> OpType {
+        match self {
+            OpType::I32 => OpType::I64,
+            OpType::I64 => OpType::I32,
+            OpType::F32 => OpType::F64,
+            OpType::F64 => OpType::F32,
+            OpType::C64 => OpType::C128,
+            OpType::C128 => OpType::C64,
+        }
+    }
+}
+
+/// Generic names of the intrinsics a model may price (specific names such as DSQRT
+/// map to these).
+pub const INTRINSICS: &[&str] = &[
+    "abs", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "min", "max", "mod", "modulo", "sign", "dim", "int", "nint", "aint",
+    "anint", "floor", "ceiling", "real", "dble", "cmplx", "conjg", "aimag", "erf", "erfc",
+    "gamma", "hypot", "iand", "ior", "ieor", "ishft", "merge",
+];
+
+impl OpKey {
+    /// Parses a key of the `[processor.ops]` table.
+    pub fn parse(key: &str) -> Option<OpKey> {
+        Some(match key {
+            "load" => OpKey::Load,
+            "store" => OpKey::Store,
+            "branch" => OpKey::Branch,
+            "loop_iter" => OpKey::LoopIter,
+            "call" => OpKey::Call,
+            _ => {
+                if let Some(name) = key.strip_prefix("intrinsic_") {
+                    return INTRINSICS
+                        .contains(&name)
+                        .then(|| OpKey::Intrinsic(name.to_string()));
+                }
+                let (kind, ty) = key.split_once('_')?;
+                let kind = OpKind::ALL.iter().find(|(_, n)| *n == kind)?.0;
+                let ty = OpType::ALL.iter().find(|(_, n)| *n == ty)?.0;
+                OpKey::Arith(kind, ty)
+            }
+        })
+    }
+
+    /// Every key a model may have, for messages.
+    pub fn examples() -> &'static str {
+        "add_f64, mul_i32, div_f32, pow_f64, cmp_f64, logic_i32, cvt_f64 (kinds add, mul, div, \
+         pow, cmp, logic, cvt; types i32, i64, f32, f64, c64, c128), load, store, branch, \
+         loop_iter, call, intrinsic_<name>"
+    }
+}
+
+impl fmt::Display for OpKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OpKey::Arith(k, t) => write!(f, "{}_{}", k.name(), t.name()),
+            OpKey::Load => f.write_str("load"),
+            OpKey::Store => f.write_str("store"),
+            OpKey::Branch => f.write_str("branch"),
+            OpKey::LoopIter => f.write_str("loop_iter"),
+            OpKey::Call => f.write_str("call"),
+            OpKey::Intrinsic(n) => write!(f, "intrinsic_{n}"),
+        }
+    }
+}
+
+/// The operations every model must list: the rest can be derived from them.
+pub const REQUIRED: &[&str] = &[
+    "add_i32", "add_f64", "mul_f64", "div_f64", "load", "store", "branch", "loop_iter", "call",
+];
+
+impl Machine {
+    /// Seconds per operation `key`: the model's entry, else derived from the entries it
+    /// has (the other precision; complex arithmetic from its real parts — 2 adds, 4
+    /// multiplications and 2 adds, and for a division also 2 real divisions; a missing
+    /// comparison or conversion as an add, a power as exp(y·log x), a cheap intrinsic
+    /// as an add, a transcendental one as 10 multiplications).
+    pub fn op_s(&self, key: &OpKey) -> f64 {
+        let ops = &self.processor.ops;
+        let get = |k: &OpKey| ops.get(&k.to_string()).copied();
+        if let Some(s) = get(key) {
+            return s;
+        }
+        let base = |k: &str| ops.get(k).copied().unwrap_or(0.0);
+        match key {
+            OpKey::Arith(kind, ty) => {
+                if let Some(s) = get(&OpKey::Arith(*kind, ty.other_precision())) {
+                    if !matches!(ty, OpType::C64 | OpType::C128) {
+                        return s;
+                    }
+                }
+                let real = |k: OpKind| self.op_s(&OpKey::Arith(k, ty.part()));
+                match (kind, ty) {
+                    (OpKind::Add, OpType::C64 | OpType::C128) => 2.0 * real(OpKind::Add),
+                    (OpKind::Mul, OpType::C64 | OpType::C128) => {
+                        4.0 * real(OpKind::Mul) + 2.0 * real(OpKind::Add)
+                    }
+                    (OpKind::Div, OpType::C64 | OpType::C128) => {
+                        6.0 * real(OpKind::Mul) + 3.0 * real(OpKind::Add) + 2.0 * real(OpKind::Div)
+                    }
+                    (OpKind::Pow, _) => {
+                        self.intrinsic_s("exp") + self.intrinsic_s("log") + real(OpKind::Mul)
+                    }
+                    (OpKind::Add, OpType::I32 | OpType::I64) => base("add_i32"),
+                    (OpKind::Add, _) => base("add_f64"),
+                    (OpKind::Mul, OpType::I32 | OpType::I64) => base("add_i32").max(base("mul_f64")),
+                    (OpKind::Mul, _) => base("mul_f64"),
+                    (OpKind::Div, _) => base("div_f64"),
+                    (OpKind::Cmp | OpKind::Logic | OpKind::Cvt, OpType::I32 | OpType::I64) => {
+                        base("add_i32")
+                    }
+                    (OpKind::Cmp | OpKind::Logic | OpKind::Cvt, _) => base("add_f64"),
+                }
+            }
+            OpKey::Intrinsic(name) => self.intrinsic_s(name),
+            // Required keys: a validated model has them.
+            _ => 0.0,
+        }
+    }
+
+    fn intrinsic_s(&self, name: &str) -> f64 {
+        let ops = &self.processor.ops;
+        if let Some(s) = ops.get(&format!("intrinsic_{name}")) {
+            return *s;
+        }
+        let add = ops.get("add_f64").copied().unwrap_or(0.0);
+        let mul = ops.get("mul_f64").copied().unwrap_or(0.0);
+        match name {
+            "abs" | "min" | "max" | "sign" | "dim" | "int" | "nint" | "aint" | "anint"
+            | "floor" | "ceiling" | "real" | "dble" | "cmplx" | "conjg" | "aimag" | "iand"
+            | "ior" | "ieor" | "ishft" | "merge" => add,
+            "mod" | "modulo" => ops.get("div_f64").copied().unwrap_or(0.0),
+            "sqrt" => ops.get("div_f64").copied().unwrap_or(0.0),
+            _ => 10.0 * mul,
+        }
+    }
+}
+
+/// The generic name of an intrinsic (`dsqrt` → `sqrt`, `amax1` → `max`), if the
+/// operation table can price it.
+pub fn generic_intrinsic(name: &str) -> Option<&'static str> {
+    let generic = match name {
+        "iabs" | "dabs" | "cabs" => "abs",
+        "dsqrt" | "csqrt" => "sqrt",
+        "dexp" | "cexp" => "exp",
+        "alog" | "dlog" | "clog" => "log",
+        "alog10" | "dlog10" => "log10",
+        "dsin" | "csin" => "sin",
+        "dcos" | "ccos" => "cos",
+        "dtan" => "tan",
+        "dasin" => "asin",
+        "dacos" => "acos",
+        "datan" => "atan",
+        "datan2" => "atan2",
+        "dsinh" => "sinh",
+        "dcosh" => "cosh",
+        "dtanh" => "tanh",
+        "min0" | "amin0" | "min1" | "amin1" | "dmin1" => "min",
+        "max0" | "amax0" | "max1" | "amax1" | "dmax1" => "max",
+        "amod" | "dmod" => "mod",
+        "isign" | "dsign" => "sign",
+        "idim" | "ddim" => "dim",
+        "ifix" | "idint" => "int",
+        "idnint" => "nint",
+        "dint" => "aint",
+        "dnint" => "anint",
+        "float" | "sngl" | "dfloat" => "real",
+        "dcmplx" => "cmplx",
+        "dconjg" => "conjg",
+        "dimag" => "aimag",
+        other => other,
+    };
+    INTRINSICS.iter().find(|n| **n == generic).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip() {
+        for key in ["add_f64", "cvt_i64", "pow_c128", "load", "loop_iter", "intrinsic_sqrt"] {
+            assert_eq!(OpKey::parse(key).unwrap().to_string(), key);
+        }
+        assert_eq!(OpKey::parse("add_f65"), None);
+        assert_eq!(OpKey::parse("intrinsic_frobnicate"), None);
+        assert_eq!(OpKey::parse("fma_f64"), None);
+    }
+
+    #[test]
+    fn specific_names_map_to_generic_ones() {
+        assert_eq!(generic_intrinsic("dsqrt"), Some("sqrt"));
+        assert_eq!(generic_intrinsic("amax1"), Some("max"));
+        assert_eq!(generic_intrinsic("sum"), None);
+    }
+}
