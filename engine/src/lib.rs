@@ -19,5 +19,6 @@ pub mod span;
 pub mod symbolic;
 pub mod syntax;
 pub mod synthetic;
+pub mod time;
 pub mod values;
 pub mod work;

@@ -3,16 +3,18 @@
 //! server's surfaces are built from. The results come from the incremental database
 //! ([`crate::db`]); this module assembles them per file.
 
-use crate::comm::{CommMetrics, Network, UnitCommValues};
+use crate::comm::{CommMetrics, UnitCommValues};
 use crate::db::{self, Database, File};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::UnitMappings;
 use crate::freq::calls::Runs;
 use crate::freq::{FreqOptions, UnitFrequencies};
 use crate::ir::{StmtId, Unit};
+use crate::machine::{Catalog, Machine};
 use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
 use crate::syntax::UnitChunk;
+use crate::time::UnitTimes;
 use crate::values::UnitValues;
 use crate::work::{UnitFormulas, UnitWork};
 use std::collections::{BTreeMap, HashMap};
@@ -55,6 +57,9 @@ pub struct UnitAnalysis {
     pub comm: Arc<UnitCommValues>,
     /// What its calls communicate per run of the unit, by calling statement.
     pub call_comm: HashMap<StmtId, CommMetrics>,
+    /// Computation, communication and predicted time of its statements, loops and of
+    /// the unit, per run, on the machine.
+    pub times: Arc<UnitTimes>,
     /// Everything the analysis says about the unit (spans relative to its text).
     pub diagnostics: Arc<Vec<Diagnostic>>,
 }
@@ -88,8 +93,8 @@ pub struct Options {
     pub freq: FreqOptions,
     /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
     pub imbalance_threshold: f64,
-    /// What messages cost (until machine models: a built-in default).
-    pub network: Network,
+    /// The machine model every time is priced from.
+    pub machine: Arc<Machine>,
 }
 
 impl Default for Options {
@@ -98,7 +103,7 @@ impl Default for Options {
             bindings: BTreeMap::new(),
             freq: FreqOptions::default(),
             imbalance_threshold: 0.25,
-            network: Network::default(),
+            machine: Arc::new(Catalog::default_machine()),
         }
     }
 }
@@ -167,6 +172,7 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
                 loop_wd: db::loop_wds(db, u),
                 comm: db::comm_values(db, u),
                 call_comm: context.call_comm.clone(),
+                times: db::times(db, u),
                 diagnostics: db::unit_diagnostics(db, u),
             }
         })

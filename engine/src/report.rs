@@ -10,6 +10,7 @@ use crate::project::{FileAnalysis, UnitAnalysis};
 use crate::source::SourceFile;
 use crate::span::Span;
 use crate::symbolic::{EvalError, Notation, Num};
+use crate::time::Timing;
 use crate::work::{Load, Spread, StmtWork};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -126,7 +127,17 @@ pub struct Metrics {
     pub tt_s: Option<f64>,
     /// Communication time on the critical path (the busiest processor), seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub comm_s: Option<f64>,
+    /// Computation time of the busiest processor (P^3T+ Definitions 4.7–4.9), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ct_s: Option<f64>,
+    /// Predicted time: per phase, communication then the busiest processor's
+    /// computation, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_s: Option<f64>,
+    /// The computation time of each processor (units and loops), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ct_per_processor: Option<Vec<f64>>,
 }
 
 impl Metrics {
@@ -137,7 +148,23 @@ impl Metrics {
                 nt: Some(m.nt),
                 td_bytes: Some(m.td_bytes),
                 tt_s: Some(m.tt_s),
-                ct_s: Some(m.ct_s),
+                comm_s: Some(m.path_s),
+                ..self
+            },
+            None => self,
+        }
+    }
+}
+
+impl Metrics {
+    /// These metrics with the times of `t` (the per-processor computation when asked).
+    fn with_time(self, t: Option<&Timing>, per_processor: bool) -> Metrics {
+        match t {
+            Some(t) => Metrics {
+                ct_s: Some(t.ct_s()),
+                time_s: Some(t.time_s),
+                ct_per_processor: (per_processor && t.per_processor.len() > 1)
+                    .then(|| t.per_processor.clone()),
                 ..self
             },
             None => self,
@@ -327,11 +354,12 @@ pub struct DiagnosticReport {
 }
 
 impl Report {
-    /// A report over `files`; `params` are the bindings the user gave.
-    pub fn new(files: Vec<FileReport>, params: &BTreeMap<String, i64>) -> Report {
+    /// A report over `files` priced on `machine`; `params` are the bindings the user
+    /// gave.
+    pub fn new(files: Vec<FileReport>, params: &BTreeMap<String, i64>, machine: &str) -> Report {
         Report {
             version: 1,
-            machine: "none".to_string(),
+            machine: machine.to_string(),
             params: params.clone(),
             files,
         }
@@ -475,7 +503,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                         wd: u.loop_wd.get(&s.id).copied(),
                         ..metrics(s.id)
                     }
-                    .with_comm(comm_within(u, &l.body)),
+                    .with_comm(comm_within(u, &l.body))
+                    .with_time(u.times.of(s.id), true),
                 });
             }
             kind => statements.push(StatementReport {
@@ -505,7 +534,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     u.formulas.as_ref().and_then(|f| f.of(s.id)),
                     u.values.load(s.id),
                 )
-                .with_comm(u.stmt_comm(s.id)),
+                .with_comm(u.stmt_comm(s.id))
+                .with_time(u.times.of(s.id), false),
             }),
         }
     });
@@ -544,7 +574,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
             wd: u.wd,
             ..runs_metrics(u)
         }
-        .with_comm(comm_within(u, &unit.body)),
+        .with_comm(comm_within(u, &unit.body))
+        .with_time(Some(&u.times.unit), true),
         loops,
         statements,
     }

@@ -6,9 +6,17 @@ use costline_engine::project;
 use costline_engine::report::{FileReport, Report, file_report};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 pub fn run(args: &CheckArgs) -> ExitCode {
     let params: BTreeMap<String, i64> = args.params.iter().cloned().collect();
+    let machine = match crate::machines::resolve(args.machine.as_deref()) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("costline: {e}");
+            return ExitCode::from(1);
+        }
+    };
     // Read every file; unreadable ones are reported in place.
     let mut inputs = Vec::new();
     let mut unreadable = BTreeMap::new();
@@ -26,6 +34,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     let options = project::Options {
         bindings: params.clone(),
         imbalance_threshold: args.imbalance_threshold,
+        machine: Arc::new(machine),
         ..project::Options::default()
     };
     let mut analyzed = project::analyze_with(&inputs, &options)
@@ -43,7 +52,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         })
         .collect();
-    let report = Report::new(files, &params);
+    let report = Report::new(files, &params, &options.machine.name);
     let out = match args.format {
         Format::Json => {
             serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"

@@ -275,11 +275,13 @@ fn bindings_supply_unknowns_and_override_parameters_through_use() {
 
 /// The row-wise Jacobi iteration with MPI_ALLGATHER (the source-code-analyzer paper):
 /// the allgather is costed as a ring, (p - 1)·α + n(p - 1)/p·β per iteration, n the
-/// gathered bytes, with the built-in network (α = 1.2 µs, β = 1/24 GB/s).
+/// gathered bytes, on a machine with α = 1.2 µs, β = 1/24 GB/s.
 #[test]
 fn mpi_allgather_is_costed_per_iteration() {
     let (json, code) = check(&[
         "tests/fixtures/free/jacobi_row_mpi.f90",
+        "--machine",
+        "tests/fixtures/machines/hockney.toml",
         "--param",
         "p=8",
         "--format",

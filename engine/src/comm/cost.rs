@@ -5,7 +5,8 @@
 
 use super::pattern::Pattern;
 use super::records::Record;
-use std::collections::HashMap;
+use crate::machine::{Collective, Locality, Machine, Segment};
+use std::collections::{BTreeMap, HashMap};
 
 /// How processors are wired: the number of links a message between two of them
 /// crosses (processors numbered 1..=p in arrangement order).
@@ -39,21 +40,26 @@ impl Topology {
     }
 }
 
-/// The network parameters communication is priced with. Until machine models are
-/// loaded from files, [`Network::default`] is a built-in InfiniBand HDR node pair
-/// (~1.2 µs latency, ~24 GB/s: published HDR figures, see NOTES.md) on a fat tree priced
-/// as fully connected, so γ (set to the ~130 ns port-to-port latency vendors quote for
-/// HDR switches, not measured here) only counts on other topologies; every analysis
-/// takes the network as a setting, so a machine model replaces it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// The network parameters communication is priced with, from the machine model
+/// ([`Network::of`]): Hockney α/β (piecewise by message size and by whether both
+/// processors share a node), γ per extra hop on the topology, and the collectives'
+/// runtime functions or algorithms. [`Network::default`] is a plain InfiniBand HDR
+/// pair (~1.2 µs, ~24 GB/s, published figures: NOTES.md) for tests.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Network {
-    /// α: message startup time, seconds (one hop included).
+    /// α: message startup time, seconds (one hop included), where no segment applies.
     pub alpha_s: f64,
-    /// β: transfer time per byte, seconds.
+    /// β: transfer time per byte, seconds, where no segment applies.
     pub beta_s_per_byte: f64,
     /// γ: time per hop beyond the first, seconds.
     pub hop_s: f64,
     pub topology: Topology,
+    /// Processors per node: processors 1..c share the first node, and so on.
+    pub cores_per_node: usize,
+    /// Piecewise α/β by message size and locality.
+    pub segments: Vec<Segment>,
+    /// Fitted runtime functions or algorithms of the collectives, by name (`bcast`, ...).
+    pub collectives: BTreeMap<String, Collective>,
 }
 
 impl Default for Network {
@@ -63,21 +69,79 @@ impl Default for Network {
             beta_s_per_byte: 1.0 / 24.0e9,
             hop_s: 1.3e-7,
             topology: Topology::Full,
+            cores_per_node: 1,
+            segments: Vec::new(),
+            collectives: BTreeMap::new(),
         }
     }
 }
 
 impl Network {
-    /// α·messages + β·bytes: messages between neighbours (one hop).
-    pub fn time(&self, messages: f64, bytes: f64) -> f64 {
-        self.alpha_s * messages + self.beta_s_per_byte * bytes
+    /// The network part of a machine model (a validated one: its topology is known).
+    pub fn of(m: &Machine) -> Network {
+        let n = &m.network;
+        let topology = match n.topology.as_str() {
+            "ring" => Topology::Ring,
+            "mesh" => Topology::Mesh {
+                width: n.mesh_width.unwrap_or(1).max(1) as usize,
+            },
+            "hypercube" => Topology::Hypercube,
+            _ => Topology::Full,
+        };
+        Network {
+            alpha_s: n.alpha_s,
+            beta_s_per_byte: n.beta_s_per_byte,
+            hop_s: n.hop_s,
+            topology,
+            cores_per_node: n.cores_per_node.max(1) as usize,
+            segments: n.segments.clone(),
+            collectives: m.collectives.clone(),
+        }
+    }
+
+    /// (α, β) for one message of `bytes`: the first segment of its locality whose
+    /// `up_to_bytes` covers it, else the top-level pair.
+    pub fn hockney(&self, bytes: f64, intra_node: bool) -> (f64, f64) {
+        let locality = if intra_node {
+            Locality::IntraNode
+        } else {
+            Locality::InterNode
+        };
+        self.segments
+            .iter()
+            .filter(|s| s.locality.is_none_or(|l| l == locality))
+            .find(|s| bytes <= s.up_to_bytes)
+            .map_or((self.alpha_s, self.beta_s_per_byte), |s| {
+                (s.alpha_s, s.beta_s_per_byte)
+            })
+    }
+
+    /// Whether processors `from` and `to` (1-based) share a node.
+    pub fn same_node(&self, from: usize, to: usize) -> bool {
+        let c = self.cores_per_node.max(1);
+        from.saturating_sub(1) / c == to.saturating_sub(1) / c
+    }
+
+    /// α·messages + β·bytes for `messages` of equal size carrying `bytes` in all, between
+    /// neighbours (one hop).
+    pub fn time(&self, messages: f64, bytes: f64, intra_node: bool) -> f64 {
+        if messages <= 0.0 {
+            return self.beta_s_per_byte * bytes;
+        }
+        let (alpha, beta) = self.hockney(bytes / messages, intra_node);
+        alpha * messages + beta * bytes
     }
 
     /// The time of `messages` carrying `bytes` in all from processor `from` to `to` of
     /// `p`: each message pays α + γ·(hops − 1), each byte β.
     pub fn time_between(&self, from: usize, to: usize, p: usize, messages: f64, bytes: f64) -> f64 {
-        let extra = self.topology.hops(from, to, p).saturating_sub(1) as f64;
-        self.time(messages, bytes) + self.hop_s * extra * messages
+        let intra = self.same_node(from, to);
+        let extra = if intra {
+            0.0
+        } else {
+            self.topology.hops(from, to, p).saturating_sub(1) as f64
+        };
+        self.time(messages, bytes, intra) + self.hop_s * extra * messages
     }
 }
 
@@ -91,8 +155,8 @@ pub struct CommMetrics {
     pub td_bytes: f64,
     /// Transfer time, seconds: Σ over messages of α + β·bytes.
     pub tt_s: f64,
-    /// The time of the busiest processor, seconds.
-    pub ct_s: f64,
+    /// The communication time of the busiest processor (the critical path), seconds.
+    pub path_s: f64,
 }
 
 impl CommMetrics {
@@ -107,7 +171,7 @@ impl CommMetrics {
         let nt = records.iter().fold(0.0, |a, r| a + r.messages);
         let td_bytes = records.iter().fold(0.0, |a, r| a + r.bytes);
         let tt_s = records.iter().fold(0.0, |a, r| a + time(r));
-        let ct_s = match pattern {
+        let path_s = match pattern {
             Pattern::Broadcast if !records.is_empty() => {
                 let rounds = ((records.len() + 1) as f64).log2().ceil();
                 let worst = records.iter().map(time).fold(0.0, f64::max);
@@ -136,7 +200,7 @@ impl CommMetrics {
             nt,
             td_bytes,
             tt_s,
-            ct_s,
+            path_s,
         }
     }
 
@@ -152,7 +216,7 @@ impl CommMetrics {
             nt: self.nt + k * m.nt,
             td_bytes: self.td_bytes + k * m.td_bytes,
             tt_s: self.tt_s + k * m.tt_s,
-            ct_s: self.ct_s + k * m.ct_s,
+            path_s: self.path_s + k * m.path_s,
         }
     }
 }
@@ -183,6 +247,7 @@ mod tests {
             beta_s_per_byte: 1e-9,
             hop_s: 1e-7,
             topology: Topology::Ring,
+            ..Network::default()
         };
         let r = Record {
             from: 1,
@@ -196,7 +261,7 @@ mod tests {
         assert!((m.tt_s - expected).abs() < 1e-15, "{}", m.tt_s);
         let full = Network {
             topology: Topology::Full,
-            ..net
+            ..net.clone()
         };
         let m = CommMetrics::of(&[r], Pattern::General, &full, 8);
         assert!((m.tt_s - (2.0 * 1e-6 + 1000.0 * 1e-9)).abs() < 1e-15);

@@ -29,7 +29,7 @@ mod wrap;
 pub use cost::{CommMetrics, Network, Topology};
 pub use pattern::Pattern;
 pub use placement::Placement;
-pub use records::{Record, RefValues, UnitCommValues, unit_comm_values};
+pub use records::{Record, RefValues, UnitCommValues, unit_comm_records};
 
 use crate::distribution::{Arrangement, Mapping};
 use crate::freq::UnitFrequencies;

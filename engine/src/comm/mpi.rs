@@ -49,6 +49,21 @@ impl Op {
         })
     }
 
+    /// The name of a collective in a machine model's `[collectives]`.
+    fn collective(self) -> Option<&'static str> {
+        Some(match self {
+            Op::Bcast => "bcast",
+            Op::Scatter => "scatter",
+            Op::Gather => "gather",
+            Op::Allgather => "allgather",
+            Op::Reduce => "reduce",
+            Op::Allreduce => "allreduce",
+            Op::Alltoall => "alltoall",
+            Op::Barrier => "barrier",
+            Op::Send | Op::Recv | Op::SendRecv => return None,
+        })
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Op::Send => "send",
@@ -198,41 +213,63 @@ pub fn values(call: &MpiCall, freq: Option<f64>, env: Env, net: &Network) -> Mpi
 
 /// One call of `op` among `p` processes with `b` bytes per process: messages and
 /// bytes over all processes, and its time (the algorithm's critical path, which is
-/// also its TT: the messages of one round overlap).
+/// also its TT: the messages of one round overlap). The time is the machine's fitted
+/// runtime function t = τ1 + τ2·p + tc·p·b (Kühnemann et al., Table 1) when the model
+/// has one for the operation, else the algorithm's cost (the model's choice of
+/// algorithm, MPICH's by default) with α and β for the message size — intra-node when
+/// all `p` processes fit on one node.
 pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
-    let (a, beta) = (net.alpha_s, net.beta_s_per_byte);
-    let lgp = p.log2().ceil().max(0.0);
-    let n = b * p; // the whole buffer of a rooted or all- collective
-    let (nt, td, t) = match op {
-        Op::Send | Op::SendRecv => (1.0, b, a + b * beta),
-        Op::Recv => (0.0, 0.0, 0.0),
-        Op::Bcast | Op::Reduce => (p - 1.0, (p - 1.0) * b, lgp * (a + b * beta)),
-        Op::Scatter | Op::Gather => (
-            p - 1.0,
-            n * (p - 1.0) / p,
-            lgp * a + n * (p - 1.0) / p * beta,
-        ),
-        Op::Allgather => (
-            p * (p - 1.0),
-            (p - 1.0) * n,
-            (p - 1.0) * a + n * (p - 1.0) / p * beta,
-        ),
-        Op::Allreduce => (
-            2.0 * p * lgp,
-            2.0 * (p - 1.0) * b,
-            2.0 * lgp * a + 2.0 * b * (p - 1.0) / p * beta,
-        ),
-        Op::Alltoall => (p * (p - 1.0), (p - 1.0) * n, (p - 1.0) * (a + b * beta)),
-        Op::Barrier => (p * lgp, 0.0, lgp * a),
-    };
     if p <= 1.0 && op != Op::Send && op != Op::SendRecv {
         return CommMetrics::default();
     }
+    let intra = p <= net.cores_per_node as f64;
+    let (a, beta) = net.hockney(b, intra);
+    let lgp = p.log2().ceil().max(0.0);
+    let n = b * p; // the whole buffer of a rooted or all- collective
+    let (nt, td) = match op {
+        Op::Send | Op::SendRecv => (1.0, b),
+        Op::Recv => (0.0, 0.0),
+        Op::Bcast | Op::Reduce => (p - 1.0, (p - 1.0) * b),
+        Op::Scatter | Op::Gather => (p - 1.0, n * (p - 1.0) / p),
+        Op::Allgather | Op::Alltoall => (p * (p - 1.0), (p - 1.0) * n),
+        Op::Allreduce => (2.0 * p * lgp, 2.0 * (p - 1.0) * b),
+        Op::Barrier => (p * lgp, 0.0),
+    };
+    let fitted = op.collective().and_then(|name| net.collectives.get(name));
+    let runtime = fitted.and_then(|c| {
+        let (t1, t2, tc) = (
+            c.tau1_s?,
+            c.tau2_s.unwrap_or(0.0),
+            c.tc_s_per_byte.unwrap_or(0.0),
+        );
+        Some(t1 + t2 * p + tc * p * b)
+    });
+    let algorithm = fitted.and_then(|c| c.algorithm.as_deref());
+    let t = match (op, runtime, algorithm) {
+        (Op::Recv, _, _) => 0.0,
+        (Op::Send | Op::SendRecv, _, _) => a + b * beta,
+        (_, Some(t), _) => t,
+        (_, None, Some("linear")) => (p - 1.0) * (a + b * beta),
+        (Op::Bcast | Op::Reduce, None, Some("ring" | "pairwise")) => {
+            (p - 1.0) * a + 2.0 * b * (p - 1.0) / p * beta
+        }
+        (Op::Bcast | Op::Reduce, None, _) => lgp * (a + b * beta),
+        (Op::Scatter | Op::Gather, None, _) => lgp * a + n * (p - 1.0) / p * beta,
+        (Op::Allgather, None, Some("binomial" | "dissemination")) => {
+            lgp * a + n * (p - 1.0) / p * beta
+        }
+        (Op::Allgather, None, _) => (p - 1.0) * a + n * (p - 1.0) / p * beta,
+        (Op::Allreduce, None, Some("binomial")) => 2.0 * lgp * (a + b * beta),
+        (Op::Allreduce, None, Some("ring")) => 2.0 * (p - 1.0) * a + 2.0 * b * (p - 1.0) / p * beta,
+        (Op::Allreduce, None, _) => 2.0 * lgp * a + 2.0 * b * (p - 1.0) / p * beta,
+        (Op::Alltoall, None, _) => (p - 1.0) * (a + b * beta),
+        (Op::Barrier, None, _) => lgp * a,
+    };
     CommMetrics {
         nt,
         td_bytes: td,
         tt_s: t,
-        ct_s: t,
+        path_s: t,
     }
 }
 
@@ -240,12 +277,14 @@ pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
 mod tests {
     use super::*;
 
-    const NET: Network = Network {
-        alpha_s: 1e-6,
-        beta_s_per_byte: 1e-9,
-        hop_s: 0.0,
-        topology: super::super::cost::Topology::Full,
-    };
+    fn net() -> Network {
+        Network {
+            alpha_s: 1e-6,
+            beta_s_per_byte: 1e-9,
+            hop_s: 0.0,
+            ..Network::default()
+        }
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs().max(1e-30)
@@ -254,21 +293,71 @@ mod tests {
     #[test]
     fn ring_allgather_is_linear_in_p_and_in_the_gathered_bytes() {
         // p = 8 processes contributing 1 KiB each: (p-1)·α + n(p-1)/p·β, n = 8 KiB.
-        let m = cost(Op::Allgather, 8.0, 1024.0, &NET);
-        assert!(close(m.ct_s, 7.0 * 1e-6 + 8192.0 * 7.0 / 8.0 * 1e-9));
+        let m = cost(Op::Allgather, 8.0, 1024.0, &net());
+        assert!(close(m.path_s, 7.0 * 1e-6 + 8192.0 * 7.0 / 8.0 * 1e-9));
         assert_eq!((m.nt, m.td_bytes), (56.0, 7.0 * 8192.0));
     }
 
     #[test]
     fn trees_take_log_p_rounds() {
-        let b = cost(Op::Bcast, 5.0, 100.0, &NET);
-        assert!(close(b.ct_s, 3.0 * (1e-6 + 100.0 * 1e-9)));
-        let r = cost(Op::Allreduce, 4.0, 800.0, &NET);
+        let b = cost(Op::Bcast, 5.0, 100.0, &net());
+        assert!(close(b.path_s, 3.0 * (1e-6 + 100.0 * 1e-9)));
+        let r = cost(Op::Allreduce, 4.0, 800.0, &net());
         assert!(close(
-            r.ct_s,
+            r.path_s,
             2.0 * 2.0 * 1e-6 + 2.0 * 800.0 * 3.0 / 4.0 * 1e-9
         ));
-        assert_eq!(cost(Op::Barrier, 1.0, 0.0, &NET), CommMetrics::default());
+        assert_eq!(cost(Op::Barrier, 1.0, 0.0, &net()), CommMetrics::default());
+    }
+
+    #[test]
+    fn a_fitted_runtime_function_replaces_the_algorithm() {
+        let mut net = net();
+        net.collectives.insert(
+            "bcast".into(),
+            crate::machine::Collective {
+                algorithm: None,
+                tau1_s: Some(2e-6),
+                tau2_s: Some(1e-7),
+                tc_s_per_byte: Some(1e-10),
+                fit_rel_rms: None,
+            },
+        );
+        let b = cost(Op::Bcast, 4.0, 1000.0, &net);
+        assert!(close(b.path_s, 2e-6 + 4.0 * 1e-7 + 4.0 * 1000.0 * 1e-10));
+    }
+
+    #[test]
+    fn message_sizes_pick_their_segment() {
+        let mut net = net();
+        net.cores_per_node = 8;
+        net.segments = vec![
+            crate::machine::Segment {
+                up_to_bytes: 4096.0,
+                alpha_s: 3e-7,
+                beta_s_per_byte: 4e-10,
+                locality: Some(crate::machine::Locality::IntraNode),
+            },
+            crate::machine::Segment {
+                up_to_bytes: 1e12,
+                alpha_s: 2e-6,
+                beta_s_per_byte: 2e-10,
+                locality: Some(crate::machine::Locality::IntraNode),
+            },
+        ];
+        let small = cost(Op::Send, 2.0, 1000.0, &net);
+        assert!(close(small.path_s, 3e-7 + 1000.0 * 4e-10));
+        let large = cost(Op::Send, 2.0, 1e5, &net);
+        assert!(close(large.path_s, 2e-6 + 1e5 * 2e-10));
+        // Processors 8 and 9 are on different nodes: no segment, the top-level pair.
+        assert!(close(
+            net.time_between(8, 9, 16, 1.0, 1000.0),
+            1e-6 + 1000.0 * 1e-9
+        ));
+        assert!(close(
+            net.time_between(1, 8, 16, 1.0, 1000.0),
+            3e-7 + 1000.0 * 4e-10
+        ));
     }
 
     #[test]

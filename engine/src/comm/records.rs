@@ -59,7 +59,9 @@ pub struct RefValues {
     /// probabilities, no assumed trip counts).
     pub exact: bool,
     pub pattern: Pattern,
-    /// NT, TD, TT and the critical path, when there are records.
+    /// The processors the records are among (for the topology's distances).
+    pub processors: usize,
+    /// NT, TD, TT and the critical path, when there are records and they are priced.
     pub metrics: Option<CommMetrics>,
 }
 
@@ -108,29 +110,60 @@ impl UnitCommValues {
     }
 }
 
-/// Evaluates the communication of a unit under `env`.
-pub fn unit_comm_values(
+/// Counts the communication records of a unit under `env` (no prices yet: the same
+/// records serve every machine).
+pub fn unit_comm_records(
     comm: &UnitComm,
     freq: &dyn Fn(StmtId) -> Option<f64>,
     env: Env,
     options: &FreqOptions,
-    network: &Network,
 ) -> UnitCommValues {
     let stmts = comm
         .iter()
         .map(|(id, refs)| {
-            let values = refs
-                .iter()
-                .map(|r| ref_values(r, freq, env, options, network));
+            let values = refs.iter().map(|r| ref_values(r, freq, env, options));
             (*id, values.collect())
         })
         .collect();
-    let mpi = comm
-        .mpi
-        .iter()
-        .map(|(id, call)| (*id, mpi::values(call, freq(*id), env, network)))
-        .collect();
-    UnitCommValues { stmts, mpi }
+    UnitCommValues {
+        stmts,
+        mpi: HashMap::new(),
+    }
+}
+
+impl UnitCommValues {
+    /// These records priced on `network` (NT, TD, TT and the critical path of each
+    /// reference), with the unit's MPI calls.
+    pub fn priced(
+        &self,
+        comm: &UnitComm,
+        freq: &dyn Fn(StmtId) -> Option<f64>,
+        env: Env,
+        network: &Network,
+    ) -> UnitCommValues {
+        let stmts =
+            self.stmts
+                .iter()
+                .map(|(id, refs)| {
+                    let priced =
+                        refs.iter()
+                            .map(|r| RefValues {
+                                metrics: r.records.as_ref().ok().map(|rs| {
+                                    CommMetrics::of(rs, r.pattern, network, r.processors)
+                                }),
+                                ..r.clone()
+                            })
+                            .collect();
+                    (*id, priced)
+                })
+                .collect();
+        let mpi = comm
+            .mpi
+            .iter()
+            .map(|(id, call)| (*id, mpi::values(call, freq(*id), env, network)))
+            .collect();
+        UnitCommValues { stmts, mpi }
+    }
 }
 
 fn ref_values(
@@ -138,7 +171,6 @@ fn ref_values(
     freq: &dyn Fn(StmtId) -> Option<f64>,
     env: Env,
     options: &FreqOptions,
-    network: &Network,
 ) -> RefValues {
     let (records, exact) = match &r.kind {
         RefKind::Local => (Ok(Vec::new()), true),
@@ -168,10 +200,6 @@ fn ref_values(
         (Ok(rs), _) => Pattern::classify(rs, env, r),
         (Err(_), _) => Pattern::Unknown,
     };
-    let metrics = records
-        .as_ref()
-        .ok()
-        .map(|rs| CommMetrics::of(rs, pattern, network, processors(r, env)));
     RefValues {
         array: r.array.clone(),
         reference: r.reference.clone(),
@@ -182,7 +210,8 @@ fn ref_values(
         records,
         exact,
         pattern,
-        metrics,
+        processors: processors(r, env),
+        metrics: None,
     }
 }
 

@@ -5,16 +5,17 @@ use super::inputs::Settings;
 use super::modules::module_graph;
 use super::scope::{exports, identifiers, imports, scope};
 use super::units::{UnitText, host_of};
-use crate::comm::{self as comm_model, UnitComm, UnitCommValues};
+use crate::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::{self, UnitMappings};
 use crate::freq::{self, Count, UnitFrequencies, frequencies};
 use crate::ir::consteval::fold_constants;
 use crate::ir::{StmtId, Unit, UnitKind, Use};
 use crate::syntax::lower::{self as lowering, ParsedUnit};
+use crate::time::{self, OpCounts, UnitTimes};
 use crate::values::{self as evaluation, Counts, UnitValues};
 use crate::work::{self as work_model, Load, UnitFormulas, UnitWork, imbalance};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// A parsed unit; compared by identity (a new parse is a new tree).
@@ -232,12 +233,12 @@ pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitC
     ))
 }
 
-/// The communication records and metrics of every assignment under the bindings.
+/// The communication records of every assignment under the bindings (machine
+/// independent: switching machines does not recount them).
 #[salsa::tracked(returns(clone))]
-pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCommValues> {
+pub fn comm_records<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCommValues> {
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    let settings = Settings::get(db);
     let counts = counts(db, unit);
     let freq = |id| {
         counts
@@ -245,13 +246,121 @@ pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
             .and_then(|v| v.as_ref().ok())
             .map(|v| v.to_f64())
     };
-    Arc::new(comm_model::unit_comm_values(
+    Arc::new(comm_model::unit_comm_records(
         &comm(db, unit),
         &freq,
         &env,
-        settings.freq(db),
-        &settings.network(db),
+        Settings::get(db).freq(db),
     ))
+}
+
+/// The communication records priced on the machine: NT, TD, TT and the critical path
+/// of every assignment and MPI call.
+#[salsa::tracked(returns(clone))]
+pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCommValues> {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let counts = counts(db, unit);
+    let freq = |id| {
+        counts
+            .freq(id)
+            .and_then(|v| v.as_ref().ok())
+            .map(|v| v.to_f64())
+    };
+    let network = Network::of(Settings::get(db).machine(db));
+    Arc::new(comm_records(db, unit).priced(&comm(db, unit), &freq, &env, &network))
+}
+
+/// The operations of one execution of every statement (machine independent).
+#[salsa::tracked(returns(clone))]
+pub fn ops<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<HashMap<StmtId, OpCounts>> {
+    let ir = lower(db, unit);
+    let mut out = HashMap::new();
+    ir.walk(&mut |s, _| {
+        let o = time::stmt_ops(&ir, s);
+        if !o.is_empty() {
+            out.insert(s.id, o);
+        }
+    });
+    Arc::new(out)
+}
+
+/// |P| of the unit under the bindings: the processors its work is spread over (1 when
+/// nothing is distributed or the size has no value).
+#[salsa::tracked(returns(copy))]
+pub fn processors<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> usize {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    work(db, unit)
+        .arrangement
+        .as_ref()
+        .and_then(|a| extents_size(&a.extents, &env))
+        .unwrap_or(1)
+}
+
+fn extents_size(extents: &[crate::symbolic::Sym], env: crate::symbolic::Env) -> Option<usize> {
+    let mut size: usize = 1;
+    for e in extents {
+        let v = match e.eval(env).ok()? {
+            crate::symbolic::Num::Exact(r) => r.as_integer()?,
+            crate::symbolic::Num::Approx(_) => return None,
+        };
+        size = size.checked_mul(usize::try_from(v).ok().filter(|v| *v >= 1)?)?;
+    }
+    (size <= crate::work::MAX_PROCESSORS as usize).then_some(size)
+}
+
+/// The computation, communication and predicted time of every statement, loop and of
+/// the unit itself, per run (P^3T+ Definitions 4.7–4.9; calls add their callees').
+#[salsa::tracked(returns(clone))]
+pub fn times<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitTimes> {
+    let calls = super::program::call_times(db, unit);
+    Arc::new(unit_times_with(db, unit, &|id| calls.get(&id).copied()))
+}
+
+/// The unit's times with what its calls add (`calls`: computation and total time per
+/// run of the unit, by CALL statement).
+pub(super) fn unit_times_with(
+    db: &dyn salsa::Database,
+    unit: UnitText<'_>,
+    calls: &dyn Fn(StmtId) -> Option<(f64, f64)>,
+) -> UnitTimes {
+    let ir = lower(db, unit);
+    let machine = Settings::get(db).machine(db);
+    let values = values(db, unit);
+    let comm = comm_values(db, unit);
+    let known = constants(db, unit);
+    let maps = mappings(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let freq = |id: StmtId| {
+        values
+            .freq(id)
+            .and_then(|v| v.as_ref().ok())
+            .map(|v| v.to_f64())
+    };
+    let elem_bytes = |a: &str| comm_model::element_bytes(&ir, a) as f64;
+    let array_bytes = |a: &str| time::array_local_bytes(&ir, &maps, a, &env);
+    let memory = time::memory_seconds(&time::MemInputs {
+        unit: &ir,
+        machine,
+        freq: &freq,
+        array_bytes: &array_bytes,
+        elem_bytes: &elem_bytes,
+    });
+    time::unit_times(&time::Inputs {
+        unit: &ir,
+        machine,
+        ops: &ops(db, unit),
+        freq: &freq,
+        load: &|id| values.load(id).cloned(),
+        comm: &|id| comm.metrics(id).map(|m| m.path_s),
+        calls,
+        processors: processors(db, unit),
+        memory: &|id| memory.get(&id).copied().unwrap_or(0.0),
+    })
 }
 
 /// Every count and the work of every processor under the bindings.

@@ -1,10 +1,11 @@
 //! The database's inputs: what the user wrote and how they asked to analyze it.
 
-use crate::comm::Network;
 use crate::freq::FreqOptions;
+use crate::machine::Machine;
 use crate::project::Options;
 use salsa::Setter;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One source file: its path (which also decides fixed or free form) and its bytes.
 #[salsa::input(debug)]
@@ -33,15 +34,15 @@ pub struct Settings {
     /// wd above which a statement is reported as imbalanced.
     #[returns(copy)]
     pub imbalance_threshold: f64,
-    /// What messages cost.
-    #[returns(copy)]
-    pub network: Network,
+    /// The machine model times are priced from.
+    #[returns(ref)]
+    pub machine: Arc<Machine>,
 }
 
 impl Settings {
     pub(super) fn defaults(db: &dyn salsa::Database) -> Settings {
         let o = Options::default();
-        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold, o.network)
+        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold, o.machine)
     }
 
     /// Sets the fields of `options` that differ from the current ones (an equal value
@@ -57,8 +58,8 @@ impl Settings {
             self.set_imbalance_threshold(db)
                 .to(options.imbalance_threshold);
         }
-        if self.network(db) != options.network {
-            self.set_network(db).to(options.network);
+        if *self.machine(db) != options.machine {
+            self.set_machine(db).to(options.machine.clone());
         }
     }
 }

@@ -6,7 +6,7 @@
 //! program query combines the summaries of every unit on each revision, and each unit's
 //! [`context`] picks its share, cut off when that share did not change.
 
-use super::analysis::{comm_values, freqs, lower, values};
+use super::analysis::{comm_values, freqs, lower, unit_times_with, values};
 use super::inputs::Workspace;
 use super::units::{UnitText, file_units};
 use crate::comm::CommMetrics;
@@ -25,6 +25,9 @@ pub struct Summary {
     pub items: Vec<WdItem>,
     /// NT, TD, TT and CT of one run, its own statements only (not its calls).
     pub comm: Option<CommMetrics>,
+    /// Computation time (busiest processor) and predicted time of one run, its own
+    /// statements only.
+    pub time: (f64, f64),
 }
 
 #[salsa::tracked(returns(clone))]
@@ -37,7 +40,49 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
         calls: calls::calls(&ir, &freqs(db, unit), &values),
         items: imbalance::unit_items(&ir, &values),
         comm: comm_values(db, unit).total(&ir),
+        time: {
+            let own = unit_times_with(db, unit, &|_| None).unit;
+            (own.ct_s(), own.time_s)
+        },
     })
+}
+
+/// Each unit's computation and predicted time per run with its calls' (Definition 4.7:
+/// a call adds its callee's time times the call's count); a recursive call adds
+/// nothing for the unit being computed.
+fn time_totals(summaries: &[Arc<Summary>]) -> Vec<(f64, f64)> {
+    let by_name: HashMap<&str, usize> = summaries
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.kind != UnitKind::Module)
+        .map(|(i, s)| (s.name.as_str(), i))
+        .collect();
+    fn resolve(
+        i: usize,
+        summaries: &[Arc<Summary>],
+        by_name: &HashMap<&str, usize>,
+        memo: &mut Vec<Option<(f64, f64)>>,
+    ) -> (f64, f64) {
+        if let Some(t) = memo[i] {
+            return t;
+        }
+        memo[i] = Some(summaries[i].time);
+        let (mut ct, mut time) = summaries[i].time;
+        for call in &summaries[i].calls {
+            let (Some(&j), Some(count)) = (by_name.get(call.callee.as_str()), call.value) else {
+                continue;
+            };
+            let (c, t) = resolve(j, summaries, by_name, memo);
+            ct += c * count.to_f64();
+            time += t * count.to_f64();
+        }
+        memo[i] = Some((ct, time));
+        (ct, time)
+    }
+    let mut memo = vec![None; summaries.len()];
+    (0..summaries.len())
+        .map(|i| resolve(i, summaries, &by_name, &mut memo))
+        .collect()
 }
 
 /// Each unit's communication per run with its calls' (P^3T+ Definition 4.4 for a call:
@@ -90,6 +135,8 @@ pub struct Program<'db> {
     pub wd_by_name: HashMap<String, f64>,
     /// Communication per run of each procedure, its calls' included, by name.
     pub comm_by_name: HashMap<String, CommMetrics>,
+    /// Computation and predicted time per run of each procedure, its calls' included.
+    pub time_by_name: HashMap<String, (f64, f64)>,
 }
 
 /// Combines the summaries of every unit of every file, in workspace order.
@@ -132,11 +179,18 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
         .filter(|(s, _)| s.kind != UnitKind::Module)
         .filter_map(|(s, m)| Some((s.name.clone(), m?)))
         .collect();
+    let time_by_name = summaries
+        .iter()
+        .zip(time_totals(&summaries))
+        .filter(|(s, _)| s.kind != UnitKind::Module)
+        .map(|(s, t)| (s.name.clone(), t))
+        .collect();
     let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
     Program {
         units,
         wd_by_name,
         comm_by_name,
+        time_by_name,
     }
 }
 
@@ -151,6 +205,9 @@ pub struct UnitContext {
     /// The communication its calls cause per run of the unit (Definition 4.4: each
     /// callee's per run, theirs included, times the call's count), by calling statement.
     pub call_comm: HashMap<StmtId, CommMetrics>,
+    /// The computation and predicted time its calls add per run of the unit, by calling
+    /// statement.
+    pub call_time: HashMap<StmtId, (f64, f64)>,
 }
 
 /// How often `unit` runs, its wd and its callees' wd.
@@ -172,6 +229,14 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
             *slot = slot.plus(m, count.to_f64());
         }
     }
+    let mut call_time: HashMap<StmtId, (f64, f64)> = HashMap::new();
+    for c in &own.calls {
+        if let (Some((ct, t)), Some(count)) = (p.time_by_name.get(&c.callee), c.value) {
+            let slot = call_time.entry(c.stmt).or_default();
+            slot.0 += ct * count.to_f64();
+            slot.1 += t * count.to_f64();
+        }
+    }
     let callee_wds = own
         .items
         .iter()
@@ -185,7 +250,21 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         wd,
         callee_wds,
         call_comm,
+        call_time,
     })
+}
+
+/// What the calls of `unit` add to its times, by CALL statement; the program is
+/// consulted only when the unit calls something.
+#[salsa::tracked(returns(clone))]
+pub fn call_times<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<HashMap<StmtId, (f64, f64)>> {
+    if summary(db, unit).calls.is_empty() {
+        return Arc::new(HashMap::new());
+    }
+    Arc::new(context(db, unit).call_time.clone())
 }
 
 /// wd of every loop of `unit` (Definition 4.3 over the loop's body). The program is

@@ -107,7 +107,7 @@ fn reference(u: &UnitAt, r: &RefValues, out: &mut String) {
             label::full(m.nt),
             label::bytes(m.td_bytes),
             label::seconds(m.tt_s),
-            label::seconds(m.ct_s)
+            label::seconds(m.path_s)
         );
     }
     out.push_str("| from | to | messages | bytes |\n|---:|---:|---:|---:|\n");

@@ -81,7 +81,11 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         match (&s.kind, comm_values.mpi.get(&s.id)) {
             (StmtKind::Call(_), Some(m)) => {
                 label = match &m.metrics {
-                    Ok(c) => format!("{label} · {} · {}", label::comm(c), label::seconds(c.ct_s)),
+                    Ok(c) => format!(
+                        "{label} · {} · {}",
+                        label::comm(c),
+                        label::seconds(c.path_s)
+                    ),
                     Err(_) => format!("{label} · {} ?", m.op.as_str()),
                 };
             }

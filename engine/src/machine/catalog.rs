@@ -59,7 +59,9 @@ impl Catalog {
             .map(|(file, text)| {
                 let machine = parse(text, file);
                 Entry {
-                    name: machine.as_ref().map_or_else(|_| stem(Path::new(file)), |m| m.name.clone()),
+                    name: machine
+                        .as_ref()
+                        .map_or_else(|_| stem(Path::new(file)), |m| m.name.clone()),
                     source: Source::Shipped,
                     machine,
                 }
@@ -76,12 +78,20 @@ impl Catalog {
             files.sort();
             for path in files {
                 let machine = read(&path);
-                let name = machine.as_ref().map_or_else(|_| stem(&path), |m| m.name.clone());
+                let name = machine
+                    .as_ref()
+                    .map_or_else(|_| stem(&path), |m| m.name.clone());
                 let source = Source::File(path);
                 match entries.iter_mut().find(|e| e.name == name) {
                     // The same file seen through two directories.
                     Some(e) if e.source == source => {}
-                    Some(e) if e.source == Source::Shipped => *e = Entry { name, source, machine },
+                    Some(e) if e.source == Source::Shipped => {
+                        *e = Entry {
+                            name,
+                            source,
+                            machine,
+                        }
+                    }
                     Some(_) => {}
                     None => entries.push(Entry {
                         name,
@@ -112,8 +122,7 @@ impl Catalog {
     /// or the name of a model in the catalog (case-insensitive).
     pub fn resolve(&self, spec: &str) -> Result<Machine, MachineError> {
         let path = Path::new(spec);
-        if spec.ends_with(".toml") || spec.contains(std::path::MAIN_SEPARATOR) || path.is_file()
-        {
+        if spec.ends_with(".toml") || spec.contains(std::path::MAIN_SEPARATOR) || path.is_file() {
             return read(path);
         }
         match self
@@ -167,7 +176,12 @@ mod tests {
     fn every_shipped_model_loads() {
         let c = Catalog::discover(&[]);
         for e in &c.entries {
-            assert!(e.machine.is_ok(), "{}: {}", e.name, e.machine.as_ref().unwrap_err());
+            assert!(
+                e.machine.is_ok(),
+                "{}: {}",
+                e.name,
+                e.machine.as_ref().unwrap_err()
+            );
         }
         let names: Vec<&str> = c.entries.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["ib-hdr", "eth-25g", "multicore", "ipsc860"]);

@@ -78,7 +78,10 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut positive = |key: String, v: f64| {
         if !(v.is_finite() && v > 0.0) {
-            out.push((key, format!("must be a positive number of its unit, got {v}")));
+            out.push((
+                key,
+                format!("must be a positive number of its unit, got {v}"),
+            ));
         }
     };
     positive("processor.clock_hz".into(), m.processor.clock_hz);
@@ -107,7 +110,10 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
     for (i, s) in m.network.segments.iter().enumerate() {
         positive(format!("network.segments[{i}].up_to_bytes"), s.up_to_bytes);
         positive(format!("network.segments[{i}].alpha_s"), s.alpha_s);
-        positive(format!("network.segments[{i}].beta_s_per_byte"), s.beta_s_per_byte);
+        positive(
+            format!("network.segments[{i}].beta_s_per_byte"),
+            s.beta_s_per_byte,
+        );
     }
     let mut out2 = Vec::new();
     for (key, v) in &m.processor.ops {
@@ -127,7 +133,10 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
         if !m.processor.ops.contains_key(*req) {
             out2.push((
                 "processor.ops".into(),
-                format!("missing operation `{req}` (required: {})", REQUIRED.join(", ")),
+                format!(
+                    "missing operation `{req}` (required: {})",
+                    REQUIRED.join(", ")
+                ),
             ));
         }
     }
@@ -190,7 +199,10 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
 fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let before = &text[..offset.min(text.len())];
     let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before.len(), |i| before.len() - i - 1) + 1;
+    let column = before
+        .rfind('\n')
+        .map_or(before.len(), |i| before.len() - i - 1)
+        + 1;
     (line, column)
 }
 
@@ -204,7 +216,12 @@ fn key_at(text: &str, offset: usize, message: &str) -> Option<String> {
     let own = line.trim_start();
     let leaf = if own.starts_with('[') {
         // The error is about the table itself: a missing field names itself.
-        let header = own.trim_start_matches('[').split(']').next().unwrap_or("").trim();
+        let header = own
+            .trim_start_matches('[')
+            .split(']')
+            .next()
+            .unwrap_or("")
+            .trim();
         let missing = message
             .split("missing field `")
             .nth(1)
@@ -214,7 +231,10 @@ fn key_at(text: &str, offset: usize, message: &str) -> Option<String> {
             None => header.to_string(),
         });
     } else {
-        own.split('=').next().map(str::trim).filter(|k| !k.is_empty())
+        own.split('=')
+            .next()
+            .map(str::trim)
+            .filter(|k| !k.is_empty())
     };
     let missing = message
         .split("missing field `")
@@ -362,7 +382,10 @@ algorithm = "binomial"
     #[test]
     fn a_wrong_type_names_line_and_key() {
         let e = err(&GOOD.replace("mul_f64 = 1e-9", "mul_f64 = \"fast\""));
-        assert_eq!((e.line, e.key.as_deref()), (11, Some("processor.ops.mul_f64")));
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (11, Some("processor.ops.mul_f64"))
+        );
         assert!(e.message.contains("expected"), "{e}");
         assert!(e.to_string().starts_with("m.toml:11:"), "{e}");
     }
@@ -370,7 +393,10 @@ algorithm = "binomial"
     #[test]
     fn an_unknown_operation_names_its_line() {
         let e = err(&GOOD.replace("call = 5e-9", "call = 5e-9\nfma_f64 = 1e-9"));
-        assert_eq!((e.line, e.key.as_deref()), (18, Some("processor.ops.fma_f64")));
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (18, Some("processor.ops.fma_f64"))
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@ mod load;
 mod model;
 pub mod ops;
 
-pub use catalog::{Catalog, Entry, Source};
+pub use catalog::{Catalog, DEFAULT, Entry, Source, user_dir};
 pub use load::{MachineError, parse, read};
 pub use model::{
     CacheLevel, Collective, Locality, Machine, Memory, NetworkModel, Processor, Segment, Training,

@@ -109,8 +109,8 @@ impl OpType {
 pub const INTRINSICS: &[&str] = &[
     "abs", "sqrt", "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
     "sinh", "cosh", "tanh", "min", "max", "mod", "modulo", "sign", "dim", "int", "nint", "aint",
-    "anint", "floor", "ceiling", "real", "dble", "cmplx", "conjg", "aimag", "erf", "erfc",
-    "gamma", "hypot", "iand", "ior", "ieor", "ishft", "merge",
+    "anint", "floor", "ceiling", "real", "dble", "cmplx", "conjg", "aimag", "erf", "erfc", "gamma",
+    "hypot", "iand", "ior", "ieor", "ishft", "merge",
 ];
 
 impl OpKey {
@@ -160,7 +160,15 @@ impl fmt::Display for OpKey {
 
 /// The operations every model must list: the rest can be derived from them.
 pub const REQUIRED: &[&str] = &[
-    "add_i32", "add_f64", "mul_f64", "div_f64", "load", "store", "branch", "loop_iter", "call",
+    "add_i32",
+    "add_f64",
+    "mul_f64",
+    "div_f64",
+    "load",
+    "store",
+    "branch",
+    "loop_iter",
+    "call",
 ];
 
 impl Machine {
@@ -178,10 +186,10 @@ impl Machine {
         let base = |k: &str| ops.get(k).copied().unwrap_or(0.0);
         match key {
             OpKey::Arith(kind, ty) => {
-                if let Some(s) = get(&OpKey::Arith(*kind, ty.other_precision())) {
-                    if !matches!(ty, OpType::C64 | OpType::C128) {
-                        return s;
-                    }
+                if let Some(s) = get(&OpKey::Arith(*kind, ty.other_precision()))
+                    && !matches!(ty, OpType::C64 | OpType::C128)
+                {
+                    return s;
                 }
                 let real = |k: OpKind| self.op_s(&OpKey::Arith(k, ty.part()));
                 match (kind, ty) {
@@ -197,7 +205,9 @@ impl Machine {
                     }
                     (OpKind::Add, OpType::I32 | OpType::I64) => base("add_i32"),
                     (OpKind::Add, _) => base("add_f64"),
-                    (OpKind::Mul, OpType::I32 | OpType::I64) => base("add_i32").max(base("mul_f64")),
+                    (OpKind::Mul, OpType::I32 | OpType::I64) => {
+                        base("add_i32").max(base("mul_f64"))
+                    }
                     (OpKind::Mul, _) => base("mul_f64"),
                     (OpKind::Div, _) => base("div_f64"),
                     (OpKind::Cmp | OpKind::Logic | OpKind::Cvt, OpType::I32 | OpType::I64) => {
@@ -273,7 +283,14 @@ mod tests {
 
     #[test]
     fn keys_round_trip() {
-        for key in ["add_f64", "cvt_i64", "pow_c128", "load", "loop_iter", "intrinsic_sqrt"] {
+        for key in [
+            "add_f64",
+            "cvt_i64",
+            "pow_c128",
+            "load",
+            "loop_iter",
+            "intrinsic_sqrt",
+        ] {
             assert_eq!(OpKey::parse(key).unwrap().to_string(), key);
         }
         assert_eq!(OpKey::parse("add_f65"), None);

@@ -12,6 +12,15 @@ pub struct Affine {
 }
 
 impl Affine {
+    /// The non-constant terms: (atom, coefficient).
+    pub fn terms(&self) -> &[(Expr, i64)] {
+        &self.terms
+    }
+
+    pub fn constant(&self) -> i64 {
+        self.constant
+    }
+
     pub fn of(e: &Expr) -> Affine {
         let mut a = Affine {
             terms: Vec::new(),

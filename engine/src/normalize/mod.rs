@@ -14,7 +14,7 @@
 //! other transformational intrinsics (`SUM(a(1:n))`, `MATMUL(x, y)`) are left as
 //! sections.
 
-mod affine;
+pub(crate) mod affine;
 mod reindex;
 
 use crate::ir::intrinsics::{IntrinsicClass, intrinsic_class};
