@@ -3,6 +3,7 @@
 
 mod check;
 mod lsp;
+mod machines;
 mod text;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -25,6 +26,8 @@ enum Command {
     Check(CheckArgs),
     /// Run the language server on stdin/stdout (for editors).
     Serve,
+    /// List the machine models: the shipped ones and those in the machine directories.
+    Machines,
 }
 
 #[derive(clap::Args)]
@@ -39,6 +42,10 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The machine model to price times on: a shipped or installed model's name (see
+    /// `costline machines`) or the path of a machine file.
+    #[arg(long, value_name = "NAME|PATH")]
+    machine: Option<String>,
     /// wd (work distribution goodness) above which an assignment is reported as imbalanced.
     #[arg(long, value_name = "WD", default_value_t = 0.25)]
     imbalance_threshold: f64,
@@ -72,5 +79,6 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve => std::process::exit(lsp::serve()),
+        Command::Machines => machines::list(),
     }
 }

@@ -160,7 +160,7 @@ fn positions_count_utf8_bytes_or_utf16_units_as_negotiated() {
             "{encoding}:\n{rendered}"
         );
         assert!(
-            rendered.contains("do i = 1, 8 ⟨×8⟩\n"),
+            rendered.contains("do i = 1, 8 ⟨×8 · ≈ "),
             "{encoding}:\n{rendered}"
         );
         // Hover on `a(i)` after the emoji.
@@ -351,6 +351,77 @@ fn settings_from_the_editor_and_costline_toml_bind_the_unknowns() {
     assert!(refreshes >= 3, "{:?}", c.server_requests);
     assert_eq!(c.shutdown(), 0);
     std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// The seconds in the first `≈ …` of a hint label (`×64 · ≈ 1.2 µs`).
+fn predicted(label: &str) -> f64 {
+    let t = label.split("≈ ").nth(1).expect("a predicted time");
+    let mut parts = t.split_whitespace();
+    let value: f64 = parts.next().unwrap().parse().unwrap();
+    let scale = match parts.next().unwrap() {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "ns" => 1e-9,
+        u => panic!("unit {u}"),
+    };
+    value * scale
+}
+
+#[test]
+fn selecting_a_machine_reprices_hints_and_lenses() {
+    let text = "subroutine s(a, b, n)\n  integer, parameter :: m = 4096\n  integer :: n, i\n  real(8) :: a(m), b(m)\n  do i = 2, m\n    a(i) = b(i-1) * 2.0d0 + sqrt(b(i))\n  end do\nend subroutine\n";
+    let uri = "file:///tmp/costline-machine-switch.f90";
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    c.open(uri, text);
+    let loop_time = |c: &mut Client| {
+        let h = hints(c, uri, text);
+        let label = h
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["label"].as_str().unwrap().to_string())
+            .find(|l| l.contains('≈'))
+            .expect("a timed loop hint");
+        predicted(&label)
+    };
+    let modern = loop_time(&mut c);
+    let machines = c.result("costline/machines", json!({}));
+    let names: Vec<&str> = machines
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"ipsc860"), "{machines}");
+    let picked = c.result(
+        "workspace/executeCommand",
+        json!({"command": "costline.selectMachine", "arguments": ["ipsc860"]}),
+    );
+    assert_eq!(picked, json!("ipsc860"));
+    let old = loop_time(&mut c);
+    assert!(old > 20.0 * modern, "{old} vs {modern}");
+    let lenses = c.result(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let title = lenses[0]["command"]["title"].as_str().unwrap().to_string();
+    assert!(title.ends_with("on ipsc860"), "{title}");
+    assert!(
+        c.server_requests
+            .iter()
+            .any(|(m, _)| m == "workspace/inlayHint/refresh"),
+        "{:?}",
+        c.server_requests
+    );
+    // An unknown machine is an error message; the model in use stays.
+    let r = c.request(
+        "workspace/executeCommand",
+        json!({"command": "costline.selectMachine", "arguments": []}),
+    );
+    assert!(r["error"].is_object(), "{r}");
+    assert_eq!(c.shutdown(), 0);
 }
 
 #[test]

@@ -250,3 +250,49 @@ fn a_binding_change_reevaluates_without_reanalysis() {
     let assign = assign.expect("work under n = 64, p = 4");
     assert_eq!(assign.per_processor(), [16.0, 16.0, 16.0, 16.0]);
 }
+
+#[test]
+fn a_machine_switch_reprices_without_recounting() {
+    let text = "subroutine s(a, b, n, p)\n  integer :: n, p, i\n  real(8) :: a(n), b(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b\n  do i = 2, n\n    a(i) = b(i-1) * 2.0d0\n  end do\nend subroutine\n";
+    let f = Fixture::new(&[("s.f90", text.into())]);
+    let mut host = f.host;
+    let bindings: BTreeMap<String, i64> = [("n".to_string(), 64), ("p".to_string(), 4)].into();
+    host.set_options(&test_options(bindings.clone()));
+    let time_on = |host: &AnalysisHost| {
+        let snapshot = host.snapshot();
+        let file = snapshot
+            .file("s.f90", crate::project::Detail::Numbers)
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        file.units[0].times.unit.time_s
+    };
+    let hdr = time_on(&host);
+    f.log.take();
+    let ipsc = crate::machine::Catalog::discover(&[])
+        .resolve("ipsc860")
+        .unwrap();
+    host.set_options(&Options {
+        machine: std::sync::Arc::new(ipsc),
+        ..test_options(bindings)
+    });
+    let slow = time_on(&host);
+    let counts = executions(&f.log.take());
+    for q in [
+        "parse",
+        "lower",
+        "freqs",
+        "work",
+        "counts",
+        "values",
+        "comm",
+        "comm_records",
+        "ops",
+    ] {
+        assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");
+    }
+    assert!(ran(&counts, "comm_values") >= 1, "{counts:?}");
+    assert!(ran(&counts, "times") >= 1, "{counts:?}");
+    // A 40 MHz i860 with 75 µs messages is tens of times slower than a modern node.
+    assert!(slow > 30.0 * hdr, "{slow} vs {hdr}");
+}

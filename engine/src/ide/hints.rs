@@ -1,10 +1,11 @@
 //! Inlay hints: at the end of each DO header and each assignment, how often it runs per
 //! run of its unit and, where its work is distributed, its wd — `×1.0e6 · wd 0.42` —
-//! and for an assignment that communicates, its messages and bytes per run (`2 msg · 16 KiB`).
+//! and for an assignment that communicates, its messages and bytes per run (`2 msg · 16 KiB`);
+//! at DO loops and CALLs, the predicted time per run on the machine (`≈ 3.2 ms`).
 //! Only the units overlapping the requested range are analyzed.
 
 use super::{Lazy, UnitAt, label, overlaps, units_of};
-use crate::db::{File, comm_values, context, counts, freqs, lower};
+use crate::db::{File, Settings, comm_values, context, counts, freqs, lower, times};
 use crate::ir::{LoopOrigin, StmtKind};
 use crate::span::Span;
 use crate::work::imbalance::{Numbers, loop_wd};
@@ -96,6 +97,14 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             }
             _ => {}
         }
+        // Loops and calls: the predicted time per run of the unit.
+        let timing = match s.kind {
+            StmtKind::Loop(_) | StmtKind::Call(_) => times(db, u.unit).of(s.id).cloned(),
+            _ => None,
+        };
+        if let Some(t) = &timing {
+            label = format!("{label} · ≈ {}", label::seconds(t.time_s));
+        }
         let mut tooltip = match value {
             Some(Ok(v)) => format!("runs {} times {per}", label::full(v.to_f64())),
             _ => {
@@ -118,6 +127,15 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
                 label::full(m.nt),
                 label::bytes(m.td_bytes),
                 label::seconds(m.tt_s)
+            );
+        }
+        if let Some(t) = &timing {
+            tooltip += &format!(
+                "\npredicted on {}: {} per run (computation {} on the busiest processor, communication {})",
+                Settings::get(db).machine(db).name,
+                label::seconds(t.time_s),
+                label::seconds(t.ct_s()),
+                label::seconds(t.comm_s)
             );
         }
         out.push(InlayHint {

@@ -5,6 +5,7 @@
 //! runs and its wd.
 
 use super::comm_hover::comm_section;
+use super::time_hover::time_section;
 use super::{Lazy, UnitAt, label, units_of};
 use crate::db::{
     File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
@@ -179,6 +180,7 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
         ),
     }
     comm_section(db, u, s.id, &mut out);
+    time_section(db, u, Some(s.id), &mut out);
     assumptions(&mut out, u, count);
     Hover {
         range: u.original(span),
@@ -364,6 +366,7 @@ fn unit_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit) -> Hover {
                 "wd **{wd:.2}** (its assignments and calls, weighted by how often they run)\n"
             );
         }
+        time_section(db, u, None, &mut out);
     }
     // The header's span ends with its line terminator: the hover covers the text.
     let header = u.original(ir.header);

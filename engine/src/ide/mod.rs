@@ -10,6 +10,7 @@ mod hints;
 mod hover;
 pub(crate) mod label;
 mod lenses;
+mod time_hover;
 
 pub use diagnostics::FileDiagnostic;
 pub use hints::InlayHint;

@@ -74,6 +74,8 @@ impl Timing {
 pub struct UnitTimes {
     /// By statement; a loop's or IF's includes everything it contains.
     stmts: HashMap<StmtId, Timing>,
+    /// One execution of each assignment: (its operations, its memory traffic), seconds.
+    executions: HashMap<StmtId, (f64, f64)>,
     pub unit: Timing,
     /// The processors the times are spread over.
     pub processors: usize,
@@ -82,6 +84,12 @@ pub struct UnitTimes {
 impl UnitTimes {
     pub fn of(&self, id: StmtId) -> Option<&Timing> {
         self.stmts.get(&id)
+    }
+
+    /// One execution of an assignment: the seconds of its operations and of its memory
+    /// traffic (it takes the larger).
+    pub fn execution(&self, id: StmtId) -> Option<(f64, f64)> {
+        self.executions.get(&id).copied()
     }
 }
 
@@ -112,12 +120,13 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
     let p = inputs.processors.max(1);
     let mut out = UnitTimes {
         stmts: HashMap::new(),
+        executions: HashMap::new(),
         unit: Timing::zero(p),
         processors: p,
     };
     let everyone = vec![1.0; p];
     for s in &inputs.unit.body {
-        let t = time_stmt(inputs, s, &everyone, &mut out.stmts);
+        let t = time_stmt(inputs, s, &everyone, &mut out);
         out.unit.absorb(&t);
         out.unit.time_s += t.time_s;
     }
@@ -126,12 +135,7 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
 
 /// The timing of `s` (and of everything inside it, recorded in `table`); `share` is
 /// the fraction of the enclosing loop's iterations each processor executes.
-fn time_stmt(
-    inputs: &Inputs,
-    s: &Stmt,
-    share: &[f64],
-    table: &mut HashMap<StmtId, Timing>,
-) -> Timing {
+fn time_stmt(inputs: &Inputs, s: &Stmt, share: &[f64], table: &mut UnitTimes) -> Timing {
     let p = share.len();
     let mut t = Timing::zero(p);
     let freq = (inputs.freq)(s.id).unwrap_or(0.0);
@@ -140,7 +144,9 @@ fn time_stmt(
         .get(&s.id)
         .map_or(0.0, |o| o.seconds(inputs.machine));
     if matches!(s.kind, StmtKind::Assign { .. }) {
-        simple = simple.max((inputs.memory)(s.id));
+        let memory = (inputs.memory)(s.id);
+        table.executions.insert(s.id, (simple, memory));
+        simple = simple.max(memory);
     }
     // The statement's own operations, on the processors that execute it.
     match &s.kind {
@@ -192,7 +198,7 @@ fn time_stmt(
         t.absorb(&c);
     }
     t.time_s = t.comm_s + t.ct_s();
-    table.insert(s.id, t.clone());
+    table.stmts.insert(s.id, t.clone());
     t
 }
 

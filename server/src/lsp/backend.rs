@@ -10,6 +10,7 @@ use super::documents::{Documents, Encoding, Lines, path_of};
 use super::worker::{Change, Worker};
 use super::workspace;
 use costline_engine::db::{Analysis, Cancellable};
+use costline_engine::machine::Catalog;
 use costline_engine::span::Span;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,9 @@ async fn ask<T>(request: impl std::future::Future<Output = Result<T>>) -> Result
         .unwrap_or_else(|_| Err(Error::request_cancelled()))
 }
 
+/// The command that switches the machine model (argument: its name or path).
+pub const SELECT_MACHINE: &str = "costline.selectMachine";
+
 /// What the client can do, from `initialize`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Capabilities {
@@ -55,6 +59,8 @@ struct Settings {
     file: Layer,
     init: Layer,
     editor: Layer,
+    /// The machine picked with the `costline.selectMachine` command (over the others).
+    picked_machine: Option<String>,
 }
 
 struct State {
@@ -85,7 +91,7 @@ impl Backend {
         Backend {
             client,
             docs: Arc::new(Mutex::new(Documents::default())),
-            worker: Worker::start(&settings.config.options()),
+            worker: Worker::start(&settings.config.options(None).0),
             state: Arc::new(Mutex::new(State {
                 encoding: Encoding::Utf16,
                 capabilities: Capabilities::default(),
@@ -140,15 +146,22 @@ impl Backend {
     async fn apply_settings(&self) {
         let (changed, problems, options) = {
             let mut s = lock(&self.state);
+            let picked = Layer {
+                machine: s.settings.picked_machine.clone(),
+                ..Layer::default()
+            };
             let layers = [
                 s.settings.file.clone(),
                 s.settings.init.clone(),
                 s.settings.editor.clone(),
+                picked,
             ];
-            let (config, problems) = Config::merge(&layers);
+            let (config, mut problems) = Config::merge(&layers);
             let changed = config != s.settings.config;
             s.settings.config = config.clone();
-            (changed, problems, config.options())
+            let (options, problem) = config.options(s.roots.first().map(PathBuf::as_path));
+            problems.extend(problem);
+            (changed, problems, options)
         };
         for p in problems {
             self.client
@@ -434,6 +447,32 @@ impl Backend {
     /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
     /// pool) or in the handler itself, for the tests that check the server survives
     /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
+    /// `costline/machines`: the models the editor can offer (name, description,
+    /// provenance, whether it is the one in use), for a picker.
+    pub async fn list_machines(&self, _: Value) -> Result<Value> {
+        let (root, current) = {
+            let s = lock(&self.state);
+            (s.roots.first().cloned(), s.settings.config.machine.clone())
+        };
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let catalog = Catalog::discover(&Catalog::default_dirs(root.as_deref().unwrap_or(&cwd)));
+        let current = current.unwrap_or_else(|| costline_engine::machine::DEFAULT.to_string());
+        let list: Vec<Value> = catalog
+            .entries
+            .iter()
+            .filter_map(|e| {
+                let m = e.machine.as_ref().ok()?;
+                Some(serde_json::json!({
+                    "name": m.name,
+                    "description": m.description,
+                    "provenance": m.provenance,
+                    "current": m.name.eq_ignore_ascii_case(&current),
+                }))
+            })
+            .collect();
+        Ok(Value::Array(list))
+    }
+
     pub async fn crash_analysis(&self, params: Value) -> Result<Value> {
         if std::env::var("COSTLINE_TEST_CRASH").as_deref() != Ok("1") {
             return Err(Error::method_not_found());
@@ -563,6 +602,10 @@ impl LanguageServer for Backend {
                     },
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec![SELECT_MACHINE.into()],
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
@@ -750,6 +793,26 @@ impl LanguageServer for Backend {
             .query(&uri, move |a, path| a.hover(path, offset))
             .await?
             .and_then(|(h, lines)| h.map(|h| convert::hover(&lines, &h))))
+    }
+
+    /// `costline.selectMachine NAME|PATH`: prices everything on another machine model.
+    /// The counts, work and communication records stay; only the prices are recomputed,
+    /// and the editor is asked to refresh its hints, lenses and diagnostics.
+    async fn execute_command(&self, p: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        match p.command.as_str() {
+            SELECT_MACHINE => {
+                let Some(name) = p.arguments.first().and_then(Value::as_str) else {
+                    return Err(Error::invalid_params(
+                        "costline.selectMachine takes the machine's name or path",
+                    ));
+                };
+                lock(&self.state).settings.picked_machine = Some(name.to_string());
+                self.apply_settings().await;
+                let current = lock(&self.state).settings.config.machine.clone();
+                Ok(current.map(Value::String))
+            }
+            other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
+        }
     }
 
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {

@@ -3,10 +3,13 @@
 //! from the editor (initialization options, `workspace/configuration`), the editor's
 //! winning key by key. Bad values are reported and left out, never fatal.
 
+use costline_engine::machine::Catalog;
 use costline_engine::project::Options;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
 
 /// One source of settings; absent keys leave the others' values.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -27,7 +30,8 @@ pub struct Toggle {
 /// The settings in effect.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// The machine model's name (machine models are not used by the analyses yet).
+    /// The machine model: a name from `costline machines` or a path (relative to the
+    /// workspace root).
     pub machine: Option<String>,
     pub params: BTreeMap<String, i64>,
     pub imbalance_threshold: f64,
@@ -88,13 +92,31 @@ impl Config {
         (c, problems)
     }
 
-    /// The analysis options these settings ask for.
-    pub fn options(&self) -> Options {
-        Options {
+    /// The analysis options these settings ask for, the machine looked up in the
+    /// machine directories seen from `root` (the shipped default when it names no
+    /// model, with the problem).
+    pub fn options(&self, root: Option<&Path>) -> (Options, Option<String>) {
+        let mut options = Options {
             bindings: self.params.clone(),
             imbalance_threshold: self.imbalance_threshold,
             ..Options::default()
+        };
+        let mut problem = None;
+        if let Some(spec) = &self.machine {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let root = root.unwrap_or(&cwd);
+            // A relative path names a file in the workspace.
+            let spec = if spec.ends_with(".toml") && Path::new(spec).is_relative() {
+                root.join(spec).display().to_string()
+            } else {
+                spec.clone()
+            };
+            match Catalog::discover(&Catalog::default_dirs(root)).resolve(&spec) {
+                Ok(m) => options.machine = Arc::new(m),
+                Err(e) => problem = Some(format!("machine: {e}; using `{}`", options.machine.name)),
+            }
         }
+        (options, problem)
     }
 }
 

@@ -34,6 +34,7 @@ pub fn serve() -> i32 {
         let flag = shut_down.clone();
         let (service, socket) = LspService::build(move |client| Backend::new(client, flag.clone()))
             .custom_method("costline/crashAnalysis", Backend::crash_analysis)
+            .custom_method("costline/machines", Backend::list_machines)
             .finish();
         let exit = Arc::new(Notify::new());
         let service = Guarded {
