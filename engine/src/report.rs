@@ -159,7 +159,7 @@ impl Metrics {
 impl Metrics {
     /// These metrics with the times of `t` (the per-processor computation when asked).
     fn with_time(self, t: Option<&Timing>, per_processor: bool) -> Metrics {
-        match t {
+        match t.filter(|t| t.known) {
             Some(t) => Metrics {
                 ct_s: Some(t.ct_s()),
                 time_s: Some(t.time_s),

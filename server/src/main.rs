@@ -5,6 +5,7 @@ mod check;
 mod lsp;
 mod machines;
 mod text;
+mod train;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -28,6 +29,8 @@ enum Command {
     Serve,
     /// List the machine models: the shipped ones and those in the machine directories.
     Machines,
+    /// Measure this machine (operation costs, memory, MPI) into a machine model.
+    Train(train::TrainArgs),
 }
 
 #[derive(clap::Args)]
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve => std::process::exit(lsp::serve()),
+        Command::Train(args) => train::run(&args),
         Command::Machines => machines::list(),
     }
 }

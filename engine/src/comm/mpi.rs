@@ -255,11 +255,12 @@ pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
         }
         (Op::Bcast | Op::Reduce, None, _) => lgp * (a + b * beta),
         (Op::Scatter | Op::Gather, None, _) => lgp * a + n * (p - 1.0) / p * beta,
-        (Op::Allgather, None, Some("binomial" | "dissemination")) => {
+        (Op::Allgather, None, Some("binomial" | "dissemination" | "recursive_doubling")) => {
             lgp * a + n * (p - 1.0) / p * beta
         }
         (Op::Allgather, None, _) => (p - 1.0) * a + n * (p - 1.0) / p * beta,
         (Op::Allreduce, None, Some("binomial")) => 2.0 * lgp * (a + b * beta),
+        (Op::Allreduce, None, Some("recursive_doubling")) => lgp * (a + b * beta),
         (Op::Allreduce, None, Some("ring")) => 2.0 * (p - 1.0) * a + 2.0 * b * (p - 1.0) / p * beta,
         (Op::Allreduce, None, _) => 2.0 * lgp * a + 2.0 * b * (p - 1.0) / p * beta,
         (Op::Alltoall, None, _) => (p - 1.0) * (a + b * beta),

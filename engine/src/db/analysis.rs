@@ -157,6 +157,7 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
     values.extend(fold_constants(&ir, &lookup, bindings));
     let mut notes = Vec::new();
     let mentioned = identifiers(db, unit);
+    let mpi = mentioned.iter().any(|n| n.starts_with("mpi_"));
     for (name, value) in bindings {
         if let Some(sym) = ir.symbols.get(name).filter(|s| s.attrs.parameter) {
             notes.push(Diagnostic::info(
@@ -165,7 +166,9 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
                 format!("--param {name}={value} overrides the PARAMETER value of `{name}`"),
             ));
         }
-        if mentioned.contains(name) {
+        // An MPI unit's process count may come from `p` (comm::mpi) without the unit
+        // naming it.
+        if mentioned.contains(name) || (name == "p" && mpi) {
             values.insert(name.clone(), *value);
         }
     }

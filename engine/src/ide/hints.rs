@@ -99,7 +99,10 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         }
         // Loops and calls: the predicted time per run of the unit.
         let timing = match s.kind {
-            StmtKind::Loop(_) | StmtKind::Call(_) => times(db, u.unit).of(s.id).cloned(),
+            StmtKind::Loop(_) | StmtKind::Call(_) => times(db, u.unit)
+                .of(s.id)
+                .filter(|t| t.known)
+                .cloned(),
             _ => None,
         };
         if let Some(t) = &timing {

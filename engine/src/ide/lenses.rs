@@ -60,13 +60,17 @@ pub(super) fn code_lenses(db: &dyn salsa::Database, file: File) -> Vec<CodeLens>
             title = format!("{title} · {}", label::comm(&m));
         }
         let t = &times(db, u.unit).unit;
-        title = format!(
-            "{title} · ≈ {}/run (compute {}, comm {}) on {}",
-            label::seconds(t.time_s),
-            label::seconds(t.ct_s()),
-            label::seconds(t.comm_s),
-            Settings::get(db).machine(db).name
-        );
+        let machine = &Settings::get(db).machine(db).name;
+        title = if t.known {
+            format!(
+                "{title} · ≈ {}/run (compute {}, comm {}) on {machine}",
+                label::seconds(t.time_s),
+                label::seconds(t.ct_s()),
+                label::seconds(t.comm_s),
+            )
+        } else {
+            format!("{title} · ≈ ?/run on {machine} (counts need values)")
+        };
         out.push(CodeLens {
             offset: u.original(ir.header).start,
             title,

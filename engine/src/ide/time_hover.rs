@@ -26,6 +26,14 @@ pub(super) fn time_section(
     }) else {
         return;
     };
+    if !t.known {
+        let _ = writeln!(
+            out,
+            "predicted time on `{}`: needs values for the counts (costline.params)\n",
+            machine.name
+        );
+        return;
+    }
     let per = match ir.kind {
         crate::ir::UnitKind::Program => "per program run".to_string(),
         _ => format!("per call of `{}`", ir.name),

@@ -140,6 +140,14 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
             ));
         }
     }
+    if let Some(o) = &m.processor.overlap
+        && !["sum", "ports"].contains(&o.as_str())
+    {
+        out2.push((
+            "processor.overlap".into(),
+            format!("unknown overlap model `{o}`; expected sum or ports"),
+        ));
+    }
     if !["full", "ring", "mesh", "hypercube"].contains(&m.network.topology.as_str()) {
         out2.push((
             "network.topology".into(),

@@ -32,5 +32,6 @@ pub const ALGORITHMS: &[&str] = &[
     "rabenseifner",
     "pairwise",
     "dissemination",
+    "recursive_doubling",
     "linear",
 ];

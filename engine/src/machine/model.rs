@@ -37,6 +37,13 @@ pub struct Processor {
     /// Cores per node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cores: Option<u32>,
+    /// How the operations of one execution combine: `sum` (one after the other, as on
+    /// a scalar in-order processor; the default) or `ports` (a superscalar core: the
+    /// operations of each execution port overlap with the others', so an execution
+    /// takes the busiest port's time plus the operations no port model covers — see
+    /// [`super::ops::Port`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<String>,
     /// Seconds per operation, by kind and type: `add_f64`, `mul_i32`, `div_f32`,
     /// `pow_f64`, `cmp_f64`, `load`, `store`, `branch`, `loop_iter`, `call`,
     /// `intrinsic_sqrt`, ... (see [`super::ops::OpKey`]).

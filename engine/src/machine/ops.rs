@@ -104,6 +104,39 @@ impl OpType {
     }
 }
 
+/// The execution resource an operation occupies in the `ports` overlap model
+/// (a port-pressure model: the loads, the stores, the floating-point adders, the
+/// floating-point multipliers and the integer units of a superscalar core work in
+/// parallel; divisions, powers, transcendental intrinsics, branches, calls and loop
+/// overhead do not overlap and add up).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Port {
+    Load,
+    Store,
+    FpAdd,
+    FpMul,
+    Int,
+}
+
+impl OpKey {
+    /// The port an operation occupies, `None` for one that does not overlap.
+    pub fn port(&self) -> Option<Port> {
+        use OpKind::*;
+        use OpType::*;
+        match self {
+            OpKey::Load => Some(Port::Load),
+            OpKey::Store => Some(Port::Store),
+            OpKey::Arith(Add | Cmp | Cvt, F32 | F64) => Some(Port::FpAdd),
+            OpKey::Arith(Mul, F32 | F64) => Some(Port::FpMul),
+            OpKey::Arith(Add | Mul | Cmp | Logic | Cvt, I32 | I64) => Some(Port::Int),
+            OpKey::Intrinsic(n) if matches!(n.as_str(), "abs" | "min" | "max" | "sign") => {
+                Some(Port::FpAdd)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// Generic names of the intrinsics a model may price (specific names such as DSQRT
 /// map to these).
 pub const INTRINSICS: &[&str] = &[
@@ -172,6 +205,22 @@ pub const REQUIRED: &[&str] = &[
 ];
 
 impl Machine {
+    /// Seconds for one execution of `counts` operations: their sum, or with the `ports`
+    /// overlap model the busiest port's sum plus the operations outside the ports.
+    pub fn execution_s<'a>(&self, counts: impl IntoIterator<Item = (&'a OpKey, f64)>) -> f64 {
+        let ports = self.processor.overlap.as_deref() == Some("ports");
+        let mut serial = 0.0;
+        let mut by_port = [0.0f64; 5];
+        for (key, n) in counts {
+            let t = n * self.op_s(key);
+            match key.port().filter(|_| ports) {
+                Some(p) => by_port[p as usize] += t,
+                None => serial += t,
+            }
+        }
+        serial + by_port.iter().copied().fold(0.0, f64::max)
+    }
+
     /// Seconds per operation `key`: the model's entry, else derived from the entries it
     /// has (the other precision; complex arithmetic from its real parts — 2 adds, 4
     /// multiplications and 2 adds, and for a division also 2 real divisions; a missing
@@ -296,6 +345,34 @@ mod tests {
         assert_eq!(OpKey::parse("add_f65"), None);
         assert_eq!(OpKey::parse("intrinsic_frobnicate"), None);
         assert_eq!(OpKey::parse("fma_f64"), None);
+    }
+
+    #[test]
+    fn ports_overlap_and_the_rest_adds_up() {
+        let mut m = crate::machine::Catalog::default_machine();
+        m.processor.ops = [
+            ("load", 1.0),
+            ("store", 2.0),
+            ("add_f64", 3.0),
+            ("mul_f64", 4.0),
+            ("div_f64", 10.0),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let counts = [
+            (OpKey::Load, 3.0),
+            (OpKey::Store, 1.0),
+            (OpKey::Arith(OpKind::Add, OpType::F64), 2.0),
+            (OpKey::Arith(OpKind::Mul, OpType::F64), 1.0),
+            (OpKey::Arith(OpKind::Div, OpType::F64), 1.0),
+        ];
+        let each = || counts.iter().map(|(k, n)| (k, *n));
+        m.processor.overlap = None;
+        assert_eq!(m.execution_s(each()), 3.0 + 2.0 + 6.0 + 4.0 + 10.0);
+        m.processor.overlap = Some("ports".into());
+        // The adders are busiest (6), the division does not overlap (10).
+        assert_eq!(m.execution_s(each()), 16.0);
     }
 
     #[test]

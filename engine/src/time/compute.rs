@@ -7,6 +7,9 @@
 //! the work of the first assignment they contain (the compiler reduces loop bounds to a
 //! processor's own iterations); outside any such loop every processor executes them.
 //! ctL(L, p) and ctE(E, p) are the sums over what they contain (Definitions 4.8, 4.9).
+//! An assignment's execution takes max(operations, memory traffic) (see `memory`); the
+//! first assignment of a loop body overlaps its memory traffic with the loop's
+//! overhead as well: an iteration takes max(operations + loop_iter, memory).
 //!
 //! Predicted time, loosely synchronous: each statement at the top of a unit is a phase
 //! (communication before it, then computation); a phase takes its communication's
@@ -19,6 +22,7 @@
 use super::ops::OpCounts;
 use crate::ir::{Stmt, StmtId, StmtKind, Unit, walk};
 use crate::machine::Machine;
+use crate::machine::ops::OpKey;
 use crate::work::Load;
 use std::collections::HashMap;
 
@@ -34,6 +38,9 @@ pub struct Timing {
     /// The predicted time: phases of communication then computation of the busiest
     /// processor.
     pub time_s: f64,
+    /// Whether every count it sums has a value (else the times leave those statements
+    /// out and are not shown).
+    pub known: bool,
 }
 
 impl Timing {
@@ -58,6 +65,7 @@ impl Timing {
             per_processor: vec![0.0; p],
             comm_s: 0.0,
             time_s: 0.0,
+            known: true,
         }
     }
 
@@ -66,6 +74,7 @@ impl Timing {
             *a += b;
         }
         self.comm_s += t.comm_s;
+        self.known &= t.known;
     }
 }
 
@@ -126,7 +135,7 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
     };
     let everyone = vec![1.0; p];
     for s in &inputs.unit.body {
-        let t = time_stmt(inputs, s, &everyone, &mut out);
+        let t = time_stmt(inputs, s, &everyone, &mut out, false);
         out.unit.absorb(&t);
         out.unit.time_s += t.time_s;
     }
@@ -135,10 +144,18 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
 
 /// The timing of `s` (and of everything inside it, recorded in `table`); `share` is
 /// the fraction of the enclosing loop's iterations each processor executes.
-fn time_stmt(inputs: &Inputs, s: &Stmt, share: &[f64], table: &mut UnitTimes) -> Timing {
+fn time_stmt(
+    inputs: &Inputs,
+    s: &Stmt,
+    share: &[f64],
+    table: &mut UnitTimes,
+    overlaps_loop: bool,
+) -> Timing {
     let p = share.len();
     let mut t = Timing::zero(p);
-    let freq = (inputs.freq)(s.id).unwrap_or(0.0);
+    let freq = (inputs.freq)(s.id);
+    t.known = freq.is_some() || inputs.ops.get(&s.id).is_none();
+    let freq = freq.unwrap_or(0.0);
     let mut simple = inputs
         .ops
         .get(&s.id)
@@ -146,7 +163,14 @@ fn time_stmt(inputs: &Inputs, s: &Stmt, share: &[f64], table: &mut UnitTimes) ->
     if matches!(s.kind, StmtKind::Assign { .. }) {
         let memory = (inputs.memory)(s.id);
         table.executions.insert(s.id, (simple, memory));
-        simple = simple.max(memory);
+        // The memory traffic of a loop's first assignment overlaps the loop's own
+        // overhead too (one iteration: max(operations + loop_iter, memory)).
+        let overlapped = if overlaps_loop {
+            inputs.machine.op_s(&OpKey::LoopIter)
+        } else {
+            0.0
+        };
+        simple = simple.max(memory - overlapped);
     }
     // The statement's own operations, on the processors that execute it.
     match &s.kind {
@@ -193,8 +217,11 @@ fn time_stmt(inputs: &Inputs, s: &Stmt, share: &[f64], table: &mut UnitTimes) ->
             *a = overhead * f;
         }
     }
+    let mut first = matches!(s.kind, StmtKind::Loop(_));
     for child in s.children() {
-        let c = time_stmt(inputs, child, &inner_share, table);
+        let assign = matches!(child.kind, StmtKind::Assign { .. });
+        let c = time_stmt(inputs, child, &inner_share, table, first && assign);
+        first &= !assign;
         t.absorb(&c);
     }
     t.time_s = t.comm_s + t.ct_s();

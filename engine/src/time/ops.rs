@@ -29,9 +29,10 @@ impl OpCounts {
         *self.0.entry(key).or_default() += n;
     }
 
-    /// Seconds for one execution on `machine`.
+    /// Seconds for one execution on `machine` (its overlap model decides how the
+    /// operations combine).
     pub fn seconds(&self, machine: &Machine) -> f64 {
-        self.0.iter().map(|(k, n)| n * machine.op_s(k)).sum()
+        machine.execution_s(self.0.iter().map(|(k, n)| (k, *n)))
     }
 
     pub fn is_empty(&self) -> bool {

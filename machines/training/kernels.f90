@@ -1,0 +1,394 @@
+! kernels.f90 -- the training set of `costline train` (Balasundaram et al.'s
+! "training set" method): small loops whose operation counts are known, written the
+! way user code is written (explicit-shape dummy arrays, one DO loop, one assignment).
+!
+! This file is compiled on its own, separately from the timing driver (ops.f90,
+! memory.f90), so the compiler cannot inline a kernel into its caller and optimize
+! the repeated calls away. `costline train` times every kernel, counts its
+! operations per iteration by costline's counting convention (one `load` per
+! distinct array element read, one `store` per array element written, one add/mul/
+! div per operator, one `loop_iter` per DO iteration, ...) and solves for the cost
+! of each operation by non-negative least squares.
+!
+! The counts each kernel has are listed next to it; server/src/train/kernels.rs
+! holds the same table.
+module training_kernels
+  implicit none
+  private :: dp, sp, i8
+  integer, parameter :: dp = kind(1.0d0), sp = kind(1.0), i8 = selected_int_kind(18)
+
+  interface
+    ! An external procedure compiled in tiny.f90: the callee of `k_call`.
+    subroutine k_tiny(x)
+      real(kind(1.0d0)), intent(inout) :: x
+    end subroutine k_tiny
+  end interface
+
+contains
+
+  ! store 1
+  subroutine k_store(n, a, s)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: s
+    integer :: i
+    do i = 1, n
+      a(i) = s
+    end do
+  end subroutine k_store
+
+  ! load 1, store 1
+  subroutine k_copy(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i)
+    end do
+  end subroutine k_copy
+
+  ! load 2, store 1, add_f64 1
+  subroutine k_add(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) + c(i)
+    end do
+  end subroutine k_add
+
+  ! load 2, store 1, add_f64 1
+  subroutine k_sub(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) - c(i)
+    end do
+  end subroutine k_sub
+
+  ! load 2, store 1, mul_f64 1
+  subroutine k_mul(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) * c(i)
+    end do
+  end subroutine k_mul
+
+  ! load 2, store 1, div_f64 1
+  subroutine k_div(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) / c(i)
+    end do
+  end subroutine k_div
+
+  ! load 2, store 1, add_f64 1, mul_f64 1 (the STREAM triad; also memory.f90's)
+  subroutine k_triad(n, a, b, c, s)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n), s
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) + s * c(i)
+    end do
+  end subroutine k_triad
+
+  ! load 4, store 1, add_f64 3 (n - 2 iterations)
+  subroutine k_sum4(n, a, b, c, d)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n), d(n)
+    integer :: i
+    do i = 2, n - 1
+      a(i) = b(i - 1) + b(i + 1) + c(i) + d(i)
+    end do
+  end subroutine k_sum4
+
+  ! load 1, store 1, intrinsic_sqrt 1
+  subroutine k_sqrt(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = sqrt(b(i))
+    end do
+  end subroutine k_sqrt
+
+  ! load 1, store 1, intrinsic_exp 1
+  subroutine k_exp(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = exp(b(i))
+    end do
+  end subroutine k_exp
+
+  ! load 1, store 1, intrinsic_log 1
+  subroutine k_log(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = log(b(i))
+    end do
+  end subroutine k_log
+
+  ! load 1, store 1, intrinsic_sin 1
+  subroutine k_sin(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = sin(b(i))
+    end do
+  end subroutine k_sin
+
+  ! load 1, store 1, intrinsic_cos 1
+  subroutine k_cos(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = cos(b(i))
+    end do
+  end subroutine k_cos
+
+  ! load 1, store 1, intrinsic_abs 1
+  subroutine k_abs(n, a, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    do i = 1, n
+      a(i) = abs(b(i))
+    end do
+  end subroutine k_abs
+
+  ! load 2, store 1, intrinsic_max 1
+  subroutine k_max(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = max(b(i), c(i))
+    end do
+  end subroutine k_max
+
+  ! load 2, store 1, intrinsic_min 1
+  subroutine k_min(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = min(b(i), c(i))
+    end do
+  end subroutine k_min
+
+  ! load 2, store 1, intrinsic_mod 1 (on default integers, as MOD mostly is in
+  ! user code: mod(i, p))
+  subroutine k_mod(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = mod(ib(i), ic(i))
+    end do
+  end subroutine k_mod
+
+  ! load 2, store 1, pow_f64 1
+  subroutine k_pow(n, a, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) ** c(i)
+    end do
+  end subroutine k_pow
+
+  ! load 1, store 1, cmp_f64 1 (a relational operator without a branch)
+  subroutine k_cmp(n, la, b, s)
+    integer, intent(in) :: n
+    logical, intent(out) :: la(n)
+    real(dp), intent(in) :: b(n), s
+    integer :: i
+    do i = 1, n
+      la(i) = b(i) > s
+    end do
+  end subroutine k_cmp
+
+  ! IF condition: load 1, cmp_f64 1, branch 1; the assignment, executed in the
+  ! fraction f of the iterations where b(i) > s: load f, store f. The driver calls it
+  ! with sorted data (a predictable branch) and with shuffled data (a random one),
+  ! f = 1/2 both times.
+  subroutine k_branch(n, a, b, s)
+    integer, intent(in) :: n
+    real(dp), intent(inout) :: a(n)
+    real(dp), intent(in) :: b(n), s
+    integer :: i
+    do i = 1, n
+      if (b(i) > s) a(i) = b(i)
+    end do
+  end subroutine k_branch
+
+  ! load 2, store 1, add_i32 1
+  subroutine k_add_i32(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = ib(i) + ic(i)
+    end do
+  end subroutine k_add_i32
+
+  ! load 2, store 1, mul_i32 1
+  subroutine k_mul_i32(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = ib(i) * ic(i)
+    end do
+  end subroutine k_mul_i32
+
+  ! load 2, store 1, div_i32 1
+  subroutine k_div_i32(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = ib(i) / ic(i)
+    end do
+  end subroutine k_div_i32
+
+  ! load 2, store 1, add_i64 1
+  subroutine k_add_i64(n, ka, kb, kc)
+    integer, intent(in) :: n
+    integer(i8), intent(out) :: ka(n)
+    integer(i8), intent(in) :: kb(n), kc(n)
+    integer :: i
+    do i = 1, n
+      ka(i) = kb(i) + kc(i)
+    end do
+  end subroutine k_add_i64
+
+  ! load 2, store 1, add_f32 1
+  subroutine k_add_f32(n, fa, fb, fc)
+    integer, intent(in) :: n
+    real(sp), intent(out) :: fa(n)
+    real(sp), intent(in) :: fb(n), fc(n)
+    integer :: i
+    do i = 1, n
+      fa(i) = fb(i) + fc(i)
+    end do
+  end subroutine k_add_f32
+
+  ! load 2, store 1, mul_f32 1
+  subroutine k_mul_f32(n, fa, fb, fc)
+    integer, intent(in) :: n
+    real(sp), intent(out) :: fa(n)
+    real(sp), intent(in) :: fb(n), fc(n)
+    integer :: i
+    do i = 1, n
+      fa(i) = fb(i) * fc(i)
+    end do
+  end subroutine k_mul_f32
+
+  ! load 2, store 1, div_f32 1
+  subroutine k_div_f32(n, fa, fb, fc)
+    integer, intent(in) :: n
+    real(sp), intent(out) :: fa(n)
+    real(sp), intent(in) :: fb(n), fc(n)
+    integer :: i
+    do i = 1, n
+      fa(i) = fb(i) / fc(i)
+    end do
+  end subroutine k_div_f32
+
+  ! load 2, store 1, add_f64 1, cvt_f64 1 (mixed-mode: the integer is converted)
+  subroutine k_cvt(n, a, b, ib)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n)
+    integer, intent(in) :: ib(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) + ib(i)
+    end do
+  end subroutine k_cvt
+
+  ! A 2-D nest with a short inner loop: per element load 2, store 1, add_f64 1 and
+  ! loop_iter 1 + 1/k (the outer loop's iterations are what this kernel adds).
+  subroutine k_nest(k, m, a, b, c)
+    integer, intent(in) :: k, m
+    real(dp), intent(out) :: a(k, m)
+    real(dp), intent(in) :: b(k, m), c(k, m)
+    integer :: i, j
+    do j = 1, m
+      do i = 1, k
+        a(i, j) = b(i, j) + c(i, j)
+      end do
+    end do
+  end subroutine k_nest
+
+  ! The 2-D Jacobi update of the interior of a k x m grid: per element load 4,
+  ! store 1, add_f64 3, mul_f64 1 and loop_iter 1 + 1/(k - 2).
+  subroutine k_stencil(k, m, a, b)
+    integer, intent(in) :: k, m
+    real(dp), intent(out) :: a(k, m)
+    real(dp), intent(in) :: b(k, m)
+    integer :: i, j
+    do j = 2, m - 1
+      do i = 2, k - 1
+        a(i, j) = 0.25d0 * (b(i - 1, j) + b(i + 1, j) + b(i, j - 1) + b(i, j + 1))
+      end do
+    end do
+  end subroutine k_stencil
+
+  ! A dot product into a scalar: load 2, add_f64 1, mul_f64 1, no store (the sum is
+  ! a scalar, kept in a register); every addition waits for the previous one.
+  subroutine k_dot(n, s, b, c)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: s
+    real(dp), intent(in) :: b(n), c(n)
+    integer :: i
+    s = 0.0d0
+    do i = 1, n
+      s = s + b(i) * c(i)
+    end do
+  end subroutine k_dot
+
+  ! call 1 per iteration; the callee's body x = x + 1 is add_f64 1 (its dummy is a
+  ! scalar: no load, no store).
+  subroutine k_call(n, a)
+    integer, intent(in) :: n
+    real(dp), intent(inout) :: a(n)
+    integer :: i
+    do i = 1, n
+      call k_tiny(a(i))
+    end do
+  end subroutine k_call
+
+end module training_kernels

@@ -1,0 +1,414 @@
+//! The training kernels of machines/training/kernels.f90 and their operation counts
+//! per loop iteration, by costline's counting convention: one `load` per distinct
+//! array element read on the right-hand side (scalars are registers), one `store` per
+//! array element assigned, one add/mul/div/cmp/cvt per operator on its result type,
+//! one `intrinsic_<name>` per elemental intrinsic, one `loop_iter` per DO iteration,
+//! one `branch` per IF condition evaluated, one `call` per procedure call.
+
+/// One kernel: its name in ops.f90's output, its counts per inner iteration, and its
+/// inner iterations per call.
+#[derive(Clone, Copy, Debug)]
+pub struct Kernel {
+    pub name: &'static str,
+    pub counts: &'static [(&'static str, f64)],
+    /// Inner-loop iterations per call of the kernel (ops.f90 reports per iteration).
+    pub iterations: f64,
+}
+
+/// n of ops.f90: the elements of every array a kernel works on.
+const N: f64 = 720.0;
+
+const fn k(name: &'static str, counts: &'static [(&'static str, f64)]) -> Kernel {
+    Kernel {
+        name,
+        counts,
+        iterations: N,
+    }
+}
+
+/// The training set. Every kernel also gets 1/iterations of a `call` and of a
+/// `loop_iter` per iteration: ops.f90 calls it from a DO loop (see [`row`]).
+pub const KERNELS: &[Kernel] = &[
+    k("store", &[("store", 1.0), ("loop_iter", 1.0)]),
+    k("copy", &[("load", 1.0), ("store", 1.0), ("loop_iter", 1.0)]),
+    k(
+        "add",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "sub",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "mul",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "div",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("div_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "triad",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f64", 1.0),
+            ("mul_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    Kernel {
+        name: "sum4",
+        counts: &[
+            ("load", 4.0),
+            ("store", 1.0),
+            ("add_f64", 3.0),
+            ("loop_iter", 1.0),
+        ],
+        iterations: N - 2.0,
+    },
+    k(
+        "sqrt",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("intrinsic_sqrt", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "exp",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("intrinsic_exp", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "log",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("intrinsic_log", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "sin",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("intrinsic_sin", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "cos",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("intrinsic_cos", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "abs",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("intrinsic_abs", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "max",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("intrinsic_max", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "min",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("intrinsic_min", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "mod",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("intrinsic_mod", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "pow",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("pow_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "cmp",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("cmp_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    // IF (b(i) > s) a(i) = b(i), true in half the iterations: the condition's load,
+    // compare and branch, and half an assignment (a load and a store).
+    k(
+        "branch_sorted",
+        &[
+            ("load", 1.5),
+            ("store", 0.5),
+            ("cmp_f64", 1.0),
+            ("branch", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "branch_random",
+        &[
+            ("load", 1.5),
+            ("store", 0.5),
+            ("cmp_f64", 1.0),
+            ("branch", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "add_i32",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_i32", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "mul_i32",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_i32", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "div_i32",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("div_i32", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "add_i64",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_i64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "add_f32",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f32", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "mul_f32",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_f32", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "div_f32",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("div_f32", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "cvt",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f64", 1.0),
+            ("cvt_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    // do j = 1, m; do i = 1, k: per element the inner iteration and 1/k of an outer one.
+    k(
+        "nest3",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0 + 1.0 / 3.0),
+        ],
+    ),
+    k(
+        "nest8",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0 + 1.0 / 8.0),
+        ],
+    ),
+    // The 2-D Jacobi update on a 30 x 24 grid: 28 x 22 interior points, 1/28 of an
+    // outer iteration per point.
+    Kernel {
+        name: "stencil",
+        counts: &[
+            ("load", 4.0),
+            ("store", 1.0),
+            ("add_f64", 3.0),
+            ("mul_f64", 1.0),
+            ("loop_iter", 1.0 + 1.0 / 28.0),
+        ],
+        iterations: 28.0 * 22.0,
+    },
+    // s = s + b(i) * c(i): a scalar sum, no store.
+    k(
+        "dot",
+        &[
+            ("load", 2.0),
+            ("add_f64", 1.0),
+            ("mul_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    // call k_tiny(a(i)); the callee's x = x + 1 on a scalar dummy.
+    k(
+        "call",
+        &[("call", 1.0), ("add_f64", 1.0), ("loop_iter", 1.0)],
+    ),
+];
+
+/// The operations the training set determines, in a fixed order (the unknowns of the
+/// fit).
+pub fn unknowns() -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = vec!["call"];
+    for kernel in KERNELS {
+        for (key, _) in kernel.counts {
+            if !keys.contains(key) {
+                keys.push(key);
+            }
+        }
+    }
+    keys
+}
+
+/// The kernel's counts per inner iteration as a row over `unknowns`, including the
+/// driver's share: one call and one iteration of the driver's DO loop per kernel call,
+/// i.e. 1/iterations of each per inner iteration.
+pub fn row(kernel: &Kernel, unknowns: &[&str]) -> Vec<f64> {
+    unknowns
+        .iter()
+        .map(|u| {
+            let own: f64 = kernel
+                .counts
+                .iter()
+                .filter(|(k, _)| k == u)
+                .map(|(_, c)| c)
+                .sum();
+            let driver = if *u == "call" || *u == "loop_iter" {
+                1.0 / kernel.iterations
+            } else {
+                0.0
+            };
+            own + driver
+        })
+        .collect()
+}
+
+/// The kernel named `name`.
+pub fn find(name: &str) -> Option<&'static Kernel> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_a_model_needs_is_an_unknown() {
+        let u = unknowns();
+        for key in costline_engine::machine::ops::REQUIRED {
+            assert!(u.contains(key), "{key}");
+        }
+        for key in &u {
+            assert!(
+                costline_engine::machine::ops::OpKey::parse(key).is_some(),
+                "{key}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_driver_adds_a_call_per_kernel_call() {
+        let u = unknowns();
+        let r = row(find("store").unwrap(), &u);
+        let at = |k: &str| r[u.iter().position(|x| *x == k).unwrap()];
+        assert_eq!(at("store"), 1.0);
+        assert!((at("call") - 1.0 / 720.0).abs() < 1e-15);
+        assert!((at("loop_iter") - (1.0 + 1.0 / 720.0)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn the_fortran_driver_measures_every_kernel_in_the_table() {
+        let driver = include_str!("../../../machines/training/ops.f90");
+        for k in KERNELS {
+            assert!(
+                driver.contains(&format!("call add_kernel('{}')", k.name)),
+                "{}",
+                k.name
+            );
+        }
+    }
+}

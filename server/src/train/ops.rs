@@ -1,0 +1,364 @@
+//! Operation costs from the training kernels' times (Balasundaram et al.'s training
+//! set): with C the kernels' operation counts per iteration (kernels.rs) and t their
+//! measured seconds per iteration, the costs x solve min Σᵢ((C·x − t)ᵢ/tᵢ)² subject
+//! to x ≥ 10⁻¹² s.
+
+use super::fit::{RelFit, relative_fit};
+use super::kernels::{self, KERNELS};
+use super::nnls::Rows;
+use costline_engine::machine::ops::{OpKey, Port};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The smallest cost an operation gets: a vectorized loop may hide an operation almost
+/// completely, but it still costs something.
+pub const FLOOR_S: f64 = 1e-12;
+
+/// The fitted operation table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpsFit {
+    /// Seconds per operation, by `[processor.ops]` key.
+    pub costs: BTreeMap<String, f64>,
+    /// (kernel, measured, fitted) seconds per iteration.
+    pub rows: Vec<(String, f64, f64)>,
+    /// Root mean square relative error over the kernels.
+    pub rel_rms: f64,
+    /// The overlap model of the fit chosen (`ports` or `sum`) and the other's error.
+    pub overlap: &'static str,
+    pub other_rel_rms: f64,
+    /// Kernels of the table the run did not report.
+    pub missing: Vec<String>,
+    /// Kernels measured but left out of the fit, and why.
+    pub excluded: Vec<(String, String)>,
+}
+
+/// Kernels the counting convention cannot describe in this run: a copy loop faster
+/// than the store-only loop was replaced by a library call (gfortran turns it into
+/// memcpy), so its time says nothing about a load and a store in a loop.
+pub fn excluded(measured: &[(String, f64)]) -> Vec<(String, String)> {
+    let t = |name: &str| measured.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
+    match (t("copy"), t("store")) {
+        (Some(copy), Some(store)) if copy < store => vec![(
+            "copy".to_string(),
+            format!(
+                "the copy loop ({copy:.2e} s per element) is faster than the store-only loop \
+                 ({store:.2e} s): the compiler replaced it by memcpy"
+            ),
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// Parses ops.f90's `NAME SECONDS_PER_ITERATION` lines (the checksum line and
+/// anything unparsable are skipped).
+pub fn parse(output: &str) -> Vec<(String, f64)> {
+    output
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let name = f.next()?;
+            let t: f64 = f.next()?.parse().ok()?;
+            (f.next().is_none() && t.is_finite() && t > 0.0 && kernels::find(name).is_some())
+                .then(|| (name.to_string(), t))
+        })
+        .collect()
+}
+
+/// Each kernel's mean time over several runs (code placements): Σ tᵣ / R over the runs
+/// that report it, in the order of the first run.
+pub fn mean_over_runs(runs: &[Vec<(String, f64)>]) -> Vec<(String, f64)> {
+    let mut names: Vec<&String> = Vec::new();
+    for run in runs {
+        for (n, _) in run {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+    }
+    names
+        .into_iter()
+        .map(|n| {
+            let ts: Vec<f64> = runs
+                .iter()
+                .filter_map(|r| r.iter().find(|(m, _)| m == n).map(|(_, t)| *t))
+                .collect();
+            (n.clone(), ts.iter().sum::<f64>() / ts.len() as f64)
+        })
+        .collect()
+}
+
+/// The kernels whose time differs by more than 20% between code placements, with their
+/// times per placement.
+pub fn placement_table(runs: &[Vec<(String, f64)>]) -> String {
+    let mut s = format!(
+        "kernels whose time depends on the code placement ({} placements):",
+        runs.len()
+    );
+    let mut any = false;
+    for (name, _) in runs.first().map_or(&[][..], Vec::as_slice) {
+        let ts: Vec<f64> = runs
+            .iter()
+            .filter_map(|r| r.iter().find(|(m, _)| m == name).map(|(_, t)| *t))
+            .collect();
+        let lo = ts.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = ts.iter().copied().fold(0.0, f64::max);
+        if hi > 1.2 * lo {
+            any = true;
+            let shown: Vec<String> = ts.iter().map(|t| format!("{t:.2e}")).collect();
+            let _ = write!(s, "\n  {name:<15} {}", shown.join("  "));
+        }
+    }
+    if !any {
+        s.push_str(" none");
+    }
+    s
+}
+
+/// Fits the costs of the operations the measured kernels contain.
+pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
+    let all = kernels::unknowns();
+    let excluded = excluded(measured);
+    let rows_all: Vec<(String, Vec<f64>, f64)> = measured
+        .iter()
+        .filter(|(name, _)| !excluded.iter().any(|(e, _)| e == name))
+        .filter_map(|(name, t)| {
+            let k = kernels::find(name)?;
+            Some((name.clone(), kernels::row(k, &all), *t))
+        })
+        .collect();
+    if rows_all.is_empty() {
+        return Err("no training kernel reported a time".into());
+    }
+    // Only the operations some measured kernel contains are unknowns.
+    let used: Vec<usize> = (0..all.len())
+        .filter(|&j| rows_all.iter().any(|(_, r, _)| r[j] != 0.0))
+        .collect();
+    let a: Vec<Vec<f64>> = rows_all
+        .iter()
+        .map(|(_, r, _)| used.iter().map(|&j| r[j]).collect())
+        .collect();
+    let t: Vec<f64> = rows_all.iter().map(|(_, _, t)| *t).collect();
+    let lower = vec![FLOOR_S; used.len()];
+    let linear = relative_fit(&a, &t, &lower);
+    let ports: Vec<Option<Port>> = used
+        .iter()
+        .map(|&j| OpKey::parse(all[j]).and_then(|k| k.port()))
+        .collect();
+    let overlapped = ports_fit(&a, &t, &ports, &lower);
+    let (f, overlap, other_rel_rms) = if overlapped.rel_rms < linear.rel_rms {
+        let other = linear.rel_rms;
+        (overlapped, "ports", other)
+    } else {
+        let other = overlapped.rel_rms;
+        (linear, "sum", other)
+    };
+    let costs = used
+        .iter()
+        .zip(&f.x)
+        .map(|(&j, x)| (all[j].to_string(), *x))
+        .collect();
+    let missing = KERNELS
+        .iter()
+        .filter(|k| !measured.iter().any(|(n, _)| n == k.name))
+        .map(|k| k.name.to_string())
+        .collect();
+    Ok(OpsFit {
+        costs,
+        rows: rows_all
+            .iter()
+            .zip(&f.predicted)
+            .map(|((n, _, t), p)| (n.clone(), *t, *p))
+            .collect(),
+        rel_rms: f.rel_rms,
+        overlap,
+        other_rel_rms,
+        missing,
+        excluded,
+    })
+}
+
+/// One execution under the port-pressure model: the operations outside the ports add
+/// up, those of each port overlap with the other ports' (the busiest decides).
+fn ports_time(row: &[f64], x: &[f64], ports: &[Option<Port>]) -> f64 {
+    let mut serial = 0.0;
+    let mut by_port = [0.0f64; 5];
+    for ((c, x), p) in row.iter().zip(x).zip(ports) {
+        match p {
+            Some(p) => by_port[*p as usize] += c * x,
+            None => serial += c * x,
+        }
+    }
+    serial + by_port.iter().copied().fold(0.0, f64::max)
+}
+
+/// The costs under the port-pressure model (`overlap = "ports"`), by alternating least
+/// squares: with each kernel's busiest port fixed, its time is linear in the costs of
+/// that port's operations and of those outside the ports, so a relative least-squares
+/// fit of that restriction gives new costs; the busiest ports are then found again,
+/// until they no longer change (the best of at most 50 rounds is kept).
+fn ports_fit(a: &Rows, t: &[f64], ports: &[Option<Port>], lower: &[f64]) -> RelFit {
+    let evaluate = |x: Vec<f64>| {
+        let predicted: Vec<f64> = a.iter().map(|r| ports_time(r, &x, ports)).collect();
+        let rel_rms = super::fit::rel_rms(&predicted, t);
+        RelFit {
+            x,
+            predicted,
+            rel_rms,
+        }
+    };
+    // Two starts: the linear fit's costs (where cheap operations may sit at the floor
+    // and never become the busiest port), and the same with every port operation at a
+    // third of the fastest kernel's time.
+    let linear = relative_fit(a, t, lower).x;
+    let fastest = t
+        .iter()
+        .copied()
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let even: Vec<f64> = linear
+        .iter()
+        .zip(ports)
+        .map(|(x, p)| {
+            if p.is_some() {
+                x.max(fastest / 3.0)
+            } else {
+                *x
+            }
+        })
+        .collect();
+    let mut best = evaluate(linear.clone());
+    for start in [linear, even] {
+        let mut x = start;
+        let mut previous: Vec<Option<Port>> = Vec::new();
+        for _ in 0..50 {
+            let busiest = busiest_ports(a, &x, ports);
+            if busiest == previous {
+                break;
+            }
+            let restricted: Vec<Vec<f64>> = a
+                .iter()
+                .zip(&busiest)
+                .map(|(r, b)| {
+                    r.iter()
+                        .zip(ports)
+                        .map(|(c, p)| match p {
+                            None => *c,
+                            Some(p) if Some(*p) == *b => *c,
+                            Some(_) => 0.0,
+                        })
+                        .collect()
+                })
+                .collect();
+            x = relative_fit(&restricted, t, lower).x;
+            let f = evaluate(x.clone());
+            if f.rel_rms < best.rel_rms {
+                best = f;
+            }
+            previous = busiest;
+        }
+    }
+    best
+}
+
+/// Each row's busiest port under costs `x` (`None` when it uses none).
+fn busiest_ports(a: &Rows, x: &[f64], ports: &[Option<Port>]) -> Vec<Option<Port>> {
+    a.iter()
+        .map(|r| {
+            let mut by_port = [0.0f64; 5];
+            for ((c, x), p) in r.iter().zip(x).zip(ports) {
+                if let Some(p) = p {
+                    by_port[*p as usize] += c * x;
+                }
+            }
+            let (i, top) =
+                by_port.iter().enumerate().fold(
+                    (0, 0.0),
+                    |acc, (i, v)| if *v > acc.1 { (i, *v) } else { acc },
+                );
+            (top > 0.0).then_some(PORTS[i])
+        })
+        .collect()
+}
+
+const PORTS: [Port; 5] = [Port::Load, Port::Store, Port::FpAdd, Port::FpMul, Port::Int];
+
+/// The per-kernel residual table printed on stderr.
+pub fn residual_table(fit: &OpsFit) -> String {
+    let mut s = String::from("    kernel          measured s/iter   fitted s/iter   error\n");
+    for (name, t, p) in &fit.rows {
+        let _ = writeln!(
+            s,
+            "    {name:<15} {t:>15.3e}   {p:>13.3e}   {:>+6.1}%",
+            (p - t) / t * 100.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        "    relative RMS {:.1}% with overlap = \"{}\" ({:.1}% with the other model)",
+        fit.rel_rms * 100.0,
+        fit.overlap,
+        fit.other_rel_rms * 100.0
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Times made from known costs are fitted back exactly.
+    #[test]
+    fn recovers_costs_from_consistent_times() {
+        let truth: BTreeMap<&str, f64> = kernels::unknowns()
+            .into_iter()
+            .enumerate()
+            .map(|(i, k)| (k, 1e-10 * (1.0 + i as f64)))
+            .collect();
+        let all = kernels::unknowns();
+        let measured: Vec<(String, f64)> = KERNELS
+            .iter()
+            .map(|k| {
+                let r = kernels::row(k, &all);
+                let t = r.iter().zip(&all).map(|(c, u)| c * truth[u]).sum();
+                (k.name.to_string(), t)
+            })
+            .collect();
+        let f = fit(&measured).unwrap();
+        assert!(f.rel_rms < 1e-9, "{}", residual_table(&f));
+        for (k, v) in &truth {
+            assert!(
+                (f.costs[*k] / v - 1.0).abs() < 1e-6,
+                "{k}: {} vs {v}",
+                f.costs[*k]
+            );
+        }
+        assert!(f.missing.is_empty());
+    }
+
+    #[test]
+    fn placements_are_averaged() {
+        let runs = vec![
+            vec![("store".to_string(), 2.0), ("add".to_string(), 1.0)],
+            vec![("store".to_string(), 1.0)],
+        ];
+        assert_eq!(
+            mean_over_runs(&runs),
+            vec![("store".to_string(), 1.5), ("add".to_string(), 1.0)]
+        );
+        assert!(placement_table(&runs).contains("store"));
+    }
+
+    #[test]
+    fn parses_and_floors() {
+        let out = "store 2.9E-10\ncopy 1.0E-11\nadd 2.8E-10\nchecksum 1.0E+08\nbogus 1.0\n";
+        let m = parse(out);
+        assert_eq!(m.len(), 3);
+        let f = fit(&m).unwrap();
+        assert!(f.costs.values().all(|v| *v >= FLOOR_S));
+        assert!(f.missing.contains(&"div".to_string()));
+        assert!(!f.costs.contains_key("div_f64"));
+        // The copy is faster than the store: memcpy, left out.
+        assert_eq!(f.excluded.len(), 1);
+        assert!(!f.rows.iter().any(|r| r.0 == "copy"));
+    }
+}
