@@ -254,17 +254,58 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
     })
 }
 
-/// What the calls of `unit` add to its times, by CALL statement; the program is
-/// consulted only when the unit calls something.
+/// What the calls of `unit` add to its times, by CALL statement; the program (and the
+/// unit's own summary) is consulted only when the unit may call something.
 #[salsa::tracked(returns(clone))]
 pub fn call_times<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> Arc<HashMap<StmtId, (f64, f64)>> {
-    if summary(db, unit).calls.is_empty() {
+    if !may_call(&lower(db, unit)) || summary(db, unit).calls.is_empty() {
         return Arc::new(HashMap::new());
     }
     Arc::new(context(db, unit).call_time.clone())
+}
+
+/// Whether `unit` has a CALL (not of MPI) or references a function that is not an
+/// intrinsic: a cheap test before the call graph is asked.
+fn may_call(unit: &crate::ir::Unit) -> bool {
+    let mut found = false;
+    unit.walk(&mut |s, _| {
+        if found {
+            return;
+        }
+        let mut look = |e: &crate::ir::Expr| {
+            e.visit(&mut |x| {
+                if let crate::ir::Expr::Call(c) = x
+                    && crate::ir::intrinsics::intrinsic_class(&c.name).is_none()
+                {
+                    found = true;
+                }
+            })
+        };
+        match &s.kind {
+            crate::ir::StmtKind::Call(c) if !c.name.starts_with("mpi_") => found = true,
+            crate::ir::StmtKind::Assign { lhs, rhs } => {
+                look(lhs);
+                look(rhs);
+            }
+            crate::ir::StmtKind::If(i) => i.branches.iter().flat_map(|b| &b.cond).for_each(look),
+            crate::ir::StmtKind::Loop(l) => match &l.control {
+                crate::ir::LoopControl::Counted {
+                    lower, upper, step, ..
+                } => {
+                    look(lower);
+                    look(upper);
+                    step.iter().for_each(look);
+                }
+                crate::ir::LoopControl::While(c) => look(c),
+                crate::ir::LoopControl::Forever => {}
+            },
+            _ => {}
+        }
+    });
+    found
 }
 
 /// wd of every loop of `unit` (Definition 4.3 over the loop's body). The program is
