@@ -21,6 +21,11 @@ impl Counts {
     pub fn freq(&self, id: StmtId) -> Option<&Result<Num, EvalError>> {
         self.freqs.get(id.0 as usize)?.as_ref()
     }
+
+    /// freq(S) as a number, when it has a value.
+    pub fn value(&self, id: StmtId) -> Option<f64> {
+        self.freq(id)?.as_ref().ok().map(|v| v.to_f64())
+    }
 }
 
 /// Evaluates the counts of `unit` under `env` (statements of one block share their
@@ -91,6 +96,11 @@ impl UnitValues {
     /// freq(S) under the bindings, or why it has no value.
     pub fn freq(&self, id: StmtId) -> Option<&Result<Num, EvalError>> {
         self.counts.freq(id)
+    }
+
+    /// freq(S) as a number, when it has a value.
+    pub fn value(&self, id: StmtId) -> Option<f64> {
+        self.counts.value(id)
     }
 
     /// work(S, p) for every processor.

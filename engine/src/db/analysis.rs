@@ -243,12 +243,7 @@ pub fn comm_records<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> A
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let counts = counts(db, unit);
-    let freq = |id| {
-        counts
-            .freq(id)
-            .and_then(|v| v.as_ref().ok())
-            .map(|v| v.to_f64())
-    };
+    let freq = |id| counts.value(id);
     Arc::new(comm_model::unit_comm_records(
         &comm(db, unit),
         &freq,
@@ -264,12 +259,7 @@ pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let counts = counts(db, unit);
-    let freq = |id| {
-        counts
-            .freq(id)
-            .and_then(|v| v.as_ref().ok())
-            .map(|v| v.to_f64())
-    };
+    let freq = |id| counts.value(id);
     let network = Network::of(Settings::get(db).machine(db));
     Arc::new(comm_records(db, unit).priced(&comm(db, unit), &freq, &env, &network))
 }
@@ -338,12 +328,7 @@ pub(super) fn unit_times_with(
     let known = constants(db, unit);
     let maps = mappings(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    let freq = |id: StmtId| {
-        values
-            .freq(id)
-            .and_then(|v| v.as_ref().ok())
-            .map(|v| v.to_f64())
-    };
+    let freq = |id: StmtId| values.value(id);
     let elem_bytes = |a: &str| comm_model::element_bytes(&ir, a) as f64;
     let array_bytes = |a: &str| time::array_local_bytes(&ir, &maps, a, &env);
     let memory = time::memory_seconds(&time::MemInputs {

@@ -47,84 +47,79 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
     })
 }
 
-/// Each unit's computation and predicted time per run with its calls' (Definition 4.7:
-/// a call adds its callee's time times the call's count); a recursive call adds
-/// nothing for the unit being computed.
-fn time_totals(summaries: &[Arc<Summary>]) -> Vec<(f64, f64)> {
+/// Per unit (by index), its own value with its calls' folded in: `add(total, callee's
+/// total, the call's count)` for each call of a unit of the workspace (P^3T+ Definitions
+/// 4.4 and 4.7: a call adds its callee's parameters times the call's count). A
+/// recursive call adds nothing for the unit being computed.
+fn call_graph_totals<T: Copy>(
+    summaries: &[Arc<Summary>],
+    own: &dyn Fn(&Summary) -> T,
+    add: &dyn Fn(T, T, f64) -> T,
+) -> Vec<T> {
     let by_name: HashMap<&str, usize> = summaries
         .iter()
         .enumerate()
         .filter(|(_, s)| s.kind != UnitKind::Module)
         .map(|(i, s)| (s.name.as_str(), i))
         .collect();
-    fn resolve(
-        i: usize,
-        summaries: &[Arc<Summary>],
-        by_name: &HashMap<&str, usize>,
-        memo: &mut Vec<Option<(f64, f64)>>,
-    ) -> (f64, f64) {
-        if let Some(t) = memo[i] {
-            return t;
-        }
-        memo[i] = Some(summaries[i].time);
-        let (mut ct, mut time) = summaries[i].time;
-        for call in &summaries[i].calls {
-            let (Some(&j), Some(count)) = (by_name.get(call.callee.as_str()), call.value) else {
-                continue;
-            };
-            let (c, t) = resolve(j, summaries, by_name, memo);
-            ct += c * count.to_f64();
-            time += t * count.to_f64();
-        }
-        memo[i] = Some((ct, time));
-        (ct, time)
+    struct Walk<'a, T> {
+        summaries: &'a [Arc<Summary>],
+        by_name: HashMap<&'a str, usize>,
+        own: &'a dyn Fn(&Summary) -> T,
+        add: &'a dyn Fn(T, T, f64) -> T,
+        memo: Vec<Option<T>>,
     }
-    let mut memo = vec![None; summaries.len()];
-    (0..summaries.len())
-        .map(|i| resolve(i, summaries, &by_name, &mut memo))
-        .collect()
+    impl<T: Copy> Walk<'_, T> {
+        fn resolve(&mut self, i: usize) -> T {
+            if let Some(t) = self.memo[i] {
+                return t;
+            }
+            let mut total = (self.own)(&self.summaries[i]);
+            self.memo[i] = Some(total);
+            let summaries = self.summaries;
+            for call in &summaries[i].calls {
+                let (Some(&j), Some(count)) = (self.by_name.get(call.callee.as_str()), call.value)
+                else {
+                    continue;
+                };
+                let callee = self.resolve(j);
+                total = (self.add)(total, callee, count.to_f64());
+            }
+            self.memo[i] = Some(total);
+            total
+        }
+    }
+    let mut walk = Walk {
+        summaries,
+        by_name,
+        own,
+        add,
+        memo: vec![None; summaries.len()],
+    };
+    (0..summaries.len()).map(|i| walk.resolve(i)).collect()
 }
 
-/// Each unit's communication per run with its calls' (P^3T+ Definition 4.4 for a call:
-/// the callee's NT, TD and TT times the call's count), by index; a recursive call adds
-/// nothing for the unit being computed.
+/// Each unit's communication per run with its calls' (NT, TD, TT and CT).
 fn comm_totals(summaries: &[Arc<Summary>]) -> Vec<Option<CommMetrics>> {
-    let by_name: HashMap<&str, usize> = summaries
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.kind != UnitKind::Module)
-        .map(|(i, s)| (s.name.as_str(), i))
-        .collect();
-    fn resolve(
-        i: usize,
-        summaries: &[Arc<Summary>],
-        by_name: &HashMap<&str, usize>,
-        memo: &mut Vec<Option<Option<CommMetrics>>>,
-    ) -> Option<CommMetrics> {
-        if let Some(m) = memo[i] {
-            return m;
-        }
-        memo[i] = Some(summaries[i].comm);
-        let mut total = summaries[i].comm;
-        for call in &summaries[i].calls {
-            let Some(&j) = by_name.get(call.callee.as_str()) else {
-                continue;
-            };
-            let (Some(callee), Some(count)) = (
-                resolve(j, summaries, by_name, memo),
-                call.value.map(|v| v.to_f64()),
-            ) else {
-                continue;
-            };
-            total = Some(total.unwrap_or_default().plus(&callee, count));
-        }
-        memo[i] = Some(total);
-        total
-    }
-    let mut memo = vec![None; summaries.len()];
-    (0..summaries.len())
-        .map(|i| resolve(i, summaries, &by_name, &mut memo))
-        .collect()
+    call_graph_totals(
+        summaries,
+        &|s| s.comm,
+        &|total, callee, count| match callee {
+            Some(c) => Some(total.unwrap_or_default().plus(&c, count)),
+            None => total,
+        },
+    )
+}
+
+/// Each unit's computation and predicted time per run with its calls'.
+fn time_totals(summaries: &[Arc<Summary>]) -> Vec<(f64, f64)> {
+    call_graph_totals(
+        summaries,
+        &|s| s.time,
+        &|(ct, time), (callee_ct, callee_time), count| {
+            (ct + callee_ct * count, time + callee_time * count)
+        },
+    )
 }
 
 /// The runs and wd of every unit of the workspace.
