@@ -180,7 +180,7 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
         ),
     }
     comm_section(db, u, s.id, &mut out);
-    time_section(db, u, Some(s.id), &mut out);
+    time_section(db, u, Some(s), &mut out);
     assumptions(&mut out, u, count);
     Hover {
         range: u.original(span),

@@ -4,19 +4,20 @@
 
 use super::{UnitAt, label};
 use crate::db::{Settings, lower, ops, times};
-use crate::ir::{StmtId, StmtKind};
+use crate::ir::{Stmt, StmtKind};
 use std::fmt::Write;
 
 /// Rows of the per-processor computation table beyond which it is folded.
 const TABLE_ROWS: usize = 16;
 
-/// Appends the time of statement `id` (or of the whole unit when `None`).
+/// Appends the time of statement `stmt` (or of the whole unit when `None`).
 pub(super) fn time_section(
     db: &dyn salsa::Database,
     u: &UnitAt,
-    id: Option<StmtId>,
+    stmt: Option<&Stmt>,
     out: &mut String,
 ) {
+    let id = stmt.map(|s| s.id);
     let machine = Settings::get(db).machine(db);
     let ir = lower(db, u.unit);
     let times = times(db, u.unit);
@@ -57,11 +58,7 @@ pub(super) fn time_section(
                 label::seconds(mean)
             );
         }
-        if matches!(
-            id.and_then(|i| find(&ir, i)),
-            Some(StmtKind::Loop(_)) | None
-        ) && p <= 64
-        {
+        if stmt.is_none_or(|s| matches!(s.kind, StmtKind::Loop(_))) && p <= 64 {
             out.push_str("| p | computation |\n|---:|---:|\n");
             label::folded_rows(
                 out,
@@ -94,14 +91,4 @@ pub(super) fn time_section(
             }
         );
     }
-}
-
-fn find(ir: &crate::ir::Unit, id: StmtId) -> Option<&StmtKind> {
-    let mut found = None;
-    ir.walk(&mut |s, _| {
-        if s.id == id {
-            found = Some(&s.kind);
-        }
-    });
-    found
 }

@@ -179,22 +179,6 @@ fn selected_real_kind(p: i64, r: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Arg, Call};
-    use crate::span::Span;
-
-    fn call(name: &str, args: Vec<Expr>) -> Expr {
-        Expr::Call(Call {
-            name: name.into(),
-            args: args
-                .into_iter()
-                .map(|value| Arg {
-                    keyword: None,
-                    value,
-                })
-                .collect(),
-            span: Span::default(),
-        })
-    }
 
     fn none(_: &str) -> Option<i64> {
         None
@@ -206,15 +190,21 @@ mod tests {
         let div = Expr::binary(Div, Expr::Int(-7), Expr::Int(2));
         assert_eq!(eval_int(&div, &none), Some(-3));
         assert_eq!(
-            eval_int(&call("mod", vec![Expr::Int(-7), Expr::Int(3)]), &none),
+            eval_int(&Expr::call("mod", vec![Expr::Int(-7), Expr::Int(3)]), &none),
             Some(-1)
         );
         assert_eq!(
-            eval_int(&call("modulo", vec![Expr::Int(-7), Expr::Int(3)]), &none),
+            eval_int(
+                &Expr::call("modulo", vec![Expr::Int(-7), Expr::Int(3)]),
+                &none
+            ),
             Some(2)
         );
         assert_eq!(
-            eval_int(&call("modulo", vec![Expr::Int(7), Expr::Int(-3)]), &none),
+            eval_int(
+                &Expr::call("modulo", vec![Expr::Int(7), Expr::Int(-3)]),
+                &none
+            ),
             Some(-2)
         );
         let pow = Expr::binary(Pow, Expr::Int(2), Expr::Int(-1));
@@ -238,19 +228,19 @@ mod tests {
         assert_eq!(eval_int(&e, &lookup), Some(200));
         assert_eq!(eval_int(&Expr::name("m"), &lookup), None);
         assert_eq!(
-            eval_int(&call("kind", vec![Expr::Real("1.0d0".into())]), &none),
+            eval_int(&Expr::call("kind", vec![Expr::Real("1.0d0".into())]), &none),
             Some(8)
         );
         assert_eq!(
             eval_int(
-                &call("selected_real_kind", vec![Expr::Int(15), Expr::Int(307)]),
+                &Expr::call("selected_real_kind", vec![Expr::Int(15), Expr::Int(307)]),
                 &none
             ),
             Some(8)
         );
         assert_eq!(
             eval_int(
-                &call("max", vec![Expr::Int(3), Expr::Int(9), Expr::Int(4)]),
+                &Expr::call("max", vec![Expr::Int(3), Expr::Int(9), Expr::Int(4)]),
                 &none
             ),
             Some(9)

@@ -162,6 +162,22 @@ impl Expr {
         Expr::Name(name.into())
     }
 
+    /// A call `name(args)` with positional arguments and no source position (an
+    /// expression the analyses build).
+    pub fn call(name: impl Into<String>, args: Vec<Expr>) -> Expr {
+        Expr::Call(Call {
+            name: name.into(),
+            args: args
+                .into_iter()
+                .map(|value| Arg {
+                    keyword: None,
+                    value,
+                })
+                .collect(),
+            span: Span::default(),
+        })
+    }
+
     pub fn binary(op: BinaryOp, lhs: Expr, rhs: Expr) -> Expr {
         Expr::Binary(op, Box::new(lhs), Box::new(rhs))
     }

@@ -16,7 +16,7 @@
 
 use super::affine::Affine;
 use super::{LoopDim, Shapes, elemental, rank};
-use crate::ir::{Arg, BinaryOp, Call, Expr, Subscript};
+use crate::ir::{BinaryOp, Call, Expr, Subscript};
 
 /// A call of one of the element-moving intrinsics, its arguments matched.
 pub enum Reindex<'a> {
@@ -123,7 +123,7 @@ impl<'a> Reindex<'a> {
                     .plus(&Affine::of(&l.lower), -1)
                     .and_then(|a| a.plus(&Affine::of(&steps(shift, l)), 1))
                     .ok_or("a shift too large")?;
-                let wrapped = call("modulo", vec![offset.to_expr(), period(l)]);
+                let wrapped = Expr::call("modulo", vec![offset.to_expr(), period(l)]);
                 let at = Expr::binary(BinaryOp::Add, l.lower.clone(), wrapped);
                 Ok(moved(elemental(array, space, shapes)?, &l.var, &at))
             }
@@ -152,7 +152,7 @@ impl<'a> Reindex<'a> {
                     Some(b) => elemental(b, space, shapes)?,
                     None => Expr::Int(0),
                 };
-                Ok(call("merge", vec![moved, fill, inside]))
+                Ok(Expr::call("merge", vec![moved, fill, inside]))
             }
         }
     }
@@ -225,18 +225,4 @@ fn period(l: &LoopDim) -> Expr {
                 |a| a.to_expr(),
             ),
     }
-}
-
-fn call(name: &str, args: Vec<Expr>) -> Expr {
-    Expr::Call(Call {
-        name: name.into(),
-        args: args
-            .into_iter()
-            .map(|value| Arg {
-                keyword: None,
-                value,
-            })
-            .collect(),
-        span: Default::default(),
-    })
 }
