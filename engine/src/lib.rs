@@ -2,6 +2,7 @@
 //! performance parameters of P^3T+ — work distribution, communication, computation
 //! time and cache lines. Synchronous, no LSP types; the `costline` binary wraps it.
 
+pub mod cache;
 pub mod comm;
 pub mod db;
 pub mod diagnostics;

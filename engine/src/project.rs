@@ -3,6 +3,7 @@
 //! server's surfaces are built from. The results come from the incremental database
 //! ([`crate::db`]); this module assembles them per file.
 
+use crate::cache::UnitCache;
 use crate::comm::{CommMetrics, UnitCommValues};
 use crate::db::{self, Database, File};
 use crate::diagnostics::Diagnostic;
@@ -57,9 +58,13 @@ pub struct UnitAnalysis {
     pub comm: Arc<UnitCommValues>,
     /// What its calls communicate per run of the unit, by calling statement.
     pub call_comm: HashMap<StmtId, CommMetrics>,
+    /// The cache lines its calls load per run of the unit, by calling statement.
+    pub call_lines: HashMap<StmtId, f64>,
     /// Computation, communication and predicted time of its statements, loops and of
     /// the unit, per run, on the machine.
     pub times: Arc<UnitTimes>,
+    /// The cache lines of every loop nest on the machine.
+    pub cache: Arc<UnitCache>,
     /// Everything the analysis says about the unit (spans relative to its text).
     pub diagnostics: Arc<Vec<Diagnostic>>,
 }
@@ -172,7 +177,9 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
                 loop_wd: db::loop_wds(db, u),
                 comm: db::comm_values(db, u),
                 call_comm: context.call_comm.clone(),
+                call_lines: context.call_lines.clone(),
                 times: db::times(db, u),
+                cache: db::cache(db, u),
                 diagnostics: db::unit_diagnostics(db, u),
             }
         })

@@ -2,6 +2,7 @@
 //! may be added, none renamed), built from the analysis of a set of files. Lines and
 //! columns are 1-based and refer to the original source text.
 
+use crate::cache::NestCache;
 use crate::comm::{CommMetrics, RefValues};
 use crate::diagnostics::{Diagnostic, Severity};
 use crate::freq::Count;
@@ -138,6 +139,79 @@ pub struct Metrics {
     /// The computation time of each processor (units and loops), seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ct_per_processor: Option<Vec<f64>>,
+    /// Cache lines loaded into the first cache level per run (P^3T+ Definitions
+    /// 4.10–4.11): a loop's nest per entry, mean over the processors, times its entries,
+    /// plus what its calls load; a unit's outermost nests and calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_lines: Option<f64>,
+    /// A loop nest's lines per entry, by cache level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
+}
+
+/// The cache lines of one entry of a loop nest, mean over the processors.
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheReport {
+    /// Entries into the nest per run of its unit.
+    pub entries: f64,
+    /// Distinct lines (an infinite cache: the compulsory misses).
+    pub distinct: f64,
+    /// Lines each level loads, innermost level first.
+    pub levels: Vec<CacheLevelReport>,
+    /// Lines from main memory (the last level's misses).
+    pub from_memory: f64,
+    /// Lines loaded into the first level by each processor, when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_processor: Option<Vec<f64>>,
+    /// Per loop carrying reuse: the footprint of one iteration and the levels it fits.
+    pub layer_conditions: Vec<LayerReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheLevelReport {
+    pub name: String,
+    pub misses: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerReport {
+    pub var: String,
+    pub bytes: f64,
+    /// The levels it fits in.
+    pub holds_in: Vec<String>,
+}
+
+impl CacheReport {
+    fn of(n: &NestCache, machine_levels: &[String]) -> CacheReport {
+        CacheReport {
+            entries: n.entries,
+            distinct: n.distinct,
+            levels: machine_levels
+                .iter()
+                .zip(&n.misses)
+                .map(|(name, m)| CacheLevelReport {
+                    name: name.clone(),
+                    misses: *m,
+                })
+                .collect(),
+            from_memory: n.misses.last().copied().unwrap_or(n.distinct),
+            per_processor: (n.per_processor.len() > 1).then(|| n.per_processor.clone()),
+            layer_conditions: n
+                .conditions
+                .iter()
+                .map(|c| LayerReport {
+                    var: c.var.clone(),
+                    bytes: c.bytes,
+                    holds_in: machine_levels
+                        .iter()
+                        .zip(&c.holds)
+                        .filter(|(_, h)| **h)
+                        .map(|(n, _)| n.clone())
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
 }
 
 impl Metrics {
@@ -168,6 +242,32 @@ impl Metrics {
                 ..self
             },
             None => self,
+        }
+    }
+}
+
+impl Metrics {
+    /// A loop's cache lines: its nest's per run plus its calls'.
+    fn with_cache(self, u: &UnitAnalysis, s: &Stmt, levels: &[String]) -> Metrics {
+        let Some(n) = u.cache.of(s.id) else {
+            return self;
+        };
+        let mut calls = 0.0;
+        crate::ir::walk(std::slice::from_ref(s), &mut |x, _| {
+            calls += u.call_lines.get(&x.id).copied().unwrap_or(0.0);
+        });
+        Metrics {
+            cache_lines: Some(n.lines_per_run() + calls),
+            cache: Some(CacheReport::of(n, levels)),
+            ..self
+        }
+    }
+
+    /// A unit's cache lines: its outermost nests' and its calls' (Definition 4.11).
+    fn with_unit_cache(self, u: &UnitAnalysis) -> Metrics {
+        Metrics {
+            cache_lines: Some(u.cache.own_lines() + u.call_lines.values().sum::<f64>()),
+            ..self
         }
     }
 }
@@ -443,6 +543,7 @@ fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport 
 
 fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
     let unit = &u.unit;
+    let levels = &u.cache.levels;
     // Statements of one block share their count: evaluate it once.
     let mut evaluated: HashMap<usize, Rc<Metrics>> = HashMap::new();
     let mut metrics = |id| {
@@ -504,7 +605,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                         ..metrics(s.id)
                     }
                     .with_comm(comm_within(u, &l.body))
-                    .with_time(u.times.of(s.id), true),
+                    .with_time(u.times.of(s.id), true)
+                    .with_cache(u, s, levels),
                 });
             }
             kind => statements.push(StatementReport {
@@ -575,7 +677,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
             ..runs_metrics(u)
         }
         .with_comm(comm_within(u, &unit.body))
-        .with_time(Some(&u.times.unit), true),
+        .with_time(Some(&u.times.unit), true)
+        .with_unit_cache(u),
         loops,
         statements,
     }

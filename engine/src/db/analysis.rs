@@ -5,6 +5,9 @@ use super::inputs::Settings;
 use super::modules::module_graph;
 use super::scope::{exports, identifiers, imports, scope};
 use super::units::{UnitText, host_of};
+use crate::cache::locality::PoorLocality;
+use crate::cache::nest::Nest;
+use crate::cache::{self as cache_model, UnitCache};
 use crate::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::{self, UnitMappings};
@@ -325,19 +328,9 @@ pub(super) fn unit_times_with(
     let machine = Settings::get(db).machine(db);
     let values = values(db, unit);
     let comm = comm_values(db, unit);
-    let known = constants(db, unit);
-    let maps = mappings(db, unit);
-    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let freq = |id: StmtId| values.value(id);
-    let elem_bytes = |a: &str| comm_model::element_bytes(&ir, a) as f64;
-    let array_bytes = |a: &str| time::array_local_bytes(&ir, &maps, a, &env);
-    let memory = time::memory_seconds(&time::MemInputs {
-        unit: &ir,
-        machine,
-        freq: &freq,
-        array_bytes: &array_bytes,
-        elem_bytes: &elem_bytes,
-    });
+    let processors = processors(db, unit);
+    let memory = time::memory_seconds(&ir, &cache(db, unit), &freq, processors);
     time::unit_times(&time::Inputs {
         unit: &ir,
         machine,
@@ -346,9 +339,74 @@ pub(super) fn unit_times_with(
         load: &|id| values.load(id).cloned(),
         comm: &|id| comm.metrics(id).map(|m| m.path_s),
         calls,
-        processors: processors(db, unit),
+        processors,
         memory: &|id| memory.get(&id).copied().unwrap_or(0.0),
     })
+}
+
+/// The loop nests of the unit with their array access classes (P^3T+ section 4.4).
+#[salsa::tracked(returns(clone))]
+pub fn nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<Nest>> {
+    let ir = lower(db, unit);
+    let values = values(db, unit);
+    let known = constants(db, unit);
+    let maps = mappings(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let env64 = |n: &str| known.values.get(n).copied();
+    let freq = |id: StmtId| values.value(id);
+    let elem_bytes = |a: &str| comm_model::element_bytes(&ir, a);
+    let divisor = |a: &str, d: usize| time::dim_divisor(&maps, a, d, &env);
+    Arc::new(cache_model::nest::nests(&cache_model::nest::NestInputs {
+        unit: &ir,
+        freq: &freq,
+        env: &env64,
+        elem_bytes: &elem_bytes,
+        divisor: &divisor,
+    }))
+}
+
+/// The cache lines of every loop nest on the machine (P^3T+ section 4.4): distinct
+/// lines and the lines each cache level loads, per processor.
+#[salsa::tracked(returns(clone))]
+pub fn cache<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCache> {
+    let ir = lower(db, unit);
+    let machine = Settings::get(db).machine(db);
+    let values = values(db, unit);
+    let known = constants(db, unit);
+    let maps = mappings(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let freq = |id: StmtId| values.value(id);
+    let divisor = |a: &str, d: usize| time::dim_divisor(&maps, a, d, &env);
+    let mut roots = HashMap::new();
+    ir.walk(&mut |s, _| {
+        roots.insert(s.id, s);
+    });
+    let processors = processors(db, unit);
+    let load = |id: StmtId| values.load(id).cloned();
+    let share = |nest: &Nest| {
+        let root = roots.get(&nest.id)?;
+        cache_model::share::nest_share(nest, root, &load, &freq, &divisor, processors)
+    };
+    Arc::new(cache_model::unit_cache(
+        &nests(db, unit),
+        &cache_model::CacheInputs {
+            machine,
+            processors,
+            share: &share,
+        },
+    ))
+}
+
+/// Innermost loops striding through a slow dimension, with the interchange that fixes
+/// each when it is legal.
+#[salsa::tracked(returns(clone))]
+pub fn locality<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<PoorLocality>> {
+    let line = Settings::get(db).machine(db).memory.cache_line_bytes;
+    Arc::new(cache_model::locality::poor_locality(
+        &lower(db, unit),
+        &nests(db, unit),
+        line,
+    ))
 }
 
 /// Every count and the work of every processor under the bindings.
@@ -386,5 +444,10 @@ pub fn unit_diagnostics<'db>(
         &ir,
         &comm_values(db, unit),
     ));
+    out.extend(
+        locality(db, unit)
+            .iter()
+            .map(|f| Diagnostic::warning(f.header, "poor-locality", f.message.clone())),
+    );
     Arc::new(out)
 }

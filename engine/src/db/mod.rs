@@ -22,8 +22,9 @@ mod scope;
 mod units;
 
 pub use analysis::{
-    comm, comm_records, comm_values, constants, counts, freqs, lower, mappings, ops, processors,
-    stmt_formula, stmt_load, times, unit_diagnostics, values, work, work_formulas,
+    cache, comm, comm_records, comm_values, constants, counts, freqs, locality, lower, mappings,
+    nests, ops, processors, stmt_formula, stmt_load, times, unit_diagnostics, values, work,
+    work_formulas,
 };
 pub use host::{Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Settings, Workspace};

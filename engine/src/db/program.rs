@@ -6,7 +6,7 @@
 //! program query combines the summaries of every unit on each revision, and each unit's
 //! [`context`] picks its share, cut off when that share did not change.
 
-use super::analysis::{comm_values, freqs, lower, unit_times_with, values};
+use super::analysis::{cache, comm_values, freqs, lower, unit_times_with, values};
 use super::inputs::Workspace;
 use super::units::{UnitText, file_units};
 use crate::comm::CommMetrics;
@@ -28,6 +28,8 @@ pub struct Summary {
     /// Computation time (busiest processor) and predicted time of one run, its own
     /// statements only.
     pub time: (f64, f64),
+    /// Cache lines its own loop nests load per run (the first sum of Definition 4.11).
+    pub cache_lines: f64,
 }
 
 #[salsa::tracked(returns(clone))]
@@ -44,6 +46,7 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
             let own = unit_times_with(db, unit, &|_| None).unit;
             (own.ct_s(), own.time_s)
         },
+        cache_lines: cache(db, unit).own_lines(),
     })
 }
 
@@ -122,6 +125,14 @@ fn time_totals(summaries: &[Arc<Summary>]) -> Vec<(f64, f64)> {
     )
 }
 
+/// Each unit's cache lines per run with its calls' (Definitions 4.10–4.11: a call adds
+/// its callee's lines per run times the call's count).
+fn cache_totals(summaries: &[Arc<Summary>]) -> Vec<f64> {
+    call_graph_totals(summaries, &|s| s.cache_lines, &|total, callee, count| {
+        total + callee * count
+    })
+}
+
 /// The runs and wd of every unit of the workspace.
 #[derive(Debug, Default, PartialEq, salsa::SalsaValue)]
 pub struct Program<'db> {
@@ -132,6 +143,8 @@ pub struct Program<'db> {
     pub comm_by_name: HashMap<String, CommMetrics>,
     /// Computation and predicted time per run of each procedure, its calls' included.
     pub time_by_name: HashMap<String, (f64, f64)>,
+    /// Cache lines per run of each procedure, its calls' included.
+    pub cache_by_name: HashMap<String, f64>,
 }
 
 /// Combines the summaries of every unit of every file, in workspace order.
@@ -180,12 +193,19 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
         .filter(|(s, _)| s.kind != UnitKind::Module)
         .map(|(s, t)| (s.name.clone(), t))
         .collect();
+    let cache_by_name = summaries
+        .iter()
+        .zip(cache_totals(&summaries))
+        .filter(|(s, _)| s.kind != UnitKind::Module)
+        .map(|(s, t)| (s.name.clone(), t))
+        .collect();
     let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
     Program {
         units,
         wd_by_name,
         comm_by_name,
         time_by_name,
+        cache_by_name,
     }
 }
 
@@ -203,6 +223,8 @@ pub struct UnitContext {
     /// The computation and predicted time its calls add per run of the unit, by calling
     /// statement.
     pub call_time: HashMap<StmtId, (f64, f64)>,
+    /// The cache lines its calls load per run of the unit, by calling statement.
+    pub call_lines: HashMap<StmtId, f64>,
 }
 
 /// How often `unit` runs, its wd and its callees' wd.
@@ -232,6 +254,12 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
             slot.1 += t * count.to_f64();
         }
     }
+    let mut call_lines: HashMap<StmtId, f64> = HashMap::new();
+    for c in &own.calls {
+        if let (Some(lines), Some(count)) = (p.cache_by_name.get(&c.callee), c.value) {
+            *call_lines.entry(c.stmt).or_default() += lines * count.to_f64();
+        }
+    }
     let callee_wds = own
         .items
         .iter()
@@ -246,6 +274,7 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         callee_wds,
         call_comm,
         call_time,
+        call_lines,
     })
 }
 

@@ -4,6 +4,7 @@
 //! assignments whose work it spreads and how evenly; on a unit's header, how often it
 //! runs and its wd.
 
+use super::cache_hover::cache_section;
 use super::comm_hover::comm_section;
 use super::time_hover::time_section;
 use super::{Lazy, UnitAt, label, units_of};
@@ -181,6 +182,9 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
     }
     comm_section(db, u, s.id, &mut out);
     time_section(db, u, Some(s), &mut out);
+    if matches!(s.kind, StmtKind::Loop(_)) {
+        cache_section(db, u, s, &mut out);
+    }
     assumptions(&mut out, u, count);
     Hover {
         range: u.original(span),

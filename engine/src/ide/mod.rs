@@ -4,6 +4,8 @@
 //! crate and its `rust-analyzer` binary split the work). Every answer reads only the
 //! units it is about: hints for a range analyze the units in that range.
 
+mod actions;
+mod cache_hover;
 mod comm_hover;
 mod diagnostics;
 mod hints;
@@ -12,6 +14,7 @@ pub(crate) mod label;
 mod lenses;
 mod time_hover;
 
+pub use actions::CodeAction;
 pub use diagnostics::FileDiagnostic;
 pub use hints::InlayHint;
 pub use hover::Hover;
@@ -50,6 +53,14 @@ impl Analysis {
         };
         self.analyze_units(file)?;
         self.with_db(|db| lenses::code_lenses(db, file))
+    }
+
+    /// The quick fixes for the findings in `range` (offsets into the file's text).
+    pub fn code_actions(&self, path: &str, range: Span) -> Cancellable<Vec<CodeAction>> {
+        let Some(file) = self.file_id(path) else {
+            return Ok(Vec::new());
+        };
+        self.with_db(|db| actions::code_actions(db, file, range))
     }
 
     /// Every finding on the file: loading, structure, parse and directive errors,

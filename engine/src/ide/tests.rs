@@ -91,8 +91,8 @@ fn hints_show_counts_and_wd_at_loops_and_assignments() {
             !HPF$ PROCESSORS pr(8)
             !HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a
             !HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: b
-              do i = 1, n ⟨×1000 · wd 0.57 · ≈ 202.7 µs⟩
-                do j = 1, i ⟨×5.0e5 · wd 0.57 · ≈ 202.6 µs⟩
+              do i = 1, n ⟨×1000 · wd 0.57 · ≈ 43.1 µs⟩
+                do j = 1, i ⟨×5.0e5 · wd 0.57 · ≈ 43 µs⟩
                   a(i, j) = 0.5 * a(i, j) ⟨×5.0e5 · wd 0.57⟩
                 end do
               end do
@@ -119,7 +119,7 @@ fn hints_are_computed_for_the_requested_range_only() {
             !HPF$ DISTRIBUTE (BLOCK, *) ONTO pr :: a
             !HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: b
               do i = 1, n
-                do j = 1, i ⟨×5.0e5 · wd 0.57 · ≈ 202.6 µs⟩
+                do j = 1, i ⟨×5.0e5 · wd 0.57 · ≈ 43 µs⟩
                   a(i, j) = 0.5 * a(i, j) ⟨×5.0e5 · wd 0.57⟩
                 end do
               end do
@@ -177,11 +177,11 @@ fn hover_on_an_assignment_shows_its_work_distribution() {
 
             work(S, p) = `(-2·$p²·n·⌊7·n/8⌋ + $p²·n² + $p²·⌊7·n/8⌋² + $p·n - $p·⌊7·n/8⌋)/2 if $p·n ≥ $p·⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (n² + n)/2 if $p·n ≥ $p·⌊7·n/8⌋ + n + 1, n ≥ 1, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (-4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² + 2·n·⌊7·n/8⌋ - n² - ⌊7·n/8⌋² + n - ⌊7·n/8⌋)/2 if $p·n + ⌊7·n/8⌋ ≥ $p·⌊7·n/8⌋ + n + 1, n ≥ ⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n; (2… (4 pieces in all)`
 
-            **≈ 168.4 µs** per program run on `ib-hdr` — computation 168.4 µs · communication 0 s
+            **≈ 8.78 µs** per program run on `ib-hdr` — computation 8.78 µs · communication 0 s
 
-            busiest processor **8** of 8: 168.4 µs (mean 89.8 µs)
+            busiest processor **8** of 8: 8.78 µs (mean 4.68 µs)
 
-            one execution: 1 mul_f32 + 1 load + 1 store = 0.07 ns; memory traffic 1.73 ns (memory-bound: it decides)
+            one execution: 1 mul_f32 + 1 load + 1 store = 0.07 ns; memory traffic 0.18 ns (memory-bound: it decides)
 
         "#]],
     );
@@ -220,20 +220,25 @@ fn hover_on_a_loop_and_on_the_unit() {
 
             wd of its body **0.57** (the wd of its assignments and calls, weighted by how often they run)
 
-            **≈ 202.7 µs** per program run on `ib-hdr` — computation 202.7 µs · communication 0 s
+            **≈ 43.1 µs** per program run on `ib-hdr` — computation 43.1 µs · communication 0 s
 
-            busiest processor **8** of 8: 202.7 µs (mean 108.1 µs)
+            busiest processor **8** of 8: 43.1 µs (mean 23 µs)
 
             | p | computation |
             |---:|---:|
-            | 1 | 13.6 µs |
-            | 2 | 40.6 µs |
-            | 3 | 67.6 µs |
-            | 4 | 94.6 µs |
-            | 5 | 121.6 µs |
-            | 6 | 148.6 µs |
-            | 7 | 175.6 µs |
-            | 8 | 202.7 µs |
+            | 1 | 2.89 µs |
+            | 2 | 8.63 µs |
+            | 3 | 14.4 µs |
+            | 4 | 20.1 µs |
+            | 5 | 25.8 µs |
+            | 6 | 31.6 µs |
+            | 7 | 37.3 µs |
+            | 8 | 43.1 µs |
+
+            cache lines per entry (64-byte lines, mean over the processors): **4,380** distinct
+            — L1 loads 4,384 (274 KiB from L2) · L2 loads 4,380 (274 KiB from L3) · L3 loads 4,380 (274 KiB from memory)
+
+            - reuse across `i` (a(i, j)) needs 31 KiB: L1 (32 KiB) holds, L2 (1 MiB) holds, L3 (16 MiB) holds
 
         "#]],
     );
@@ -248,20 +253,20 @@ fn hover_on_a_loop_and_on_the_unit() {
 
             wd **0.58** (its assignments and calls, weighted by how often they run)
 
-            **≈ 203.5 µs** per program run on `ib-hdr` — computation 202.7 µs · communication 0 s
+            **≈ 45.6 µs** per program run on `ib-hdr` — computation 43.1 µs · communication 0 s
 
-            busiest processor **8** of 8: 202.7 µs (mean 108.2 µs)
+            busiest processor **8** of 8: 43.1 µs (mean 23.3 µs)
 
             | p | computation |
             |---:|---:|
-            | 1 | 14.5 µs |
-            | 2 | 40.6 µs |
-            | 3 | 67.6 µs |
-            | 4 | 94.6 µs |
-            | 5 | 121.6 µs |
-            | 6 | 148.6 µs |
-            | 7 | 175.6 µs |
-            | 8 | 202.7 µs |
+            | 1 | 5.44 µs |
+            | 2 | 8.63 µs |
+            | 3 | 14.4 µs |
+            | 4 | 20.1 µs |
+            | 5 | 25.8 µs |
+            | 6 | 31.6 µs |
+            | 7 | 37.3 µs |
+            | 8 | 43.1 µs |
 
         "#]],
     );
@@ -306,7 +311,7 @@ fn hover_folds_the_table_of_many_processors() {
 
             busiest processor **1** of 64: 0.02 ns (mean 0.02 ns)
 
-            one execution: 1 store = 0 ns; memory traffic 0.05 ns (memory-bound: it decides)
+            one execution: 1 store = 0 ns; memory traffic 0.16 ns (memory-bound: it decides)
 
         "#]],
     );
@@ -407,7 +412,7 @@ fn hints_show_the_messages_of_statements_that_communicate() {
                 end do
                 a(2:n - 1, 2:n - 1) = b(2:n - 1, 2:n - 1) ⟨×3.8e4 · wd 0.03⟩
               end do
-              do j = 2, n ⟨×63 · wd 0.03 · ≈ 1.22 µs⟩
+              do j = 2, n ⟨×63 · wd 0.03 · ≈ 1.24 µs⟩
                 a(1, j) = a(1, j - 1) ⟨×63 · wd 0.03 · 3 msg · 12 B⟩
               end do
             end program halo
@@ -472,7 +477,7 @@ fn hover_shows_the_communication_records() {
 
             busiest processor **2** of 4: 2.94 µs (mean 2.85 µs)
 
-            one execution: 4 load + 3 add_f32 + 1 mul_f32 + 1 store = 0.3 ns; memory traffic 0.09 ns
+            one execution: 4 load + 3 add_f32 + 1 mul_f32 + 1 store = 0.3 ns; memory traffic 0.48 ns (memory-bound: it decides)
 
         "#]],
     );
@@ -523,7 +528,7 @@ fn calls_carry_their_callees_communication() {
           integer, parameter :: n = 64
         end module grid
 
-        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B · ≈ 2.41 µs/run (compute 7.05 ns, comm 2.4 µs) on ib-hdr⟧
+        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B · ≈ 2.41 µs/run (compute 9.13 ns, comm 2.4 µs) on ib-hdr⟧
         subroutine smooth(a, b)
           use grid
           real :: a(n), b(n)
@@ -535,7 +540,7 @@ fn calls_carry_their_callees_communication() {
           end do
         end subroutine smooth
 
-        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 121.2 ns, comm 24 µs) on ib-hdr⟧
+        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 142 ns, comm 24 µs) on ib-hdr⟧
         program driver
           use grid
           real :: a(n), b(n)
@@ -619,11 +624,11 @@ end subroutine halo
 
             TD = `186·niter if niter ≥ 1` elements of 4 B
 
-            **≈ 25 µs** per call of `halo` on `ib-hdr` — computation 753.2 ns · communication 24.2 µs
+            **≈ 25.4 µs** per call of `halo` on `ib-hdr` — computation 1.21 µs · communication 24.2 µs
 
-            busiest processor **2** of 4: 753.2 ns (mean 729.7 ns)
+            busiest processor **2** of 4: 1.21 µs (mean 1.18 µs)
 
-            one execution: 2 load + 1 add_f32 + 1 store = 0.08 ns; memory traffic 0.09 ns (memory-bound: it decides)
+            one execution: 2 load + 1 add_f32 + 1 store = 0.08 ns; memory traffic 0.41 ns (memory-bound: it decides)
 
         "#]],
     );

@@ -607,6 +607,12 @@ impl LanguageServer for Backend {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
                 code_lens_provider: Some(CodeLensOptions {
                     resolve_provider: Some(false),
                 }),
@@ -813,6 +819,27 @@ impl LanguageServer for Backend {
             }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
+    }
+
+    async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = p.text_document.uri;
+        let Some(range) = lock(&self.docs).get(&uri).map(|d| {
+            Span::new(
+                d.lines.offset(p.range.start) as usize,
+                d.lines.offset(p.range.end) as usize,
+            )
+        }) else {
+            return Ok(None);
+        };
+        Ok(self
+            .query(&uri, move |a, path| a.code_actions(path, range))
+            .await?
+            .map(|(actions, lines)| {
+                actions
+                    .iter()
+                    .map(|a| convert::code_action(&lines, &uri, a))
+                    .collect()
+            }))
     }
 
     async fn code_lens(&self, p: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {

@@ -5,8 +5,9 @@ use super::documents::Lines;
 use costline_engine::diagnostics::Severity;
 use costline_engine::ide;
 use tower_lsp_server::ls_types::{
-    CodeLens, Command, Diagnostic, DiagnosticSeverity, Hover, HoverContents, InlayHint,
-    InlayHintKind, InlayHintLabel, InlayHintTooltip, MarkupContent, MarkupKind, NumberOrString,
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, Diagnostic,
+    DiagnosticSeverity, Hover, HoverContents, InlayHint, InlayHintKind, InlayHintLabel,
+    InlayHintTooltip, MarkupContent, MarkupKind, NumberOrString, TextEdit, Uri, WorkspaceEdit,
 };
 
 pub fn inlay_hint(lines: &Lines, h: &ide::InlayHint) -> InlayHint {
@@ -60,4 +61,27 @@ pub fn diagnostic(lines: &Lines, d: &ide::FileDiagnostic) -> Diagnostic {
         message: d.message.clone(),
         ..Diagnostic::default()
     }
+}
+
+/// A quick fix as a code action with a workspace edit on the document (the client
+/// applies it only when the user accepts it).
+pub fn code_action(lines: &Lines, uri: &Uri, a: &ide::CodeAction) -> CodeActionOrCommand {
+    let edits = a
+        .edits
+        .iter()
+        .map(|(span, text)| TextEdit {
+            range: lines.range(span.start, span.end),
+            new_text: text.clone(),
+        })
+        .collect();
+    CodeActionOrCommand::CodeAction(CodeAction {
+        title: a.title.clone(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        edit: Some(WorkspaceEdit {
+            changes: Some([(uri.clone(), edits)].into_iter().collect()),
+            ..WorkspaceEdit::default()
+        }),
+        is_preferred: Some(true),
+        ..CodeAction::default()
+    })
 }
