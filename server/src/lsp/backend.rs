@@ -103,6 +103,16 @@ impl Backend {
         }
     }
 
+    /// An LSP range of an open document as byte offsets into its text.
+    fn span_of(&self, uri: &Uri, range: Range) -> Option<Span> {
+        lock(&self.docs).get(uri).map(|d| {
+            Span::new(
+                d.lines.offset(range.start) as usize,
+                d.lines.offset(range.end) as usize,
+            )
+        })
+    }
+
     fn capabilities(&self) -> Capabilities {
         lock(&self.state).capabilities
     }
@@ -767,12 +777,7 @@ impl LanguageServer for Backend {
             return Ok(Some(Vec::new()));
         }
         let uri = p.text_document.uri;
-        let Some(range) = lock(&self.docs).get(&uri).map(|d| {
-            Span::new(
-                d.lines.offset(p.range.start) as usize,
-                d.lines.offset(p.range.end) as usize,
-            )
-        }) else {
+        let Some(range) = self.span_of(&uri, p.range) else {
             return Ok(None);
         };
         Ok(self
@@ -823,12 +828,7 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, p: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = p.text_document.uri;
-        let Some(range) = lock(&self.docs).get(&uri).map(|d| {
-            Span::new(
-                d.lines.offset(p.range.start) as usize,
-                d.lines.offset(p.range.end) as usize,
-            )
-        }) else {
+        let Some(range) = self.span_of(&uri, p.range) else {
             return Ok(None);
         };
         Ok(self
