@@ -43,8 +43,9 @@ pub struct NestCache {
     pub misses: Vec<f64>,
     /// Lines loaded into the first level per entry, by processor.
     pub per_processor: Vec<f64>,
-    /// Seconds of memory traffic per entry, by processor: the lines each level
-    /// supplies at that level's bandwidth (see [`memory_seconds`]).
+    /// Seconds of memory traffic per entry in the steady state of a nest run again and
+    /// again, by processor: the lines each level supplies at that level's bandwidth
+    /// (see [`warm`] and [`memory_seconds`]).
     pub memory_s: Vec<f64>,
     /// Whether the reuse each loop carries survives, per loop and level.
     pub conditions: Vec<LayerCondition>,
@@ -219,7 +220,7 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
             .collect(),
         memory_s: results
             .iter()
-            .map(|r| memory_seconds(machine, &r.misses))
+            .map(|r| memory_seconds(machine, &warm(&r.misses, r.distinct, &caps)))
             .collect(),
         conditions: busiest.map(|r| r.conditions.clone()).unwrap_or_default(),
         classes,
@@ -328,6 +329,26 @@ fn conditions(
         });
     }
     out
+}
+
+/// The misses of an entry when the nest runs again and again (steady state): its
+/// distinct lines stay in the innermost level that holds them all between entries, so
+/// the levels from there outward do not load them again; only capacity misses remain.
+fn warm(misses: &[f64], distinct: f64, caps: &[f64]) -> Vec<f64> {
+    let Some(holds) = caps.iter().position(|&c| distinct <= c) else {
+        return misses.to_vec();
+    };
+    misses
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if i >= holds {
+                (m - distinct).max(0.0)
+            } else {
+                *m
+            }
+        })
+        .collect()
 }
 
 /// Seconds to bring one entry's lines through the hierarchy: the lines each level

@@ -181,7 +181,7 @@ fn hover_on_an_assignment_shows_its_work_distribution() {
 
             busiest processor **8** of 8: 8.78 µs (mean 4.68 µs)
 
-            one execution: 1 mul_f32 + 1 load + 1 store = 0.07 ns; memory traffic 0.18 ns (memory-bound: it decides)
+            one execution: 1 mul_f32 + 1 load + 1 store = 0.07 ns; memory traffic 0.06 ns
 
         "#]],
     );
@@ -253,13 +253,13 @@ fn hover_on_a_loop_and_on_the_unit() {
 
             wd **0.58** (its assignments and calls, weighted by how often they run)
 
-            **≈ 45.6 µs** per program run on `ib-hdr` — computation 43.1 µs · communication 0 s
+            **≈ 43.9 µs** per program run on `ib-hdr` — computation 43.1 µs · communication 0 s
 
-            busiest processor **8** of 8: 43.1 µs (mean 23.3 µs)
+            busiest processor **8** of 8: 43.1 µs (mean 23.1 µs)
 
             | p | computation |
             |---:|---:|
-            | 1 | 5.44 µs |
+            | 1 | 3.76 µs |
             | 2 | 8.63 µs |
             | 3 | 14.4 µs |
             | 4 | 20.1 µs |
@@ -311,7 +311,7 @@ fn hover_folds_the_table_of_many_processors() {
 
             busiest processor **1** of 64: 0.02 ns (mean 0.02 ns)
 
-            one execution: 1 store = 0 ns; memory traffic 0.16 ns (memory-bound: it decides)
+            one execution: 1 store = 0 ns; memory traffic 0 s
 
         "#]],
     );
@@ -412,7 +412,7 @@ fn hints_show_the_messages_of_statements_that_communicate() {
                 end do
                 a(2:n - 1, 2:n - 1) = b(2:n - 1, 2:n - 1) ⟨×3.8e4 · wd 0.03⟩
               end do
-              do j = 2, n ⟨×63 · wd 0.03 · ≈ 1.24 µs⟩
+              do j = 2, n ⟨×63 · wd 0.03 · ≈ 1.2 µs⟩
                 a(1, j) = a(1, j - 1) ⟨×63 · wd 0.03 · 3 msg · 12 B⟩
               end do
             end program halo
@@ -477,7 +477,7 @@ fn hover_shows_the_communication_records() {
 
             busiest processor **2** of 4: 2.94 µs (mean 2.85 µs)
 
-            one execution: 4 load + 3 add_f32 + 1 mul_f32 + 1 store = 0.3 ns; memory traffic 0.48 ns (memory-bound: it decides)
+            one execution: 4 load + 3 add_f32 + 1 mul_f32 + 1 store = 0.3 ns; memory traffic 0.4 ns (memory-bound: it decides)
 
         "#]],
     );
@@ -528,7 +528,7 @@ fn calls_carry_their_callees_communication() {
           integer, parameter :: n = 64
         end module grid
 
-        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B · ≈ 2.41 µs/run (compute 9.13 ns, comm 2.4 µs) on ib-hdr⟧
+        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B · ≈ 2.41 µs/run (compute 7.05 ns, comm 2.4 µs) on ib-hdr⟧
         subroutine smooth(a, b)
           use grid
           real :: a(n), b(n)
@@ -540,7 +540,7 @@ fn calls_carry_their_callees_communication() {
           end do
         end subroutine smooth
 
-        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 142 ns, comm 24 µs) on ib-hdr⟧
+        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 121.2 ns, comm 24 µs) on ib-hdr⟧
         program driver
           use grid
           real :: a(n), b(n)
@@ -624,11 +624,11 @@ end subroutine halo
 
             TD = `186·niter if niter ≥ 1` elements of 4 B
 
-            **≈ 25.4 µs** per call of `halo` on `ib-hdr` — computation 1.21 µs · communication 24.2 µs
+            **≈ 25 µs** per call of `halo` on `ib-hdr` — computation 753.2 ns · communication 24.2 µs
 
-            busiest processor **2** of 4: 1.21 µs (mean 1.18 µs)
+            busiest processor **2** of 4: 753.2 ns (mean 729.7 ns)
 
-            one execution: 2 load + 1 add_f32 + 1 store = 0.08 ns; memory traffic 0.41 ns (memory-bound: it decides)
+            one execution: 2 load + 1 add_f32 + 1 store = 0.08 ns; memory traffic 0.35 ns (memory-bound: it decides)
 
         "#]],
     );
