@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashMap};
 const COLUMN_BUDGET: u64 = 1 << 21;
 
 /// An arithmetic progression of positions: start, stride > 0, count ≥ 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 struct Progression {
     start: i64,
     stride: i64,
@@ -273,7 +273,7 @@ fn estimate_without_overlap(aps: &[Vec<Progression>], column_bytes: i64, e: i64,
     for ap in aps {
         let columns: f64 = ap[1..].iter().map(|p| p.count as f64).product();
         if !seen.insert(ap[1..].to_vec()) {
-            // Same columns as an offset already counted: only its extra lines.
+            // Offsets with the same columns are counted together, with the first.
             continue;
         }
         let firsts: Vec<Progression> = aps
@@ -289,18 +289,6 @@ fn estimate_without_overlap(aps: &[Vec<Progression>], column_bytes: i64, e: i64,
         total += columns * mean;
     }
     total
-}
-
-impl PartialOrd for Progression {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Progression {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.start, self.stride, self.count).cmp(&(other.start, other.stride, other.count))
-    }
 }
 
 /// A class whose subscripts are not affine: every access on a line of its own, at most

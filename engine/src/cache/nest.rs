@@ -289,7 +289,7 @@ fn add_ref(
                     let pos = vars.iter().rposition(|v| *v == Some(n.as_str())).unwrap();
                     co.push((pos, *k));
                 }
-                Expr::Name(n) if inputs.env(n).is_some() => {
+                Expr::Name(n) if (inputs.env)(n).is_some() => {
                     // A named constant folds into the offset.
                 }
                 other => {
@@ -305,7 +305,7 @@ fn add_ref(
             .iter()
             .filter_map(|(atom, k)| match atom {
                 Expr::Name(n) if !vars.contains(&Some(n.as_str())) => {
-                    inputs.env(n).map(|v| v.saturating_mul(*k))
+                    (inputs.env)(n).map(|v| v.saturating_mul(*k))
                 }
                 _ => None,
             })
@@ -316,10 +316,13 @@ fn add_ref(
     }
     let key = (a.name.clone(), shape, path.to_vec());
     let index = *keys.entry(key).or_insert_with(|| {
-        let lookup = |n: &str| (inputs.env)(n);
         let lowers = dims
             .iter()
-            .map(|d| d.lower.as_ref().map_or(Some(1), |l| eval_int(l, &lookup)))
+            .map(|d| {
+                d.lower
+                    .as_ref()
+                    .map_or(Some(1), |l| eval_int(l, inputs.env))
+            })
             .map(|l| l.unwrap_or(1))
             .collect();
         let extents = dims
@@ -332,8 +335,8 @@ fn add_ref(
                 let lo = dim
                     .lower
                     .as_ref()
-                    .map_or(Some(1), |l| eval_int(l, &lookup))?;
-                let hi = eval_int(upper, &lookup)?;
+                    .map_or(Some(1), |l| eval_int(l, inputs.env))?;
+                let hi = eval_int(upper, inputs.env)?;
                 let divisor = (inputs.divisor)(&a.name, d).max(1);
                 Some(((hi - lo + 1).max(1) + divisor - 1) / divisor)
             })
@@ -373,10 +376,4 @@ fn contains_loop_var(e: &Expr, vars: &[Option<&str>]) -> bool {
         }
     });
     found
-}
-
-impl NestInputs<'_> {
-    fn env(&self, name: &str) -> Option<i64> {
-        (self.env)(name)
-    }
 }
