@@ -1168,21 +1168,23 @@ fn stencil(ch: &mut Choices) -> Case {
     }
     let stmt = format!("{lhs} = {rhs}");
     // A write of a in the outer loop of a 2-D DO nest: the first point of the other
-    // dimension.
-    let outer_write = (form == Form::Do && rank == 2 && !in_place && ch.pick(4) == 3).then(|| {
-        let outer = order[0];
-        let subs: Vec<String> = (0..rank)
-            .map(|d| {
-                if d == outer {
-                    VARS[d].to_string()
-                } else {
-                    ranges[d].lo.to_string()
-                }
-            })
-            .collect();
-        let subs = subs.join(", ");
-        format!("a({subs}) = b({subs})")
-    });
+    // dimension, which must lie inside `a` even when the inner loop runs no iteration.
+    let fits = ranges.iter().all(|r| r.lo <= n);
+    let outer_write =
+        (form == Form::Do && rank == 2 && !in_place && fits && ch.pick(4) == 3).then(|| {
+            let outer = order[0];
+            let subs: Vec<String> = (0..rank)
+                .map(|d| {
+                    if d == outer {
+                        VARS[d].to_string()
+                    } else {
+                        ranges[d].lo.to_string()
+                    }
+                })
+                .collect();
+            let subs = subs.join(", ");
+            format!("a({subs}) = b({subs})")
+        });
     let time = ch.pick(3);
     let nt = ch.int(1, 3);
     let mut body = Vec::new();
