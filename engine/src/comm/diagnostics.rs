@@ -32,8 +32,9 @@ pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
                     r.span,
                     "fine-grained-communication",
                     format!(
-                        "`{}` is fetched one element at a time: the {blocker} writes `{}`, so the \
-                         reads cannot be vectorized out of it ({messages} per run)",
+                        "`{}` is fetched one element at a time: the {blocker} may write elements \
+                         of `{}` before it reads them, so the reads cannot be vectorized out of it \
+                         ({messages} per run)",
                         r.reference, r.array
                     ),
                 ));

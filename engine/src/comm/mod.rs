@@ -17,6 +17,7 @@
 //! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
 
 pub mod cost;
+pub mod dependence;
 pub mod diagnostics;
 pub mod formula;
 pub mod mpi;
@@ -146,7 +147,7 @@ pub fn unit_comm(
             if refs.iter().any(|x| x.reference == reference) || reference == lhs.to_string() {
                 continue;
             }
-            let placement = placement::place(loops, &a.name);
+            let placement = placement::place(loops, &a.name, Some((s.id, &a.subscripts)));
             let indexed_by_kept_loop = loops[..placement.kept]
                 .iter()
                 .filter_map(|(_, l)| l.var())
@@ -208,7 +209,7 @@ fn reduction_ref(
     let mapping = &maps.arrays[first];
     let placement = arrays
         .iter()
-        .map(|a| placement::place(loops, a))
+        .map(|a| placement::place(loops, a, None))
         .max_by_key(|p| p.kept)?;
     let hoisted_vars: Vec<&str> = loops[placement.kept..]
         .iter()

@@ -2,12 +2,13 @@
 //! (DESIGN.md section 3): the non-local elements a reference reads are fetched before
 //! the loop nest, vectorized and hoisted out of every enclosing loop, from the inside
 //! out, until a loop that carries a dependence on them — a DO loop whose body writes
-//! the array (or passes it to a procedure, which may write it), as a time-step loop
-//! does. FORALL, WHERE and array syntax read every right-hand side before any
+//! elements the reference reads before it (dependence.rs), or passes the array to a
+//! procedure, which may write it — as a time-step loop does. FORALL, WHERE and array syntax read every right-hand side before any
 //! assignment, and an INDEPENDENT loop asserts that no iteration reads what another
 //! writes: neither carries a dependence.
 
-use crate::ir::{Expr, Loop, LoopOrigin, Stmt, StmtId, StmtKind};
+use super::dependence;
+use crate::ir::{Loop, Stmt, StmtId, Subscript};
 use crate::span::Span;
 
 /// The enclosing loops of a statement, outermost first.
@@ -42,10 +43,12 @@ impl Placement {
     }
 }
 
-/// The placement of the fetch of `array` read by a statement inside `loops`.
-pub fn place(loops: &Enclosing, array: &str) -> Placement {
+/// The placement of the fetch of `array` read by a statement inside `loops`: the
+/// element `read` names in its statement, or (None) elements the statement reads as a whole.
+pub fn place(loops: &Enclosing, array: &str, read: Option<(StmtId, &[Subscript])>) -> Placement {
+    let bare: Vec<&Loop> = loops.iter().map(|(_, l)| *l).collect();
     let mut kept = loops.len();
-    while kept > 0 && !carries_dependence(loops[kept - 1].1, array) {
+    while kept > 0 && !dependence::carries_flow(&bare, kept - 1, array, read) {
         kept -= 1;
     }
     Placement {
@@ -57,37 +60,4 @@ pub fn place(loops: &Enclosing, array: &str) -> Placement {
             var: loops[k].1.var().map(str::to_string),
         }),
     }
-}
-
-/// Whether loop `l` may carry a dependence on `array`: a DO loop, not INDEPENDENT,
-/// whose body writes the array or passes it to a procedure.
-pub fn carries_dependence(l: &Loop, array: &str) -> bool {
-    l.origin == LoopOrigin::Do && l.independent.is_none() && writes(&l.body, array)
-}
-
-fn writes(body: &[Stmt], array: &str) -> bool {
-    let mut found = false;
-    crate::ir::walk(body, &mut |s, _| {
-        found |= match &s.kind {
-            StmtKind::Assign { lhs, .. } => names_array(lhs, array),
-            StmtKind::Call(c) => c.args.iter().any(|a| passes(&a.value, array)),
-            _ => false,
-        };
-    });
-    found
-}
-
-fn names_array(e: &Expr, array: &str) -> bool {
-    match e {
-        Expr::Array(r) => r.name == array,
-        Expr::Name(n) => n == array,
-        _ => false,
-    }
-}
-
-/// Whether an actual argument hands (part of) `array` to the callee.
-fn passes(e: &Expr, array: &str) -> bool {
-    let mut found = false;
-    e.visit(&mut |x| found |= names_array(x, array));
-    found
 }

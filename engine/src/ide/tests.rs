@@ -496,7 +496,7 @@ fn element_wise_communication_is_diagnosed() {
         .collect();
     expect![[r#"
         [
-            "fine-grained-communication: `a(1, j - 1)` is fetched one element at a time: the DO loop over `j` writes `a`, so the reads cannot be vectorized out of it (3 messages per run)",
+            "fine-grained-communication: `a(1, j - 1)` is fetched one element at a time: the DO loop over `j` may write elements of `a` before it reads them, so the reads cannot be vectorized out of it (3 messages per run)",
         ]
     "#]].assert_debug_eq(&found);
 }

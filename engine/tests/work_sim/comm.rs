@@ -10,9 +10,13 @@
 //! does not own e, the lowest-numbered owner q of e sends it to p.
 //!
 //! Placement: the fetch is vectorized over the enclosing loops from the inside out
-//! until a DO loop (not INDEPENDENT) whose body writes the array read (an assignment to
-//! it, or a CALL naming it): it stays inside that loop L_k and the loops around it.
-//! Each iteration of L_k is one instance of the fetch (one instance per run of the unit
+//! until a DO loop (not INDEPENDENT) inside one instance of which the reference reads
+//! an element an earlier assignment of that instance wrote (observed, element by
+//! element, in a run with every binding raised to at least FLOW_SIZE and every branch
+//! taken, so that short loops and conditions do not hide a flow the program has for
+//! other sizes and data), or whose body passes the
+//! array to a CALL: it stays inside that loop L_k and the loops around it. Each
+//! iteration of L_k is one instance of the fetch (one instance per run of the unit
 //! when k = 0). Per (reference, instance, q, p), q sends p one message holding the
 //! distinct elements p reads from q in that instance.
 
@@ -74,8 +78,11 @@ pub struct CommSimulation {
     pub statements: BTreeMap<u32, Vec<SimRef>>,
 }
 
-/// Simulates the one unit of `file`.
-pub fn simulate_comm(file: &FileAnalysis) -> Result<CommSimulation, String> {
+/// Simulates the one unit of `file`. With `adopt`, a fetch the engine keeps inside
+/// more loops than the observed flows need takes the engine's placement (a static test
+/// that ignores bounds and conditions may be conservative; it must never hoist a fetch
+/// past an observed flow, which the comparison of placements still catches).
+pub fn simulate_comm(file: &FileAnalysis, adopt: bool) -> Result<CommSimulation, String> {
     let [u] = file.units.as_slice() else {
         return Err(format!(
             "{} units: the simulator runs one",
@@ -84,17 +91,34 @@ pub fn simulate_comm(file: &FileAnalysis) -> Result<CommSimulation, String> {
     };
     let env = |n: &str| u.constants.values.get(n).copied();
     let mapping = Mapping::new(&u.unit, &env)?;
-    let refs = references(&u.unit, &mapping)?;
-    let mut sim = Sim {
-        unit: &u.unit,
-        mapping: &mapping,
-        refs: &refs,
-        vars: u.constants.values.clone(),
-        serial: 0,
-        iterations: Vec::new(),
-        reads: BTreeMap::new(),
-    };
-    sim.block(&u.unit.body)?;
+    let mut refs = references(&u.unit, &mapping)?;
+    // The flows, from a run at larger sizes (or, if that one cannot run, this one).
+    let larger: BTreeMap<String, i64> = u
+        .constants
+        .values
+        .iter()
+        .map(|(k, v)| (k.clone(), if *v > 0 { (*v).max(FLOW_SIZE) } else { *v }))
+        .collect();
+    let flows = Sim::new(&u.unit, &mapping, &refs, larger, true)
+        .run()
+        .or_else(|_| Sim::new(&u.unit, &mapping, &refs, u.constants.values.clone(), true).run())?
+        .flows;
+    for (id, list) in refs.iter_mut() {
+        for (k, r) in list.iter_mut().enumerate() {
+            let observed = flows.get(&(*id, k)).copied().unwrap_or(0);
+            let engine = u
+                .comm
+                .of(*id)
+                .iter()
+                .find(|e| e.reference == r.text)
+                .map(|e| e.placement.kept)
+                .filter(|_| adopt);
+            let kept = r.kept.max(observed).max(engine.unwrap_or(0));
+            r.hoisted = r.kept + r.hoisted - kept;
+            r.kept = kept;
+        }
+    }
+    let sim = Sim::new(&u.unit, &mapping, &refs, u.constants.values.clone(), false).run()?;
     let reads = sim.reads;
     let mut statements = BTreeMap::new();
     for (id, list) in &refs {
@@ -196,8 +220,10 @@ fn references(unit: &Unit, mapping: &Mapping) -> Result<BTreeMap<StmtId, Vec<Ref
                         if list.iter().any(|x| x.text == text) {
                             continue;
                         }
+                        // Kept inside loops that pass the array to a CALL; the flows
+                        // observed in a run keep it inside more.
                         let mut kept = loops.len();
-                        while kept > 0 && !carries(loops[kept - 1], &a.name) {
+                        while kept > 0 && !passes_to_call(loops[kept - 1], &a.name) {
                             kept -= 1;
                         }
                         let subscripts = a
@@ -295,9 +321,9 @@ fn read_refs<'a>(e: &'a Expr, guards: &mut Vec<Expr>, out: &mut Vec<(&'a Expr, V
     }
 }
 
-/// Whether loop `l` carries a dependence on `array`: a DO loop, not INDEPENDENT,
-/// whose body (at any depth) assigns to the array or passes it to a CALL.
-fn carries(l: &Loop, array: &str) -> bool {
+/// Whether loop `l` is a DO loop, not INDEPENDENT, whose body (at any depth) passes
+/// `array` to a CALL, which may write it.
+fn passes_to_call(l: &Loop, array: &str) -> bool {
     if l.origin != LoopOrigin::Do || l.independent.is_some() {
         return false;
     }
@@ -306,17 +332,15 @@ fn carries(l: &Loop, array: &str) -> bool {
         Expr::Name(n) => n == array,
         _ => false,
     };
-    let mut writes = false;
-    ir::walk(&l.body, &mut |s, _| match &s.kind {
-        StmtKind::Assign { lhs, .. } => writes |= names(lhs),
-        StmtKind::Call(c) => {
+    let mut passes = false;
+    ir::walk(&l.body, &mut |s, _| {
+        if let StmtKind::Call(c) = &s.kind {
             for a in &c.args {
-                a.value.visit(&mut |x| writes |= names(x));
+                a.value.visit(&mut |x| passes |= names(x));
             }
         }
-        _ => {}
     });
-    writes
+    passes
 }
 
 /// Bytes per element of `array` from its declared (or implicit) type: INTEGER, REAL
@@ -362,9 +386,49 @@ struct Sim<'a> {
     iterations: Vec<u64>,
     /// By (statement, index of the reference).
     reads: BTreeMap<(StmtId, usize), Reads>,
+    /// A run that only observes flows (no owners, no reads tallied).
+    track: bool,
+    /// The serial number of the current instance (run) of each enclosing loop, and
+    /// whether it is a DO loop that is not INDEPENDENT.
+    instances: Vec<(u64, bool)>,
+    /// The loop instances around the last write of each element, by (array, index).
+    last_write: BTreeMap<(String, Vec<i64>), Vec<u64>>,
+    /// By (statement, index of the reference): how many enclosing loops an observed
+    /// flow keeps its fetch inside.
+    flows: BTreeMap<(StmtId, usize), usize>,
 }
 
-impl Sim<'_> {
+/// The size every binding is raised to in the run that observes flows.
+const FLOW_SIZE: i64 = 8;
+
+impl<'a> Sim<'a> {
+    fn new(
+        unit: &'a Unit,
+        mapping: &'a Mapping,
+        refs: &'a BTreeMap<StmtId, Vec<Reference>>,
+        vars: BTreeMap<String, i64>,
+        track: bool,
+    ) -> Sim<'a> {
+        Sim {
+            unit,
+            mapping,
+            refs,
+            vars,
+            serial: 0,
+            iterations: Vec::new(),
+            reads: BTreeMap::new(),
+            track,
+            instances: Vec::new(),
+            last_write: BTreeMap::new(),
+            flows: BTreeMap::new(),
+        }
+    }
+
+    fn run(mut self) -> Result<Sim<'a>, String> {
+        self.block(&self.unit.body)?;
+        Ok(self)
+    }
+
     fn block(&mut self, stmts: &[Stmt]) -> Result<(), String> {
         stmts.iter().try_for_each(|s| self.stmt(s))
     }
@@ -377,6 +441,13 @@ impl Sim<'_> {
         match &s.kind {
             StmtKind::Assign { lhs, rhs } => self.assign(s.id, lhs, rhs),
             StmtKind::Loop(l) => self.do_loop(l),
+            // The run that observes flows takes every branch, as a static test must.
+            StmtKind::If(i) if self.track => {
+                i.branches.iter().try_for_each(|b| self.block(&b.body))
+            }
+            StmtKind::Select(sel) if self.track => {
+                sel.cases.iter().try_for_each(|c| self.block(&c.body))
+            }
             StmtKind::If(i) => match control::branch(i, &env)? {
                 Some(body) => self.block(body),
                 None => Ok(()),
@@ -408,6 +479,11 @@ impl Sim<'_> {
     fn do_loop(&mut self, l: &Loop) -> Result<(), String> {
         let vars = &self.vars;
         let t = control::trips(l, &|n: &str| vars.get(n).copied())?;
+        self.serial += 1;
+        self.instances.push((
+            self.serial,
+            l.origin == LoopOrigin::Do && l.independent.is_none(),
+        ));
         self.iterations.push(0);
         for k in 0..t.trips {
             self.serial += 1;
@@ -416,6 +492,7 @@ impl Sim<'_> {
             self.block(&l.body)?;
         }
         self.iterations.pop();
+        self.instances.pop();
         self.vars
             .insert(t.var.to_string(), t.first + t.trips * t.step);
         Ok(())
@@ -430,6 +507,9 @@ impl Sim<'_> {
     /// Owner computes, and every read of a mapped array by an executing processor that
     /// does not own the element.
     fn assign(&mut self, id: StmtId, lhs: &Expr, rhs: &Expr) -> Result<(), String> {
+        if self.track {
+            return self.observe(id, lhs, rhs);
+        }
         let env = |n: &str| self.vars.get(n).copied();
         let executing: BTreeSet<usize> = match lhs {
             Expr::Name(n) if !self.unit.symbols.get(n).is_some_and(|s| s.is_array()) => {
@@ -475,6 +555,53 @@ impl Sim<'_> {
         }
         // An integer scalar assigned a known value keeps it for later subscripts.
         if let Expr::Name(n) = lhs
+            && !self.unit.symbols.get(n).is_some_and(|s| s.is_array())
+        {
+            let known = control::integer_value(self.unit, n, rhs, &env);
+            match known {
+                Some(v) => self.vars.insert(n.clone(), v),
+                None => self.vars.remove(n),
+            };
+        }
+        Ok(())
+    }
+    /// The flows into the references of an assignment: a read of an element written
+    /// earlier in the same instance of an enclosing DO loop keeps the fetch inside it.
+    fn observe(&mut self, id: StmtId, lhs: &Expr, rhs: &Expr) -> Result<(), String> {
+        let env = |n: &str| self.vars.get(n).copied();
+        let refs = self.refs.get(&id).expect("every assignment is listed");
+        for (k, r) in refs.iter().enumerate() {
+            let element = self.index(&r.subscripts)?;
+            let Some(written) = self.last_write.get(&(r.array.clone(), element)) else {
+                continue;
+            };
+            let deepest = self
+                .instances
+                .iter()
+                .enumerate()
+                .filter(|(j, (serial, counts))| *counts && written.get(*j) == Some(serial))
+                .map(|(j, _)| j + 1)
+                .max();
+            if let Some(d) = deepest {
+                let slot = self.flows.entry((id, k)).or_default();
+                *slot = (*slot).max(d);
+            }
+        }
+        if let Expr::Array(r) = lhs {
+            let subscripts = r
+                .subscripts
+                .iter()
+                .map(|s| match s {
+                    Subscript::Index(e) => Ok(e.clone()),
+                    Subscript::Range(_) => {
+                        Err(format!("`{lhs}`: a section left after normalization"))
+                    }
+                })
+                .collect::<Result<Vec<Expr>, String>>()?;
+            let index = self.index(&subscripts)?;
+            let instances = self.instances.iter().map(|(s, _)| *s).collect();
+            self.last_write.insert((r.name.clone(), index), instances);
+        } else if let Expr::Name(n) = lhs
             && !self.unit.symbols.get(n).is_some_and(|s| s.is_array())
         {
             let known = control::integer_value(self.unit, n, rhs, &env);
