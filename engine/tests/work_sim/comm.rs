@@ -516,17 +516,7 @@ impl<'a> Sim<'a> {
                 (0..self.mapping.processors).collect()
             }
             Expr::Array(r) => {
-                let subscripts = r
-                    .subscripts
-                    .iter()
-                    .map(|s| match s {
-                        Subscript::Index(e) => Ok(e.clone()),
-                        Subscript::Range(_) => {
-                            Err(format!("`{lhs}`: a section left after normalization"))
-                        }
-                    })
-                    .collect::<Result<Vec<Expr>, String>>()?;
-                let index = self.index(&subscripts)?;
+                let index = self.written(lhs, r)?;
                 self.mapping.owners(&r.name, &index, &env)?
             }
             _ => return Err(format!("not simulated: assignment to `{lhs}`")),
@@ -553,22 +543,38 @@ impl<'a> Sim<'a> {
                     .insert(element.clone());
             }
         }
-        // An integer scalar assigned a known value keeps it for later subscripts.
+        self.scalar(lhs, rhs);
+        Ok(())
+    }
+
+    /// The element a left-hand side array reference writes.
+    fn written(&self, lhs: &Expr, r: &ir::ArrayRef) -> Result<Vec<i64>, String> {
+        let subscripts = r
+            .subscripts
+            .iter()
+            .map(|s| match s {
+                Subscript::Index(e) => Ok(e.clone()),
+                Subscript::Range(_) => Err(format!("`{lhs}`: a section left after normalization")),
+            })
+            .collect::<Result<Vec<Expr>, String>>()?;
+        self.index(&subscripts)
+    }
+
+    /// An integer scalar assigned a known value keeps it for later subscripts.
+    fn scalar(&mut self, lhs: &Expr, rhs: &Expr) {
         if let Expr::Name(n) = lhs
             && !self.unit.symbols.get(n).is_some_and(|s| s.is_array())
         {
-            let known = control::integer_value(self.unit, n, rhs, &env);
-            match known {
+            let env = |n: &str| self.vars.get(n).copied();
+            match control::integer_value(self.unit, n, rhs, &env) {
                 Some(v) => self.vars.insert(n.clone(), v),
                 None => self.vars.remove(n),
             };
         }
-        Ok(())
     }
     /// The flows into the references of an assignment: a read of an element written
     /// earlier in the same instance of an enclosing DO loop keeps the fetch inside it.
     fn observe(&mut self, id: StmtId, lhs: &Expr, rhs: &Expr) -> Result<(), String> {
-        let env = |n: &str| self.vars.get(n).copied();
         let refs = self.refs.get(&id).expect("every assignment is listed");
         for (k, r) in refs.iter().enumerate() {
             let element = self.index(&r.subscripts)?;
@@ -588,28 +594,11 @@ impl<'a> Sim<'a> {
             }
         }
         if let Expr::Array(r) = lhs {
-            let subscripts = r
-                .subscripts
-                .iter()
-                .map(|s| match s {
-                    Subscript::Index(e) => Ok(e.clone()),
-                    Subscript::Range(_) => {
-                        Err(format!("`{lhs}`: a section left after normalization"))
-                    }
-                })
-                .collect::<Result<Vec<Expr>, String>>()?;
-            let index = self.index(&subscripts)?;
+            let index = self.written(lhs, r)?;
             let instances = self.instances.iter().map(|(s, _)| *s).collect();
             self.last_write.insert((r.name.clone(), index), instances);
-        } else if let Expr::Name(n) = lhs
-            && !self.unit.symbols.get(n).is_some_and(|s| s.is_array())
-        {
-            let known = control::integer_value(self.unit, n, rhs, &env);
-            match known {
-                Some(v) => self.vars.insert(n.clone(), v),
-                None => self.vars.remove(n),
-            };
         }
+        self.scalar(lhs, rhs);
         Ok(())
     }
 }
