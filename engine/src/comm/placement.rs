@@ -2,10 +2,10 @@
 //! (DESIGN.md section 3): the non-local elements a reference reads are fetched before
 //! the loop nest, vectorized and hoisted out of every enclosing loop, from the inside
 //! out, until a loop that carries a dependence on them — a DO loop whose body writes
-//! elements the reference reads before it (dependence.rs), or passes the array to a
-//! procedure, which may write it — as a time-step loop does. FORALL, WHERE and array syntax read every right-hand side before any
-//! assignment, and an INDEPENDENT loop asserts that no iteration reads what another
-//! writes: neither carries a dependence.
+//! elements the reference reads after them (dependence.rs), or passes the array to a
+//! procedure, which may write it — as a time-step loop does. FORALL, WHERE and array
+//! syntax read every right-hand side before any assignment, and an INDEPENDENT loop
+//! asserts that no iteration reads what another writes: neither carries a dependence.
 
 use super::dependence;
 use crate::ir::{Loop, Stmt, StmtId, Subscript};
@@ -44,7 +44,7 @@ impl Placement {
 }
 
 /// The placement of the fetch of `array` read by a statement inside `loops`: the
-/// element `read` names in its statement, or (None) elements the statement reads as a whole.
+/// element `read` names in its statement, or (None) elements read as a whole.
 pub fn place(loops: &Enclosing, array: &str, read: Option<(StmtId, &[Subscript])>) -> Placement {
     let bare: Vec<&Loop> = loops.iter().map(|(_, l)| *l).collect();
     let mut kept = loops.len();
