@@ -2,6 +2,7 @@
 //! performance parameters of P^3T+ — work distribution, communication, computation
 //! time and cache lines. Synchronous, no LSP types; the `costline` binary wraps it.
 
+pub mod alternatives;
 pub mod cache;
 pub mod comm;
 pub mod db;
@@ -15,6 +16,7 @@ pub mod machine;
 pub mod normalize;
 pub mod project;
 pub mod report;
+pub mod scaling;
 pub mod source;
 pub mod span;
 pub mod symbolic;

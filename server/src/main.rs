@@ -2,6 +2,7 @@
 //! language server.
 
 mod check;
+mod compare;
 mod lsp;
 mod machines;
 mod text;
@@ -31,6 +32,9 @@ enum Command {
     Machines,
     /// Measure this machine (operation costs, memory, MPI) into a machine model.
     Train(train::TrainArgs),
+    /// Compare each DISTRIBUTE with its alternatives over problem sizes and processor
+    /// counts: predicted times, crossing points, an SVG plot.
+    Compare(compare::CompareArgs),
 }
 
 #[derive(clap::Args)]
@@ -83,6 +87,7 @@ fn main() -> ExitCode {
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),
+        Command::Compare(args) => compare::run(&args),
         Command::Machines => machines::list(),
     }
 }

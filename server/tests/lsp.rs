@@ -477,3 +477,84 @@ fn exit_without_shutdown_is_code_1() {
     c.notify("exit", Value::Null);
     assert_eq!(c.wait_exit(), 1);
 }
+
+/// The unit's predicted time per run from `costline check --format json` on `text`.
+fn checked_time(text: &str, machine: &str, name: &str) -> f64 {
+    let dir = std::env::temp_dir().join(format!("costline-action-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_costline"))
+        .args(["check", "--format", "json", "--machine", machine])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    report["files"][0]["units"][0]["metrics"]["time_s"]
+        .as_f64()
+        .unwrap()
+}
+
+/// `text` with the LSP edits applied (UTF-8 columns, non-overlapping).
+fn apply(text: &str, edits: &[Value]) -> String {
+    let mut spans: Vec<(usize, usize, &str)> = edits
+        .iter()
+        .map(|e| {
+            (
+                offset(text, &e["range"]["start"], false),
+                offset(text, &e["range"]["end"], false),
+                e["newText"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let mut out = text.to_string();
+    for (start, end, new) in spans {
+        out.replace_range(start..end, new);
+    }
+    out
+}
+
+#[test]
+fn distribution_actions_deliver_the_time_they_promise() {
+    let text = include_str!("../../tests/fixtures/fixed/redblack.f")
+        .replace("N = 512", "N = 32")
+        .replace("NITER = 50", "NITER = 4");
+    let uri = "file:///tmp/costline-redblack-actions.f";
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-8"], true), None);
+    let picked = c.result(
+        "workspace/executeCommand",
+        json!({"command": "costline.selectMachine", "arguments": ["ipsc860"]}),
+    );
+    assert_eq!(picked, json!("ipsc860"));
+    c.open(uri, &text);
+    // On the DISTRIBUTE (its continuation line).
+    let actions = c.result(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 9, "character": 20}, "end": {"line": 9, "character": 20}},
+               "context": {"diagnostics": []}}),
+    );
+    let actions = actions.as_array().unwrap();
+    assert!(!actions.is_empty(), "no alternative offered");
+    let written = checked_time(&text, "ipsc860", "written.f");
+    for a in actions {
+        let title = a["title"].as_str().unwrap();
+        assert!(title.starts_with("DISTRIBUTE A("), "{title}");
+        assert!(title.contains("faster at N=32, P=16"), "{title}");
+        let promised = a["data"]["predicted_time_s"].as_f64().unwrap();
+        assert!(promised < written, "{title}: {promised} vs {written}");
+        let edits = a["edit"]["changes"][uri].as_array().unwrap();
+        let edited = apply(&text, edits);
+        // Only the directive lines change; fixed form and upper case stay.
+        assert!(edited.contains("CHPF$ DISTRIBUTE A("), "{edited}");
+        assert!(edited.contains("      DO 30 IT = 1, NITER"), "{edited}");
+        let got = checked_time(&edited, "ipsc860", "edited.f");
+        assert!(
+            (got - promised).abs() <= 1e-9 * promised,
+            "{title}: promised {promised}, the edited file predicts {got}\n{edited}"
+        );
+    }
+    assert_eq!(c.shutdown(), 0);
+}

@@ -299,6 +299,16 @@ struct Job<'a> {
 /// Per (sender, receiver): messages and elements.
 type Tally = BTreeMap<(usize, usize), (f64, f64)>;
 
+/// One term prepared for enumeration: the constraints and variables enumerated point by
+/// point, and the instance variables whose values all fetch alike, only counted.
+struct Prepared<'t> {
+    rest: Vec<Constraint>,
+    vars: Vec<Name>,
+    subscripts: &'t [Sym],
+    alike: Vec<Constraint>,
+    alike_vars: Vec<Name>,
+}
+
 impl Job<'_> {
     fn records(&self, terms: &[CommTerm]) -> Result<(Vec<Record>, bool), String> {
         let ex = extents(self.executing, self.env)?;
@@ -538,15 +548,10 @@ impl Job<'_> {
     }
 
     /// How many points `enumerate` would visit, when their counts are symbolic.
-    fn points(
-        &self,
-        prepared: &[(Vec<Constraint>, Vec<Name>, &[Sym])],
-        pc: &[Name],
-        ex: &[i128],
-    ) -> Option<f64> {
+    fn points(&self, prepared: &[Prepared], pc: &[Name], ex: &[i128]) -> Option<f64> {
         let mut total = 0.0;
-        for (mine, vars, _) in prepared {
-            let count = self.sum(mine.clone(), vars)?;
+        for t in prepared {
+            let count = self.sum(t.rest.clone(), &t.vars)?;
             for p in 1..=ex.iter().product::<i128>() {
                 let pv = Arrangement::coordinates(ex, p);
                 let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
@@ -554,6 +559,42 @@ impl Job<'_> {
             }
         }
         Some(total)
+    }
+
+    /// Splits off the instance variables whose every value fetches alike: kept-loop
+    /// variables no subscript mentions and no constraint ties to another variable
+    /// (the time-step loop around a sweep). They are counted, not enumerated with the
+    /// rest.
+    fn factor_instances<'t>(
+        &self,
+        mine: Vec<Constraint>,
+        vars: Vec<Name>,
+        subscripts: &'t [Sym],
+    ) -> Prepared<'t> {
+        let alike_vars: Vec<Name> = vars
+            .iter()
+            .filter(|v| {
+                self.outer_vars.contains(v)
+                    && !subscripts.iter().any(|s| s.mentions(v))
+                    && !mine
+                        .iter()
+                        .any(|c| c.mentions(v) && vars.iter().any(|o| o != *v && c.mentions(o)))
+            })
+            .cloned()
+            .collect();
+        let (alike, rest): (Vec<Constraint>, Vec<Constraint>) = mine
+            .into_iter()
+            .partition(|c| alike_vars.iter().any(|v| c.mentions(v)));
+        Prepared {
+            rest,
+            vars: vars
+                .into_iter()
+                .filter(|v| !alike_vars.contains(v))
+                .collect(),
+            subscripts,
+            alike,
+            alike_vars,
+        }
     }
 
     /// Element by element: for every executing processor, its iterations, the element
@@ -569,10 +610,10 @@ impl Job<'_> {
     ) -> Result<(), String> {
         // The executing processor's constraints only: the sender follows from the element.
         let sc = Self::coordinates(self.senders, true);
-        let prepared: Vec<(Vec<Constraint>, Vec<Name>, &[Sym])> = terms
+        let prepared: Vec<Prepared> = terms
             .iter()
             .map(|t| {
-                let mine = t
+                let mine: Vec<Constraint> = t
                     .constraints
                     .iter()
                     .filter(|c| {
@@ -581,15 +622,26 @@ impl Job<'_> {
                     })
                     .cloned()
                     .collect();
-                let vars = t
+                let vars: Vec<Name> = t
                     .vars
                     .iter()
                     .filter(|v| !v.starts_with("$r"))
                     .cloned()
                     .collect();
-                (mine, vars, t.subscripts.as_slice())
+                self.factor_instances(mine, vars, &t.subscripts)
             })
             .collect();
+        // Pieces enumerated together share their instances: they factor only alike.
+        let mut prepared = prepared;
+        if prepared
+            .windows(2)
+            .any(|w| (&w[0].alike, &w[0].alike_vars) != (&w[1].alike, &w[1].alike_vars))
+        {
+            for t in &mut prepared {
+                t.rest.append(&mut t.alike);
+                t.vars.append(&mut t.alike_vars);
+            }
+        }
         let pc = Self::coordinates(self.executing, false);
         let ep: i128 = ex.iter().product();
         let mut left = self.options.max_enumeration;
@@ -646,22 +698,31 @@ impl Job<'_> {
                     .or_default()
                     .insert(element);
             };
-            for (mine, vars, subscripts) in &prepared {
+            // Instances that fetch alike count as one, weighed by how many there are.
+            let mut repeats = 1.0;
+            for t in &prepared {
                 let mut seen = 0u64;
-                numeric::points(mine, vars, &at, left, &mut |pt| {
+                numeric::points(&t.rest, &t.vars, &at, left, &mut |pt| {
                     seen += 1;
-                    visit(subscripts, pt)
+                    visit(t.subscripts, pt)
                 })
                 .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
                 left = left.saturating_sub(seen);
+                if !t.alike_vars.is_empty() {
+                    // The same for every piece (checked above).
+                    let mut n = 0u64;
+                    numeric::points(&t.alike, &t.alike_vars, &at, left, &mut |_| n += 1)
+                        .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
+                    repeats = n as f64;
+                }
             }
             if let Some(why) = failed {
                 return Err(why);
             }
             for ((_, q), elements) in fetched {
                 let slot = tally.entry((q, p as usize)).or_default();
-                slot.0 += w;
-                slot.1 += w * elements.len() as f64;
+                slot.0 += w * repeats;
+                slot.1 += w * repeats * elements.len() as f64;
             }
         }
         Ok(())

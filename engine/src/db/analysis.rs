@@ -4,7 +4,7 @@
 use super::inputs::Settings;
 use super::modules::module_graph;
 use super::scope::{exports, identifiers, imports, scope};
-use super::units::{UnitText, host_of};
+use super::units::{UnitText, base, host_of};
 use crate::cache::locality::PoorLocality;
 use crate::cache::nest::Nest;
 use crate::cache::{self as cache_model, UnitCache};
@@ -41,6 +41,9 @@ impl std::fmt::Debug for Parsed {
 /// noted). Only lowering reads the tree, so few are kept.
 #[salsa::tracked(returns(ref), lru = 64)]
 pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Parsed {
+    if unit.directives(db).is_some() {
+        return parse(db, base(db, unit)).clone();
+    }
     Parsed(Arc::new(ParsedUnit::parse(
         unit.kind(db),
         unit.name(db).clone(),
@@ -54,9 +57,15 @@ pub fn uses<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Use> 
     parse(db, unit).0.uses()
 }
 
-/// The unit lowered to the IR, array syntax, FORALL and WHERE normalized to loops.
+/// The unit lowered to the IR, array syntax, FORALL and WHERE normalized to loops (a
+/// variant: the unit's IR with the variant's directives).
 #[salsa::tracked(returns(clone))]
 pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit> {
+    if let Some(directives) = unit.directives(db) {
+        let mut ir = Unit::clone(&lower(db, base(db, unit)));
+        ir.directives = directives.clone();
+        return Arc::new(ir);
+    }
     let parsed = parse(db, unit);
     let host = unit.host(db).as_deref();
     Arc::new(lowering::lower(&parsed.0, host, scope(db, unit)))
@@ -65,6 +74,9 @@ pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
 /// freq(S) of every statement and loop, as formulas.
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFrequencies> {
+    if unit.directives(db).is_some() {
+        return freqs(db, base(db, unit));
+    }
     let options = Settings::get(db).freq(db);
     Arc::new(frequencies(&lower(db, unit), options))
 }
@@ -127,6 +139,9 @@ pub struct Constants {
 /// bindings of the names it mentions.
 #[salsa::tracked(returns(clone))]
 pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
+    if unit.directives(db).is_some() {
+        return constants(db, base(db, unit));
+    }
     let ir = lower(db, unit);
     let bindings = Settings::get(db).bindings(db);
     let mut outer: BTreeMap<String, i64> = BTreeMap::new();
@@ -197,6 +212,9 @@ fn exported_constants<'db>(
 /// freq(S) of every statement under the bindings.
 #[salsa::tracked(returns(clone))]
 pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Counts> {
+    if unit.directives(db).is_some() {
+        return counts(db, base(db, unit));
+    }
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     Arc::new(evaluation::counts(
@@ -273,6 +291,9 @@ pub fn ops<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> Arc<HashMap<StmtId, OpCounts>> {
+    if unit.directives(db).is_some() {
+        return ops(db, base(db, unit));
+    }
     let ir = lower(db, unit);
     let mut out = HashMap::new();
     ir.walk(&mut |s, _| {
@@ -313,7 +334,8 @@ fn extents_size(extents: &[crate::symbolic::Sym], env: crate::symbolic::Env) -> 
 /// the unit itself, per run (P^3T+ Definitions 4.7–4.9; calls add their callees').
 #[salsa::tracked(returns(clone))]
 pub fn times<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitTimes> {
-    let calls = super::program::call_times(db, unit);
+    // A variant's calls cost what the unit's do (callees keep their own mappings).
+    let calls = super::program::call_times(db, base(db, unit));
     Arc::new(unit_times_with(db, unit, &|id| calls.get(&id).copied()))
 }
 

@@ -30,7 +30,7 @@ pub use host::{Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Settings, Workspace};
 pub use modules::duplicate_modules;
 pub use program::{UnitContext, context, loop_wds};
-pub use units::{FileUnits, UnitText, file_units};
+pub use units::{FileUnits, UnitText, base, file_units, variant};
 
 use std::sync::{Arc, Mutex};
 

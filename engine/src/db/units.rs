@@ -5,6 +5,7 @@
 
 use super::inputs::File;
 use crate::diagnostics::Diagnostic;
+use crate::hpf::Directive;
 use crate::ir::UnitKind;
 use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
@@ -15,6 +16,10 @@ use std::sync::Arc;
 /// One program unit's own text (contained units left out) and what it needs to be
 /// analyzed: its file (where its host is), kind, name and host's name. Never its
 /// position: moving a unit, or editing another, keeps its identity.
+///
+/// A *variant* of a unit carries HPF directives that replace its own (a distribution
+/// alternative, see `crate::alternatives`): it shares the parse, counts and constants
+/// of the unit as written ([`base`]) and recomputes only what the directives decide.
 #[salsa::interned(debug)]
 pub struct UnitText<'db> {
     #[returns(copy)]
@@ -27,6 +32,42 @@ pub struct UnitText<'db> {
     pub host: Option<String>,
     #[returns(ref)]
     pub text: String,
+    /// The directives replacing the unit's own; `None` for the unit as written.
+    #[returns(ref)]
+    pub directives: Option<Vec<Directive>>,
+}
+
+/// The unit as written, of a variant (the unit itself when it is not one).
+pub fn base<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> UnitText<'db> {
+    if unit.directives(db).is_none() {
+        return unit;
+    }
+    UnitText::new(
+        db,
+        unit.file(db),
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.host(db).clone(),
+        unit.text(db).clone(),
+        None,
+    )
+}
+
+/// The variant of `unit` whose HPF directives are `directives`.
+pub fn variant<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    directives: Vec<Directive>,
+) -> UnitText<'db> {
+    UnitText::new(
+        db,
+        unit.file(db),
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.host(db).clone(),
+        unit.text(db).clone(),
+        Some(directives),
+    )
 }
 
 /// A file's units, in order of their start.
@@ -54,7 +95,7 @@ pub fn file_units<'db>(
         .iter()
         .map(|c| {
             let host = c.parent.map(|p| chunks[p].name.clone());
-            UnitText::new(db, file, c.kind, c.name.clone(), host, c.text(text))
+            UnitText::new(db, file, c.kind, c.name.clone(), host, c.text(text), None)
         })
         .collect();
     let mut diagnostics = source.diagnostics().to_vec();

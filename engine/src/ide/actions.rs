@@ -18,6 +18,9 @@ pub struct CodeAction {
     pub diagnostic: Span,
     /// Replacements at ranges of the file's text (non-overlapping).
     pub edits: Vec<(Span, String)>,
+    /// The time per run of the unit the edited file is predicted to take, when the
+    /// action promises one (a distribution alternative), seconds.
+    pub promised_s: Option<f64>,
 }
 
 pub(super) fn code_actions(db: &dyn salsa::Database, file: File, range: Span) -> Vec<CodeAction> {
@@ -53,6 +56,7 @@ pub(super) fn code_actions(db: &dyn salsa::Database, file: File, range: Span) ->
                 fixes: "poor-locality",
                 diagnostic: header,
                 edits: vec![(outer, b.to_string()), (inner, a.to_string())],
+                promised_s: None,
             });
         }
     }

@@ -335,6 +335,15 @@ fn directive_hover(
             }
         }
     }
+    if let Some(i) = ir
+        .directives
+        .iter()
+        .position(|d| d.span == span && matches!(d.kind, DirectiveKind::Distribute(_)))
+        && let Some(section) = super::distribution::sparkline_section(db, u, i)
+    {
+        out.push('\n');
+        out.push_str(&section);
+    }
     Some(Hover {
         range: u.original(span),
         markdown: out,

@@ -8,6 +8,8 @@ mod actions;
 mod cache_hover;
 mod comm_hover;
 mod diagnostics;
+mod directive_edit;
+mod distribution;
 mod hints;
 mod hover;
 pub(crate) mod label;
@@ -60,7 +62,9 @@ impl Analysis {
         let Some(file) = self.file_id(path) else {
             return Ok(Vec::new());
         };
-        self.with_db(|db| actions::code_actions(db, file, range))
+        let mut out = self.with_db(|db| actions::code_actions(db, file, range))?;
+        out.extend(distribution::distribution_actions(self, path, file, range)?);
+        Ok(out)
     }
 
     /// Every finding on the file: loading, structure, parse and directive errors,

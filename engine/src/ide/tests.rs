@@ -201,6 +201,8 @@ fn hover_on_a_distribute_directive_lists_the_work_it_spreads() {
             spreads the work of 1 assignment(s):
 
             - line 10: wd 0.57
+
+            **predicted time at P=8**: as written `(BLOCK, *)` 43.9 µs, best alternative `(CYCLIC, *)` 24 µs
         "#]],
     );
 }
@@ -630,6 +632,44 @@ end subroutine halo
 
             one execution: 2 load + 1 add_f32 + 1 store = 0.08 ns; memory traffic 0.35 ns (memory-bound: it decides)
 
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_distribute_draws_time_over_p_for_the_best_alternative() {
+    let text = "program redblack
+  integer, parameter :: n = 32
+  real :: a(n, n)
+  integer :: i, j
+!HPF$ PROCESSORS p(4, 4)
+!HPF$ DISTRIBUTE$0 a(BLOCK, BLOCK) ONTO p
+  do j = 2, n - 1
+    do i = 2 + mod(j, 2), n - 1, 2
+      a(i, j) = 0.25 * (a(i-1, j) + a(i+1, j) + a(i, j-1) + a(i, j+1))
+    end do
+  end do
+end program redblack
+";
+    check_hover(
+        text,
+        &[],
+        expect![[r#"
+            [!HPF$ DISTRIBUTE a(BLOCK, BLOCK) ONTO p]
+            **`!HPF$ DISTRIBUTE (BLOCK, BLOCK) ONTO p :: a`**
+
+            maps `a`
+
+            spreads the work of 1 assignment(s):
+
+            - line 9: wd 0.09
+
+            **predicted time over P = 1–64** (one scale, lower is faster)
+
+            - as written `(BLOCK, BLOCK)` `··█████` 4.82 µs at P=16
+            - best alternative `(BLOCK, *)` `▁▆▆▆▆▆▆` 2.42 µs at P=16
+
+            no crossing over this range of P
         "#]],
     );
 }

@@ -82,6 +82,9 @@ pub fn code_action(lines: &Lines, uri: &Uri, a: &ide::CodeAction) -> CodeActionO
             ..WorkspaceEdit::default()
         }),
         is_preferred: Some(true),
+        data: a
+            .promised_s
+            .map(|t| serde_json::json!({ "predicted_time_s": t })),
         ..CodeAction::default()
     })
 }

@@ -1,0 +1,230 @@
+//! What `compare` prints and plots: per DISTRIBUTE, a table of predicted times per
+//! alternative over the grid, the crossing points by both routes, and the charts.
+
+use super::Compared;
+use super::svg::{Chart, Marker, Series};
+use costline_engine::scaling::Crossing;
+use std::fmt::Write;
+
+/// Seconds in a unit that keeps three significant digits.
+fn secs(t: Option<f64>) -> String {
+    match t {
+        None => "—".into(),
+        Some(t) if t >= 1.0 => format!("{t:.3} s"),
+        Some(t) if t >= 1e-3 => format!("{:.3} ms", t * 1e3),
+        Some(t) => format!("{:.3} µs", t * 1e6),
+    }
+}
+
+/// The name of the compared model `k` (0 = as written).
+fn name(c: &Compared, k: usize) -> &str {
+    &c.rows[k].label
+}
+
+/// One crossing in words: `from N = 60 on, (*, BLOCK) is faster`.
+fn crossing(c: &Compared, k: usize, x: &Crossing, axis: &str) -> String {
+    let who = if x.faster == 0 {
+        name(c, k)
+    } else {
+        name(c, 0)
+    };
+    format!(
+        "from {axis} = {} on, {who} is faster ({} vs {} just before)",
+        x.at,
+        secs(Some(x.before.0.min(x.before.1))),
+        secs(Some(x.before.0.max(x.before.1)))
+    )
+}
+
+/// The report for every compared directive.
+pub fn text(all: &[Compared], machine: &str) -> String {
+    let mut out = String::new();
+    for c in all {
+        let n = c.param.as_deref().unwrap_or("n").to_ascii_uppercase();
+        let _ = writeln!(
+            out,
+            "{}:{}: {} in `{}` on {machine}",
+            c.path, c.line, c.directive, c.unit
+        );
+        for (pi, p) in c.procs.iter().enumerate() {
+            let _ = writeln!(out, "\n  P = {p}");
+            let width = c
+                .rows
+                .iter()
+                .map(|r| r.label.chars().count())
+                .max()
+                .unwrap_or(0);
+            let mut head = format!("    {:width$}", format!("{n} ="));
+            for s in &c.sizes {
+                let _ = write!(head, " {s:>12}");
+            }
+            let _ = writeln!(out, "{head}");
+            for (k, row) in c.rows.iter().enumerate() {
+                let mut line = format!("    {:width$}", row.label);
+                for (ni, t) in row.times[pi].iter().enumerate() {
+                    let best = c
+                        .rows
+                        .iter()
+                        .filter_map(|r| r.times[pi][ni])
+                        .fold(f64::INFINITY, f64::min);
+                    let mark = if *t == Some(best) { "*" } else { " " };
+                    let _ = write!(line, " {:>11}{mark}", secs(*t));
+                }
+                let _ = writeln!(out, "{}", line.trim_end());
+                let _ = k;
+            }
+            for (_, k, xs) in c.crossings_n.iter().filter(|(q, _, _)| q == p) {
+                if xs.is_empty() {
+                    let _ = writeln!(out, "    {} vs as written: no crossing in {n}", name(c, *k));
+                }
+                for x in xs {
+                    let _ = writeln!(out, "    crossing: {}", crossing(c, *k, x, &n));
+                }
+            }
+        }
+        for (k, xs) in &c.crossings_p {
+            let n_last = c.sizes.last().copied().unwrap_or(0);
+            for x in xs {
+                let _ = writeln!(
+                    out,
+                    "\n  over P at {n} = {n_last}: {}",
+                    crossing(c, *k, x, "P")
+                );
+            }
+        }
+        for (k, r) in &c.isospeed {
+            let slower = if r.slower == 0 {
+                name(c, *k)
+            } else {
+                name(c, 0)
+            };
+            let _ = writeln!(
+                out,
+                "\n  isospeed scalability, {} vs as written, from {n} = {}, P = {} (slower: {slower}, alpha = {:.3}):",
+                name(c, *k),
+                c.sizes[0],
+                c.procs[0],
+                r.alpha
+            );
+            let _ = writeln!(
+                out,
+                "    {:>6} {:>8} {:>8} {:>8} {:>8} {:>8}  crossing (isospeed / direct)",
+                "P'", "n'", "n*", "Phi", "Psi", "Phi/Psi"
+            );
+            for row in &r.rows {
+                let yes = |b: bool| if b { "yes" } else { "no" };
+                let _ = writeln!(
+                    out,
+                    "    {:>6} {:>8} {:>8} {:>8.3} {:>8.3} {:>8.3}  {} / {}",
+                    row.p,
+                    row.slower.n,
+                    row.faster.n,
+                    row.slower.psi,
+                    row.faster.psi,
+                    row.ratio,
+                    yes(row.isospeed_crossing),
+                    yes(row.direct_crossing)
+                );
+            }
+            let first = |x: Option<i64>| x.map_or("none".to_string(), |p| format!("P' = {p}"));
+            match &r.disagreement {
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "    first scaled crossing: {} (both routes agree)",
+                        first(r.isospeed_first)
+                    );
+                }
+                Some(why) => {
+                    let _ = writeln!(
+                        out,
+                        "    first scaled crossing: isospeed {}, direct {}; they differ: {why}",
+                        first(r.isospeed_first),
+                        first(r.direct_first)
+                    );
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The charts: time vs N per processor count (crossings marked), then time vs P at
+/// the largest size.
+pub fn charts(all: &[Compared]) -> Vec<Chart> {
+    let mut out = Vec::new();
+    for c in all {
+        let n = c.param.as_deref().unwrap_or("n").to_ascii_uppercase();
+        let series = |pi: usize, by_p: bool| -> Vec<Series> {
+            c.rows
+                .iter()
+                .enumerate()
+                .map(|(k, r)| Series {
+                    name: r.label.clone(),
+                    points: if by_p {
+                        let last = c.sizes.len() - 1;
+                        c.procs
+                            .iter()
+                            .zip(&r.times)
+                            .filter_map(|(p, t)| Some((*p as f64, t[last]?)))
+                            .collect()
+                    } else {
+                        c.sizes
+                            .iter()
+                            .zip(&r.times[pi])
+                            .filter_map(|(s, t)| Some((*s as f64, (*t)?)))
+                            .collect()
+                    },
+                    highlight: k == 0,
+                })
+                .collect()
+        };
+        if c.sizes.len() > 1 {
+            for (pi, p) in c.procs.iter().enumerate() {
+                out.push(Chart {
+                    title: format!("{} — predicted time vs {n}, P = {p}", c.directive),
+                    x_label: n.clone(),
+                    y_label: "time per run".into(),
+                    log_x: true,
+                    log_y: true,
+                    series: series(pi, false),
+                    markers: c
+                        .crossings_n
+                        .iter()
+                        .filter(|(q, _, _)| q == p)
+                        .flat_map(|(_, _, xs)| xs)
+                        .map(|x| Marker {
+                            x: x.at as f64,
+                            label: format!("{n} = {}", x.at),
+                        })
+                        .collect(),
+                });
+            }
+        }
+        if c.procs.len() > 1 {
+            out.push(Chart {
+                title: format!(
+                    "{} — predicted time vs P, {n} = {}",
+                    c.directive,
+                    c.sizes.last().copied().unwrap_or(0)
+                ),
+                x_label: "P (processors)".into(),
+                y_label: "time per run".into(),
+                log_x: true,
+                log_y: true,
+                series: series(0, true),
+                markers: c
+                    .crossings_p
+                    .iter()
+                    .flat_map(|(_, xs)| xs)
+                    .map(|x| Marker {
+                        x: x.at as f64,
+                        label: format!("P = {}", x.at),
+                    })
+                    .collect(),
+            });
+        }
+    }
+    out
+}
