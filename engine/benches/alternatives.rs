@@ -1,0 +1,81 @@
+//! Pricing distribution alternatives after the first analysis: 20 alternatives of the
+//! DISTRIBUTE directives of a synthetic ~500-line HPF program (five procedures and a
+//! driver, `n` bound to 1024), each a salsa variant of its unit (issue 9: < 100 ms).
+
+use costline_engine::alternatives::{candidates, distribute_directives, predict_layout, target_of};
+use costline_engine::db::{AnalysisHost, file_units, lower};
+use costline_engine::project::{Detail, Options};
+use costline_engine::synthetic::workspace_file;
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::Duration;
+
+const PATH: &str = "work.f90";
+
+/// A host with the program analyzed once (what the editor has when asked).
+fn warm(text: &str) -> AnalysisHost {
+    let options = Options {
+        bindings: [("n".to_string(), 1024)].into(),
+        ..Options::default()
+    };
+    let mut host = AnalysisHost::new(&options, None);
+    host.add_file(PATH, text.as_bytes().to_vec());
+    host.snapshot()
+        .file(PATH, Detail::Numbers)
+        .expect("not cancelled")
+        .expect("in the workspace")
+        .expect("loads");
+    host
+}
+
+/// Prices the first `count` alternatives over the file's DISTRIBUTEs; how many had a
+/// value.
+fn price(host: &AnalysisHost, count: usize) -> usize {
+    let a = host.snapshot();
+    let file = a.file_id(PATH).expect("in the workspace");
+    a.with_db(|db| {
+        let units = file_units(db, file).as_ref().expect("loads");
+        let mut priced = 0;
+        let mut tried = 0;
+        for &u in &units.units {
+            for d in distribute_directives(&lower(db, u)) {
+                let Some(t) = target_of(db, u, d) else {
+                    continue;
+                };
+                let p = t.processors().unwrap_or(1);
+                for l in candidates(&t).iter().skip(1) {
+                    if tried == count {
+                        return priced;
+                    }
+                    tried += 1;
+                    priced += usize::from(predict_layout(db, u, &t, l, p).is_some());
+                }
+            }
+        }
+        priced
+    })
+    .expect("not cancelled")
+}
+
+fn alternatives(c: &mut Criterion) {
+    let text = workspace_file(5);
+    assert!(
+        text.lines().count() >= 450,
+        "{} lines",
+        text.lines().count()
+    );
+    let mut group = c.benchmark_group("alternatives");
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(20));
+    group.bench_function("20_alternatives_500_lines", |b| {
+        b.iter_batched(
+            || warm(&text),
+            |host| black_box(price(&host, 20)),
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, alternatives);
+criterion_main!(benches);
