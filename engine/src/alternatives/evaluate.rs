@@ -26,6 +26,17 @@ pub struct Prediction {
     pub work: f64,
 }
 
+impl Prediction {
+    /// The prediction as a point of the scaling algorithms (T_p, T_s, W).
+    pub fn point(&self) -> crate::scaling::Point {
+        crate::scaling::Point {
+            time_s: self.time_s,
+            seq_s: self.seq_s,
+            work: self.work,
+        }
+    }
+}
+
 /// An alternative with its prediction.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Evaluated {

@@ -254,15 +254,18 @@ fn winning_range(explorer: &RefCell<Explorer>, layout: &Layout, p: i64) -> Optio
         .filter(|n| *n >= 2)
         .collect();
     samples.dedup();
-    let point = |p: Option<Prediction>| {
-        p.map(|q| Point {
-            time_s: q.time_s,
-            seq_s: q.seq_s,
-            work: q.work,
-        })
+    let mut alt = |n: i64, p: i64| {
+        explorer
+            .borrow_mut()
+            .predict(Some(layout), Some(n), p)
+            .map(|q| q.point())
     };
-    let mut alt = |n: i64, p: i64| point(explorer.borrow_mut().predict(Some(layout), Some(n), p));
-    let mut written = |n: i64, p: i64| point(explorer.borrow_mut().predict(None, Some(n), p));
+    let mut written = |n: i64, p: i64| {
+        explorer
+            .borrow_mut()
+            .predict(None, Some(n), p)
+            .map(|q| q.point())
+    };
     let crossings = crossings_in_n(&mut alt, &mut written, p, &samples);
     let (lo, hi) = (samples.first()?, samples.last()?);
     // Which is faster at the first sample: the opposite of the first change, or (no

@@ -6,10 +6,9 @@ mod grid;
 mod report;
 mod svg;
 
-use costline_engine::alternatives::{self, Explorer, Layout, Prediction};
+use costline_engine::alternatives::{self, Explorer, Layout};
 use costline_engine::db::{AnalysisHost, file_units, lower};
 use costline_engine::project::Options;
-use costline_engine::scaling::Point;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -174,14 +173,6 @@ fn targets(
     out
 }
 
-fn point(p: Option<Prediction>) -> Option<Point> {
-    p.map(|q| Point {
-        time_s: q.time_s,
-        seq_s: q.seq_s,
-        work: q.work,
-    })
-}
-
 /// Prices the alternatives over the grid and finds the crossings.
 fn compare(
     explorer: Explorer,
@@ -266,7 +257,11 @@ fn compare(
         .collect();
     let model = |l: Option<Layout>| {
         let ex = &ex;
-        move |n: i64, p: i64| point(ex.borrow_mut().predict(l.as_ref(), Some(n), p))
+        move |n: i64, p: i64| {
+            ex.borrow_mut()
+                .predict(l.as_ref(), Some(n), p)
+                .map(|q| q.point())
+        }
     };
     let mut crossings_n = Vec::new();
     let mut crossings_p = Vec::new();
