@@ -42,15 +42,7 @@ pub fn base<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> UnitText<
     if unit.directives(db).is_none() {
         return unit;
     }
-    UnitText::new(
-        db,
-        unit.file(db),
-        unit.kind(db),
-        unit.name(db).clone(),
-        unit.host(db).clone(),
-        unit.text(db).clone(),
-        None,
-    )
+    with_directives(db, unit, None)
 }
 
 /// The variant of `unit` whose HPF directives are `directives`.
@@ -59,6 +51,15 @@ pub fn variant<'db>(
     unit: UnitText<'db>,
     directives: Vec<Directive>,
 ) -> UnitText<'db> {
+    with_directives(db, unit, Some(directives))
+}
+
+/// `unit` with `directives` in place of its own (`None`: as written).
+fn with_directives<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    directives: Option<Vec<Directive>>,
+) -> UnitText<'db> {
     UnitText::new(
         db,
         unit.file(db),
@@ -66,7 +67,7 @@ pub fn variant<'db>(
         unit.name(db).clone(),
         unit.host(db).clone(),
         unit.text(db).clone(),
-        Some(directives),
+        directives,
     )
 }
 
