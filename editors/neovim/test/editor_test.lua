@@ -27,7 +27,8 @@ local function finish(code)
   end
   io.stdout:flush()
   io.stderr:flush()
-  os.exit(code)
+  -- :cquit (not os.exit) so that Neovim removes its temporary directory (the workspace).
+  vim.cmd('cquit ' .. code)
 end
 
 local function fail(surface, msg)
@@ -341,6 +342,22 @@ if not svg:find('<svg', 1, true) or opened_plots[1] ~= compared.svg then
   fail('commands', 'the plot was not written or not opened: ' .. vim.inspect(opened_plots))
 end
 log('ok [commands] :CostlineCompare opened the plot')
+
+---------------------------------------------------------------------------------------
+-- The help file: its tags build (no duplicates) and `:help` finds it.
+local docs = vim.fn.tempname() .. '-costline-rtp'
+vim.fn.mkdir(docs .. '/doc', 'p')
+vim.fn.writefile(vim.fn.readfile(vim.fs.joinpath(plugin, 'doc/costline.txt')), docs .. '/doc/costline.txt')
+local built, err = pcall(vim.cmd.helptags, vim.fn.fnameescape(docs .. '/doc'))
+if not built then
+  fail('help', 'helptags: ' .. tostring(err))
+end
+vim.opt.rtp:append(docs)
+local found, herr = pcall(vim.cmd.help, ':CostlineCompare')
+if not found then
+  fail('help', ':help :CostlineCompare: ' .. tostring(herr))
+end
+log('ok [help] doc/costline.txt')
 
 log('all editor checks passed')
 finish(0)
