@@ -2,9 +2,12 @@
 //! (`npm ci`, when node_modules is missing or older than the lock), it type-checks under
 //! strict TypeScript, lints clean with ESLint, bundles with esbuild, packages into a
 //! .vsix with @vscode/vsce (editors/vscode/dist/costline.vsix, gitignored), and its node
-//! tests pass: the bundle loads, and the language client's protocol layer
+//! tests pass: the bundle loads; the language client's protocol layer
 //! (vscode-languageserver-protocol over vscode-jsonrpc) drives the built server with the
-//! settings the extension builds. VS Code itself cannot be downloaded here.
+//! settings the extension builds; and the bundle is activated against a stand-in for the
+//! `vscode` module, so that the real vscode-languageclient starts the built server and the
+//! test reads diagnostics, hints, lenses and hover from the providers it registers and runs
+//! the extension's commands. VS Code itself cannot be downloaded here.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

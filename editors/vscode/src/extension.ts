@@ -11,7 +11,6 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import {
   buildSettings,
@@ -84,10 +83,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     }
     return;
   }
+  // No `transport`: with TransportKind.stdio the client would append `--stdio` to the
+  // arguments, which `costline serve` rejects; without it, it talks over stdio as is.
   const serverOptions: ServerOptions = {
     command: binary,
     args: ['serve'],
-    transport: TransportKind.stdio,
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
