@@ -368,7 +368,8 @@ contains
   end subroutine k_stencil
 
   ! A dot product into a scalar: load 2, add_f64 1, mul_f64 1, no store (the sum is
-  ! a scalar, kept in a register); every addition waits for the previous one.
+  ! a scalar, kept in a register); every addition waits for the previous one, so an
+  ! iteration takes the addition's latency: latency_add_f64 1.
   subroutine k_dot(n, s, b, c)
     integer, intent(in) :: n
     real(dp), intent(out) :: s

@@ -177,11 +177,11 @@ fn hover_on_an_assignment_shows_its_work_distribution() {
 
             work(S, p) = `(-2·$p²·n·⌊7·n/8⌋ + $p²·n² + $p²·⌊7·n/8⌋² + $p·n - $p·⌊7·n/8⌋)/2 if $p·n ≥ $p·⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (n² + n)/2 if $p·n ≥ $p·⌊7·n/8⌋ + n + 1, n ≥ 1, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (-4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² + 2·n·⌊7·n/8⌋ - n² - ⌊7·n/8⌋² + n - ⌊7·n/8⌋)/2 if $p·n + ⌊7·n/8⌋ ≥ $p·⌊7·n/8⌋ + n + 1, n ≥ ⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n; (2… (4 pieces in all)`
 
-            **≈ 8.78 µs** per program run on `ib-hdr` — computation 8.78 µs · communication 0 s
+            **≈ 32.8 µs** per program run on `ib-hdr` — computation 32.8 µs · communication 0 s
 
-            busiest processor **8** of 8: 8.78 µs (mean 4.68 µs)
+            busiest processor **8** of 8: 32.8 µs (mean 17.5 µs)
 
-            one execution: 1 mul_f32 + 1 load + 1 store = 0.07 ns; memory traffic 0.06 ns
+            one execution: 1 mul_f32 + 1 load + 1 store = 0.28 ns; memory traffic 0.06 ns
 
         "#]],
     );
@@ -309,11 +309,11 @@ fn hover_folds_the_table_of_many_processors() {
 
             work(S, p) = `-$p·⌊-n/p⌋ if 0 ≥ $p·⌊-n/p⌋ + 1, $p·⌊-n/p⌋ + n ≥ 0, $p·⌊-n/p⌋ ≥ ⌊-n/p⌋; n if 0 ≥ $p·⌊-n/p⌋ + n + 1, n ≥ 1, $p·⌊-n/p⌋ ≥ ⌊-n/p⌋; ⌈n/p⌉ if ⌊-n/p⌋ ≥ $p·⌊-n/p⌋ + 1, 0 ≥ ⌊-n/p⌋ + 1, $p·⌊-n/p⌋ + n ≥ 0; $p·⌊-n/p⌋ + n + ⌈n/p⌉ if 0 ≥ $p·⌊-n/p⌋ + n + 1, ⌊-n/p⌋ ≥ $p·⌊-n/p⌋ + 1, $p·⌊-n/p⌋ + n ≥ ⌊-n/p⌋ + 1`
 
-            **≈ 0.02 ns** per call of `s` on `ib-hdr` — computation 0.02 ns · communication 0 s
+            **≈ 3.38 ns** per call of `s` on `ib-hdr` — computation 3.38 ns · communication 0 s
 
-            busiest processor **1** of 64: 0.02 ns (mean 0.02 ns)
+            busiest processor **1** of 64: 3.38 ns (mean 3.3 ns)
 
-            one execution: 1 store = 0 ns; memory traffic 0 s
+            one execution: 1 store = 0.21 ns; memory traffic 0 s
 
         "#]],
     );
@@ -328,7 +328,7 @@ fn lenses_sit_above_each_procedure() {
         out.insert_str(l.offset as usize, &format!("⟦{}⟧\n", l.title));
     }
     expect![[r#"
-        ⟦×1 run · 0 assignments/run · ≈ 2.36 ns/run (compute 2.36 ns, comm 0 s) on ib-hdr⟧
+        ⟦×1 run · 0 assignments/run · ≈ 2.76 ns/run (compute 2.76 ns, comm 0 s) on ib-hdr⟧
         program main
           call s(10)
           call s(20)
@@ -406,9 +406,9 @@ fn hints_show_the_messages_of_statements_that_communicate() {
               real :: a(n, n), b(n, n)
             !HPF$ PROCESSORS pr(4)
             !HPF$ DISTRIBUTE (*, BLOCK) ONTO pr :: a, b
-              do it = 1, niter ⟨×10 · wd 0.03 · ≈ 33 µs⟩
-                do j = 2, n - 1 ⟨×620 · wd 0.03 · ≈ 30.1 µs⟩
-                  do i = 2, n - 1 ⟨×3.8e4 · wd 0.03 · ≈ 30 µs⟩
+              do it = 1, niter ⟨×10 · wd 0.03 · ≈ 32.9 µs⟩
+                do j = 2, n - 1 ⟨×620 · wd 0.03 · ≈ 29.9 µs⟩
+                  do i = 2, n - 1 ⟨×3.8e4 · wd 0.03 · ≈ 29.9 µs⟩
                     b(i, j) = 0.25 * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1)) ⟨×3.8e4 · wd 0.03 · 60 msg · 15 KiB⟩
                   end do
                 end do
@@ -475,11 +475,11 @@ fn hover_shows_the_communication_records() {
             | 3 | 2 | 10 | 2.4 KiB |
             | 4 | 3 | 10 | 2.4 KiB |
 
-            **≈ 27.1 µs** per program run on `ib-hdr` — computation 2.94 µs · communication 24.2 µs
+            **≈ 29 µs** per program run on `ib-hdr` — computation 4.82 µs · communication 24.2 µs
 
-            busiest processor **2** of 4: 2.94 µs (mean 2.85 µs)
+            busiest processor **2** of 4: 4.82 µs (mean 4.66 µs)
 
-            one execution: 4 load + 3 add_f32 + 1 mul_f32 + 1 store = 0.3 ns; memory traffic 0.4 ns (memory-bound: it decides)
+            one execution: 4 load + 3 add_f32 + 1 mul_f32 + 1 store = 0.49 ns; memory traffic 0.4 ns
 
         "#]],
     );
@@ -530,7 +530,7 @@ fn calls_carry_their_callees_communication() {
           integer, parameter :: n = 64
         end module grid
 
-        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B · ≈ 2.41 µs/run (compute 7.05 ns, comm 2.4 µs) on ib-hdr⟧
+        ⟦×10 runs · 62 assignments/run · wd 0.03 · 6 msg · 24 B · ≈ 2.41 µs/run (compute 6.97 ns, comm 2.4 µs) on ib-hdr⟧
         subroutine smooth(a, b)
           use grid
           real :: a(n), b(n)
@@ -542,7 +542,7 @@ fn calls_carry_their_callees_communication() {
           end do
         end subroutine smooth
 
-        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 121.2 ns, comm 24 µs) on ib-hdr⟧
+        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 121.3 ns, comm 24 µs) on ib-hdr⟧
         program driver
           use grid
           real :: a(n), b(n)
@@ -626,11 +626,11 @@ end subroutine halo
 
             TD = `186·niter if niter ≥ 1` elements of 4 B
 
-            **≈ 25 µs** per call of `halo` on `ib-hdr` — computation 753.2 ns · communication 24.2 µs
+            **≈ 27 µs** per call of `halo` on `ib-hdr` — computation 2.79 µs · communication 24.2 µs
 
-            busiest processor **2** of 4: 753.2 ns (mean 729.7 ns)
+            busiest processor **2** of 4: 2.79 µs (mean 2.7 µs)
 
-            one execution: 2 load + 1 add_f32 + 1 store = 0.08 ns; memory traffic 0.35 ns (memory-bound: it decides)
+            one execution: 2 load + 1 add_f32 + 1 store = 0.28 ns; memory traffic 0.35 ns (memory-bound: it decides)
 
         "#]],
     );

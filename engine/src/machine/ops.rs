@@ -50,6 +50,11 @@ pub enum OpKey {
     Call,
     /// An elemental intrinsic by its generic name (`sqrt`, `exp`, ...).
     Intrinsic(String),
+    /// The latency of an operation on a loop-carried chain (`latency_add_f64`): a
+    /// statement that updates a scalar from its own value (`s = s + a(i)*b(i)`) cannot
+    /// start before the previous execution's result is there, so one execution takes
+    /// at least this long however well its other operations overlap.
+    Latency(OpKind, OpType),
 }
 
 impl OpKind {
@@ -156,6 +161,12 @@ impl OpKey {
             "loop_iter" => OpKey::LoopIter,
             "call" => OpKey::Call,
             _ => {
+                if let Some(op) = key.strip_prefix("latency_") {
+                    return match OpKey::parse(op)? {
+                        OpKey::Arith(kind, ty) => Some(OpKey::Latency(kind, ty)),
+                        _ => None,
+                    };
+                }
                 if let Some(name) = key.strip_prefix("intrinsic_") {
                     return INTRINSICS
                         .contains(&name)
@@ -173,7 +184,7 @@ impl OpKey {
     pub fn examples() -> &'static str {
         "add_f64, mul_i32, div_f32, pow_f64, cmp_f64, logic_i32, cvt_f64 (kinds add, mul, div, \
          pow, cmp, logic, cvt; types i32, i64, f32, f64, c64, c128), load, store, branch, \
-         loop_iter, call, intrinsic_<name>"
+         loop_iter, call, intrinsic_<name>, latency_<kind>_<type> (e.g. latency_add_f64)"
     }
 }
 
@@ -187,6 +198,7 @@ impl fmt::Display for OpKey {
             OpKey::LoopIter => f.write_str("loop_iter"),
             OpKey::Call => f.write_str("call"),
             OpKey::Intrinsic(n) => write!(f, "intrinsic_{n}"),
+            OpKey::Latency(k, t) => write!(f, "latency_{}_{}", k.name(), t.name()),
         }
     }
 }
@@ -206,19 +218,26 @@ pub const REQUIRED: &[&str] = &[
 
 impl Machine {
     /// Seconds for one execution of `counts` operations: their sum, or with the `ports`
-    /// overlap model the busiest port's sum plus the operations outside the ports.
+    /// overlap model the busiest port's sum plus the operations outside the ports; and
+    /// never less than the latency of the loop-carried chain through the execution
+    /// (its `latency_*` operations).
     pub fn execution_s<'a>(&self, counts: impl IntoIterator<Item = (&'a OpKey, f64)>) -> f64 {
         let ports = self.processor.overlap.as_deref() == Some("ports");
         let mut serial = 0.0;
+        let mut chain = 0.0;
         let mut by_port = [0.0f64; 5];
         for (key, n) in counts {
             let t = n * self.op_s(key);
+            if matches!(key, OpKey::Latency(..)) {
+                chain += t;
+                continue;
+            }
             match key.port().filter(|_| ports) {
                 Some(p) => by_port[p as usize] += t,
                 None => serial += t,
             }
         }
-        serial + by_port.iter().copied().fold(0.0, f64::max)
+        f64::max(chain, serial + by_port.iter().copied().fold(0.0, f64::max))
     }
 
     /// Seconds per operation `key`: the model's entry, else derived from the entries it
@@ -266,6 +285,10 @@ impl Machine {
                 }
             }
             OpKey::Intrinsic(name) => self.intrinsic_s(name),
+            // A model without the latency (or that of the other precision) sets no floor.
+            OpKey::Latency(kind, ty) => get(&OpKey::Latency(*kind, ty.other_precision()))
+                .filter(|_| !matches!(ty, OpType::C64 | OpType::C128))
+                .unwrap_or(0.0),
             // Required keys: a validated model has them.
             _ => 0.0,
         }
@@ -339,12 +362,14 @@ mod tests {
             "load",
             "loop_iter",
             "intrinsic_sqrt",
+            "latency_add_f64",
         ] {
             assert_eq!(OpKey::parse(key).unwrap().to_string(), key);
         }
         assert_eq!(OpKey::parse("add_f65"), None);
         assert_eq!(OpKey::parse("intrinsic_frobnicate"), None);
         assert_eq!(OpKey::parse("fma_f64"), None);
+        assert_eq!(OpKey::parse("latency_load"), None);
     }
 
     #[test]
@@ -373,6 +398,28 @@ mod tests {
         m.processor.overlap = Some("ports".into());
         // The adders are busiest (6), the division does not overlap (10).
         assert_eq!(m.execution_s(each()), 16.0);
+    }
+
+    /// A loop-carried chain is a floor under the execution's time, not an addend.
+    #[test]
+    fn a_recurrence_takes_at_least_its_latency() {
+        let mut m = crate::machine::Catalog::default_machine();
+        m.processor.overlap = None;
+        m.processor.ops = [("load", 1.0), ("add_f64", 1.0), ("latency_add_f32", 5.0)]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let add = OpKey::Arith(OpKind::Add, OpType::F64);
+        let chain = OpKey::Latency(OpKind::Add, OpType::F64);
+        // Priced from the other precision's entry.
+        assert_eq!(m.op_s(&chain), 5.0);
+        let short = [(&OpKey::Load, 2.0), (&add, 1.0), (&chain, 1.0)];
+        assert_eq!(m.execution_s(short), 5.0);
+        let long = [(&OpKey::Load, 8.0), (&add, 1.0), (&chain, 1.0)];
+        assert_eq!(m.execution_s(long), 9.0);
+        // A model without the latency sets no floor.
+        m.processor.ops.remove("latency_add_f32");
+        assert_eq!(m.execution_s(short), 3.0);
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //! - `cvt_T` per conversion of a non-constant integer operand to real type T;
 //! - `intrinsic_<name>` per elemental intrinsic (MIN/MAX with k arguments: k − 1);
 //! - `call` per call of a procedure (its own time comes from its analysis);
-//! - per IF/ELSE IF condition one `branch`, per DO iteration one `loop_iter`.
+//! - per IF/ELSE IF condition one `branch`, per DO iteration one `loop_iter`;
+//! - one `latency_T` of the chain's operation when a scalar is updated from its own
+//!   value (`s = s + a(i)*b(i)`): a loop-carried recurrence, whose executions cannot
+//!   overlap (the machine model makes its latency a floor under the execution's time).
 
 use crate::ir::intrinsics::{IntrinsicClass, intrinsic_class};
 use crate::ir::{BaseType, BinaryOp, Expr, Stmt, StmtKind, Subscript, TypeSpec, UnaryOp, Unit};
@@ -72,6 +75,11 @@ pub fn stmt_ops(unit: &Unit, stmt: &Stmt) -> OpCounts {
             }
             // Assigning an integer value to a real variable converts it.
             let (to, from) = (c.type_of(lhs), c.type_of(rhs));
+            if let (Expr::Name(s), Some(t)) = (lhs, to) {
+                for kind in chain(s, rhs).unwrap_or_default() {
+                    c.ops.add(OpKey::Latency(kind, t), 1.0);
+                }
+            }
             if is_real(to) && matches!(from, Some(OpType::I32 | OpType::I64)) && !is_constant(rhs) {
                 c.ops.add(OpKey::Arith(OpKind::Cvt, to.unwrap()), 1.0);
             }
@@ -117,6 +125,28 @@ pub fn stmt_ops(unit: &Unit, stmt: &Stmt) -> OpCounts {
         _ => {}
     }
     c.ops
+}
+
+/// The operations on the path from `rhs`'s root to the scalar `s` it is assigned to
+/// (`s + e` → [add]; `e + 2*s` → [add, mul]; `s + a + b`, evaluated left to right, →
+/// [add, add]), looking through additions, subtractions and multiplications only: the
+/// chain of a recurrence `s = f(s)` that a compiler keeps in a register from one
+/// iteration to the next, each of whose operations waits for the one before.
+fn chain(s: &str, rhs: &Expr) -> Option<Vec<OpKind>> {
+    if matches!(rhs, Expr::Name(n) if n == s) {
+        return Some(Vec::new());
+    }
+    let Expr::Binary(op, l, r) = rhs else {
+        return None;
+    };
+    let kind = match op {
+        BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
+        BinaryOp::Mul => OpKind::Mul,
+        _ => return None,
+    };
+    let mut path = chain(s, l).or_else(|| chain(s, r))?;
+    path.push(kind);
+    Some(path)
 }
 
 struct Counter<'a> {
@@ -400,5 +430,51 @@ fn wider(a: Option<OpType>, b: Option<OpType>) -> Option<OpType> {
         }
         (x, None) => x,
         (None, y) => y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project;
+
+    /// The operations of each assignment of `body` (inside `subroutine t`), as text.
+    fn assignment_ops(body: &str) -> Vec<String> {
+        let text = format!(
+            "subroutine t(n, a, b, s, u)\n  integer :: n, i\n  real(8) :: a(n), b(n), s, u\n\
+             {body}\nend subroutine t\n"
+        );
+        let files = project::analyze(&[("t.f90".into(), text.into_bytes())], &Default::default());
+        let file = files.into_iter().next().unwrap().unwrap();
+        let unit = &file.units[0].unit;
+        let mut out = Vec::new();
+        unit.walk(&mut |s, _| {
+            if matches!(s.kind, StmtKind::Assign { .. }) {
+                out.push(stmt_ops(unit, s).describe());
+            }
+        });
+        out
+    }
+
+    #[test]
+    fn a_scalar_updated_from_itself_is_a_recurrence() {
+        let ops = assignment_ops(
+            "  do i = 1, n\n    s = s + a(i)*b(i)\n    u = a(i)*b(i) + 2*u\n    \
+             s = a(i) + b(i) + s\n    u = s + a(i)\n    s = s + a(i) + b(i)\n    b(i) = b(i) + a(i)\n  end do",
+        );
+        assert_eq!(
+            ops,
+            [
+                "2 load + 1 add_f64 + 1 mul_f64 + 1 latency_add_f64",
+                "2 mul_f64 + 2 load + 1 add_f64 + 1 latency_add_f64 + 1 latency_mul_f64",
+                "2 add_f64 + 2 load + 1 latency_add_f64",
+                // Not a recurrence: u is not read.
+                "1 add_f64 + 1 load",
+                // Left to right: (s + a(i)) + b(i), two additions on the chain.
+                "2 add_f64 + 2 load + 2 latency_add_f64",
+                // An array element is stored and loaded again, not kept in a register.
+                "2 load + 1 add_f64 + 1 store",
+            ]
+        );
     }
 }

@@ -313,7 +313,8 @@ pub const KERNELS: &[Kernel] = &[
         ],
         iterations: 28.0 * 22.0,
     },
-    // s = s + b(i) * c(i): a scalar sum, no store.
+    // s = s + b(i) * c(i): a scalar sum, no store; the sum is a loop-carried chain, so
+    // an iteration takes the add's latency (the fit takes latency_add_f64 from it).
     k(
         "dot",
         &[
@@ -321,6 +322,7 @@ pub const KERNELS: &[Kernel] = &[
             ("add_f64", 1.0),
             ("mul_f64", 1.0),
             ("loop_iter", 1.0),
+            ("latency_add_f64", 1.0),
         ],
     ),
     // call k_tiny(a(i)); the callee's x = x + 1 on a scalar dummy.
