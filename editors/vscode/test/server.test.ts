@@ -342,6 +342,13 @@ function labels(hints: InlayHint[] | null | undefined): Partial<Record<number, s
   return byLine;
 }
 
+/** The seconds of the `≈ X unit/run` in a lens title. */
+function seconds(title: string): number | undefined {
+  const m = /≈ ([\d.]+) (s|ms|µs|ns)\/run/.exec(title);
+  const scale: Record<string, number> = { s: 1, ms: 1e-3, 'µs': 1e-6, ns: 1e-9 };
+  return m ? Number(m[1]) * (scale[m[2]] ?? Number.NaN) : undefined;
+}
+
 const WHOLE = { start: { line: 0, character: 0 }, end: { line: 200, character: 0 } };
 
 describe('the real server, as the extension configures it', { timeout: 10 * WAIT_MS }, () => {
@@ -353,7 +360,7 @@ describe('the real server, as the extension configures it', { timeout: 10 * WAIT
   before(async () => {
     assert.ok(BIN !== '' && fs.existsSync(BIN), `COSTLINE_BIN names the costline binary (got '${BIN}')`);
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'costline-vscode-ws-'));
-    for (const f of ['free/jacobi_hpf.f90', 'free/grid_params.f90', 'fixed/redblack.f']) {
+    for (const f of ['free/jacobi_hpf.f90', 'free/grid_params.f90', 'fixed/redblack.f', 'free/triangular_update.f90']) {
       fs.copyFileSync(path.join(FIXTURES, f), path.join(root, path.basename(f)));
     }
     s = new Session(root, vscodeConfig());
@@ -396,7 +403,7 @@ describe('the real server, as the extension configures it', { timeout: 10 * WAIT
       const h = labels(
         await s.ask(() => s.connection.sendRequest(InlayHintRequest.type, { textDocument: { uri: redblack }, range: WHOLE })),
       );
-      const ok = /^×6\.5e6 · wd 0\.01 · ≈ [\d.]+ µs$/.test(h[13] ?? '') && (h[15] ?? '').startsWith('×6.5e6 · wd 0.01 · 2400 msg');
+      const ok = /^×6\.5e6 · wd 0\.01 · ≈ [\d.]+ \S+$/.test(h[13] ?? '') && (h[15] ?? '').startsWith('×6.5e6 · wd 0.01 · 2400 msg');
       return { ok: ok ? true : undefined, seen: h };
     });
   });
@@ -405,7 +412,7 @@ describe('the real server, as the extension configures it', { timeout: 10 * WAIT
     await eventually('the jacobi lens', async () => {
       const lenses = (await s.ask(() => s.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: jacobi } }))) ?? [];
       const title = lenses.find((l) => l.range.start.line === 1)?.command?.title ?? '';
-      const ok = /^×1 run · 1\.3e7 assignments\/run · wd 0\.02 · 1200 msg · 1\.2 MiB · ≈ [\d.]+ ms\/run \(compute .*\) on ib-hdr$/.test(title);
+      const ok = /^×1 run · 1\.3e7 assignments\/run · wd 0\.02 · 1200 msg · 1\.2 MiB · ≈ [\d.]+ \S+\/run \(compute .*\) on ib-hdr$/.test(title);
       return { ok: ok ? true : undefined, seen: lenses };
     });
   });
@@ -426,23 +433,35 @@ describe('the real server, as the extension configures it', { timeout: 10 * WAIT
   });
 
   test('code actions: the faster distribution, with its promised time', async () => {
-    const actions = await eventually('a (*, BLOCK) action', async () => {
+    const triangular = await s.open('triangular_update.f90', 'FortranFreeForm');
+    // The program's time as written, from its lens.
+    const written = await eventually('the triangular lens', async () => {
+      const lenses = (await s.ask(() => s.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: triangular } }))) ?? [];
+      const title = lenses[0]?.command?.title ?? '';
+      return { ok: seconds(title), seen: title };
+    });
+    const action = await eventually('a (CYCLIC, *) action', async () => {
       const r = (await s.ask(() =>
         s.connection.sendRequest(CodeActionRequest.type, {
-          textDocument: { uri: jacobi },
-          range: { start: { line: 9, character: 20 }, end: { line: 9, character: 20 } },
+          textDocument: { uri: triangular },
+          range: { start: { line: 7, character: 20 }, end: { line: 7, character: 20 } },
           context: { diagnostics: [] },
         }),
       )) ?? [];
-      const found = r.find((a): a is CodeAction => 'title' in a && a.title.startsWith('DISTRIBUTE t(*, BLOCK) ONTO PR(4)'));
+      const found = r.find((a): a is CodeAction => 'title' in a && /^DISTRIBUTE a\(CYCLIC, \*\) ONTO PR\(8\) — [\d.]+× faster/.test(a.title));
       return { ok: found, seen: r.map((a: Command | CodeAction) => a.title) };
     });
-    const edits = actions.edit?.changes?.[jacobi] ?? [];
-    assert.deepEqual(edits, [
-      { range: { start: { line: 9, character: 18 }, end: { line: 9, character: 28 } }, newText: '(*, BLOCK)' },
-    ]);
-    const promised = (actions.data as { predicted_time_s?: number } | undefined)?.predicted_time_s ?? 0;
-    assert.ok(promised > 0.003 && promised < 0.0045, `promised ${String(promised)} s`);
+    const edits = action.edit?.changes?.[triangular] ?? [];
+    const lines = fs.readFileSync(path.join(root, 'triangular_update.f90'), 'utf8').split('\n');
+    for (const e of edits) {
+      assert.equal(e.range.start.line, 7);
+      assert.equal(e.range.end.line, 7);
+      const line = lines[7] ?? '';
+      lines[7] = line.slice(0, e.range.start.character) + e.newText + line.slice(e.range.end.character);
+    }
+    assert.equal(lines[7], '!HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: a');
+    const promised = (action.data as { predicted_time_s?: number } | undefined)?.predicted_time_s ?? 0;
+    assert.ok(promised > 0 && promised < written, `promised ${String(promised)} s, as written ${String(written)} s`);
   });
 
   test('the settings the extension sent were accepted', () => {
