@@ -27,7 +27,12 @@ enum Command {
     /// Analyze Fortran/HPF files and print a report per program unit.
     Check(CheckArgs),
     /// Run the language server on stdin/stdout (for editors).
-    Serve,
+    Serve {
+        /// Accepted and ignored: stdio is the only transport (language clients such as
+        /// vscode-languageclient append it).
+        #[arg(long)]
+        stdio: bool,
+    },
     /// List the machine models: the shipped ones and those in the machine directories.
     Machines,
     /// Measure this machine (operation costs, memory, MPI) into a machine model.
@@ -85,7 +90,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(&args),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
-        Command::Serve => std::process::exit(lsp::serve()),
+        Command::Serve { .. } => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Machines => machines::list(),

@@ -470,6 +470,37 @@ fn a_workspace_is_analyzed_with_progress_and_pushed_diagnostics_without_pull() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// A client that goes away while a long request runs (pricing every distribution of a
+/// 512×512 red-black relaxation) does not leave the server running.
+#[test]
+fn the_server_ends_with_its_client_even_mid_request() {
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    let uri = "file:///tmp/costline-gone/redblack.f";
+    c.open(uri, include_str!("../../tests/fixtures/fixed/redblack.f"));
+    c.send_request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 7, "character": 8}, "end": {"line": 7, "character": 8}},
+            "context": {"diagnostics": []},
+        }),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        c.exit_within(std::time::Duration::from_secs(5)).is_some(),
+        "the server outlived its client"
+    );
+}
+
+/// Language clients append `--stdio` (vscode-languageclient's stdio transport).
+#[test]
+fn serve_accepts_the_stdio_flag() {
+    let mut c = Client::spawn(env!("CARGO_BIN_EXE_costline"), &["serve", "--stdio"], &[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    assert_eq!(c.shutdown(), 0);
+}
+
 #[test]
 fn exit_without_shutdown_is_code_1() {
     let mut c = Client::start(&[]);

@@ -16,10 +16,25 @@ use std::sync::Arc;
 #[serde(rename_all = "camelCase")]
 pub struct Layer {
     pub machine: Option<String>,
+    #[serde(default, deserialize_with = "params_table")]
     pub params: Option<BTreeMap<String, Value>>,
     pub imbalance_threshold: Option<f64>,
     pub hints: Option<Toggle>,
     pub code_lens: Option<Toggle>,
+}
+
+/// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
+/// Neovim encodes as `[]`).
+fn params_table<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BTreeMap<String, Value>>, D::Error> {
+    match Option::<Value>::deserialize(d)? {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) if a.is_empty() => Ok(Some(BTreeMap::new())),
+        Some(v) => serde_json::from_value(v)
+            .map(Some)
+            .map_err(serde::de::Error::custom),
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -171,5 +186,15 @@ mod tests {
         assert!(e.contains("line 1"), "{e}");
         assert!(from_json(&Value::Null).is_ok());
         assert!(from_json(&json!({"imbalanceThreshold": "high"})).is_err());
+    }
+
+    /// Neovim encodes Lua's empty table `{}` as a JSON list.
+    #[test]
+    fn an_empty_list_of_params_is_no_params() {
+        let l = from_json(&json!({"params": [], "machine": "ipsc860"})).unwrap();
+        assert_eq!(l.params, Some(BTreeMap::new()));
+        assert_eq!(l.machine.as_deref(), Some("ipsc860"));
+        assert!(from_json(&json!({"params": [1]})).is_err());
+        assert_eq!(from_json(&json!({})).unwrap().params, None);
     }
 }

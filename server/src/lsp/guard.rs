@@ -14,7 +14,8 @@ use tower_lsp_server::jsonrpc::{Error, Request, Response};
 
 pub struct Guarded<S> {
     pub inner: S,
-    /// Notified when the client sends `exit`.
+    /// Notified when the client sends `exit` (the end of input notifies it too: see
+    /// `input.rs`).
     pub exit: Arc<Notify>,
 }
 

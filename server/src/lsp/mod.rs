@@ -6,6 +6,7 @@ mod config;
 mod convert;
 mod documents;
 mod guard;
+mod input;
 mod worker;
 mod workspace;
 
@@ -29,7 +30,7 @@ pub fn serve() -> i32 {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    runtime.block_on(async {
+    let code = runtime.block_on(async {
         let shut_down = Arc::new(AtomicBool::new(false));
         let flag = shut_down.clone();
         let (service, socket) = LspService::build(move |client| Backend::new(client, flag.clone()))
@@ -41,10 +42,15 @@ pub fn serve() -> i32 {
             inner: service,
             exit: exit.clone(),
         };
-        let serve = Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+        let stdin = input::Watched {
+            inner: tokio::io::stdin(),
+            ended: exit.clone(),
+        };
+        let serve = Server::new(stdin, tokio::io::stdout(), socket)
             .concurrency_level(CONCURRENCY)
             .serve(service);
-        // After `exit`, a handler still waiting on the client must not keep the process.
+        // After `exit` or the end of input, a handler still waiting on the client or on
+        // a long analysis must not keep the process.
         let grace = async move {
             exit.notified().await;
             tokio::time::sleep(Duration::from_millis(500)).await;
@@ -55,7 +61,12 @@ pub fn serve() -> i32 {
         } else {
             1
         }
-    })
+    });
+    // Dropping the runtime would wait for analyses still running on the blocking pool
+    // (pricing distribution alternatives can take long): the client is gone, so leave
+    // them behind and let the process end.
+    runtime.shutdown_background();
+    code
 }
 
 /// The message of a panic's payload.
