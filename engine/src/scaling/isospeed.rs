@@ -52,7 +52,9 @@ pub struct Scaled {
 /// subroutine writes p; eq. 4 has p'). From `W0 = p1·W/p0`: if `phi(W0) ≈ W0` then
 /// `W' = W0`; if `phi(W0) > W0` iterate `W_{k+1} = phi(W_k)`; else iterate
 /// `W_{k+1} = phi⁻¹(W_k) = f(n)` with n the smallest size where
-/// `T_o'(n) ≥ (1 − a·Delta)·W_k / (a·p1)`. Stop when `|W_{k+1} − W_k| < 10⁻²·W_k`, when the
+/// `T_o'(n) ≥ (1 − a·Delta)·W_k / (a·p1)`. Delta is taken at the iterate's size, not once
+/// at the initial state (see [`scaled_overhead`]), so a fixed point keeps the speed a
+/// exactly even where the model's time per unit of work changes with n. Stop when `|W_{k+1} − W_k| < 10⁻²·W_k`, when the
 /// integer n repeats, or after 64 iterations; sizes never exceed `n_max`.
 ///
 /// `T_o' = 0` (or below) at `n(W0)` is ideal scalability (section 3.1): `W' = W0`,
@@ -147,15 +149,30 @@ impl Outcome {
     }
 }
 
-/// A quantity of a point on p processors.
-type Value = fn(&Point, f64) -> f64;
+/// A quantity of a point on p processors, given the initial state's speed a.
+type Value = fn(&Point, f64, f64) -> f64;
 
 /// `T_o = T_p − T_s/p` (eq. 3).
 fn overhead_of(q: &Point, p: f64) -> f64 {
     q.time_s - q.seq_s / p
 }
 
-fn work_of(q: &Point, _: f64) -> f64 {
+/// `T_o(n) / (1 − a·Delta(n))` with `Delta(n) = T_s(n)/W(n)`: phi(W)/(a·p) (eq. 4) at
+/// the point's size. Eq. 3 takes Delta (the time per unit of work) as one constant; a
+/// model's Delta moves with n (loop overhead amortized, data leaving a cache), and with
+/// the initial Delta the fixed point would keep a speed other than a. Taken at the
+/// iterate's own size, the fixed point `W = a·p·T_o/(1 − a·T_s/W)` is exactly
+/// `W = a·p·T_p`: the speed a. Infinite when `a·Delta(n) ≥ 1` (that size's sequential
+/// speed is below a: no overhead is small enough).
+fn scaled_overhead(q: &Point, p: f64, a: f64) -> f64 {
+    let one_minus = 1.0 - a * q.seq_s / q.work;
+    if one_minus <= NO_OVERHEAD {
+        return f64::INFINITY;
+    }
+    overhead_of(q, p) / one_minus
+}
+
+fn work_of(q: &Point, _: f64, _: f64) -> f64 {
     q.work
 }
 
@@ -165,7 +182,7 @@ struct Fig2<'x, 'm, 'a> {
     p1: i64,
     /// The average speed a of the initial state.
     a: f64,
-    /// 1 − a·Delta (= T_o/T_p at the initial state).
+    /// 1 − a·Delta at the initial state (= T_o/T_p there).
     one_minus: f64,
     n_max: i64,
     iterations: usize,
@@ -174,12 +191,6 @@ struct Fig2<'x, 'm, 'a> {
 impl Fig2<'_, '_, '_> {
     fn point(&mut self, n: i64) -> Option<Point> {
         self.memo.at(n, self.p1)
-    }
-
-    /// `T_o'(n) = T_{p1}(n) − T_s(n)/p1`.
-    fn overhead(&mut self, n: i64) -> Option<f64> {
-        let q = self.point(n)?;
-        Some(overhead_of(&q, self.p1 as f64))
     }
 
     /// n(W): the smallest n ≤ n_max with `f(n) ≥ W`, galloping from `from`.
@@ -200,8 +211,8 @@ impl Fig2<'_, '_, '_> {
         target: f64,
         dn: i64,
     ) -> (i64, i64) {
-        let p1 = self.p1 as f64;
-        let mut at = |m: i64| Some((m, value(&self.point(m)?, p1)));
+        let (p1, a) = (self.p1 as f64, self.a);
+        let mut at = |m: i64| Some((m, value(&self.point(m)?, p1, a)));
         let guess = prev.and_then(|m| power_guess(at(m)?, at(n)?, target));
         match guess {
             Some(g) if (1.0..=self.n_max as f64).contains(&g) => (g.round() as i64, 1),
@@ -209,17 +220,24 @@ impl Fig2<'_, '_, '_> {
         }
     }
 
-    /// phi(W) given n(W) (eq. 4): `a·p1·T_o'(n) / (1 − a·Delta)`.
-    fn phi_at(&mut self, n: i64) -> Option<f64> {
-        Some(self.a * self.p1 as f64 * self.overhead(n)? / self.one_minus)
+    /// `T_o'(n) / (1 − a·Delta(n))` ([`scaled_overhead`]).
+    fn scaled_overhead(&mut self, n: i64) -> Option<f64> {
+        let q = self.point(n)?;
+        Some(scaled_overhead(&q, self.p1 as f64, self.a))
     }
 
-    /// phi⁻¹(W): the size n where `T_o'(n) ≥ (1 − a·Delta)·W/(a·p1)` first holds, and f(n).
+    /// phi(W) given n(W) (eq. 4): `a·p1·T_o'(n) / (1 − a·Delta(n))`.
+    fn phi_at(&mut self, n: i64) -> Option<f64> {
+        Some(self.a * self.p1 as f64 * self.scaled_overhead(n)?)
+    }
+
+    /// phi⁻¹(W): the size n where `T_o'(n)/(1 − a·Delta(n)) ≥ W/(a·p1)` first holds, and
+    /// f(n).
     fn inverse(&mut self, w: f64, prev: Option<i64>, n: i64, dn: i64) -> Option<(i64, f64)> {
-        let target = self.one_minus * w / (self.a * self.p1 as f64);
-        let from = self.start(overhead_of, prev, n, target, dn);
+        let target = w / (self.a * self.p1 as f64);
+        let from = self.start(scaled_overhead, prev, n, target, dn);
         let n_max = self.n_max;
-        let above = |n| self.overhead(n).is_some_and(|t| t >= target);
+        let above = |n| self.scaled_overhead(n).is_some_and(|t| t >= target);
         let n = smallest_above(above, 1, n_max, from.0, from.1)?;
         Some((n, self.point(n)?.work))
     }
@@ -245,7 +263,9 @@ impl Fig2<'_, '_, '_> {
             // overhead reaches; W' grows without bound.
             return beyond;
         }
-        let phi0 = self.a * self.p1 as f64 * overhead / self.one_minus;
+        let Some(phi0) = self.phi_at(n_w0) else {
+            return beyond;
+        };
         if (phi0 - w0).abs() < EPS * w0 {
             return (n_w0, true);
         }

@@ -167,8 +167,10 @@ pub struct Row {
     pub faster: Scaled,
     /// Phi(p0, p) / Psi(p0, p).
     pub ratio: f64,
-    /// Definition 2 / eq. 5: `ratio > alpha`.
-    pub isospeed_crossing: bool,
+    /// Definition 2 / eq. 5: `ratio > alpha`; `None` (no verdict) when a scaled size is
+    /// not a fixed point (no size up to n_max keeps the initial speed): eq. 5 assumes
+    /// both speeds kept.
+    pub isospeed_crossing: Option<bool>,
     /// Theorem 2 checked by direct comparison: the slower model's predicted time at its
     /// scaled size is below the faster one's at its scaled size.
     pub direct_crossing: bool,
@@ -185,13 +187,17 @@ pub struct RangeComparison {
     pub alpha: f64,
     /// One row per processor count > p0 where both models have a scaled size.
     pub rows: Vec<Row>,
-    /// Fig. 1: the smallest scaled crossing point by eq. 5.
+    /// Fig. 1: the smallest scaled crossing point by eq. 5 (among the rows with a
+    /// verdict).
     pub isospeed_first: Option<i64>,
     /// The smallest scaled crossing point by Theorem 2 (direct comparison).
     pub direct_first: Option<i64>,
-    /// `None` when the routes agree on every row; else sentences saying where and why
-    /// they differ.
+    /// `None` when the routes agree on every row where eq. 5 has a verdict; else
+    /// sentences saying where and why they differ.
     pub disagreement: Option<String>,
+    /// `None` when eq. 5 has a verdict on every row; else a sentence naming the
+    /// processor counts where it has none, and why.
+    pub no_verdict: Option<String>,
 }
 
 /// Fig. 1 over the processor counts `procs` (those > p0, ascending): compares a and b
@@ -204,7 +210,9 @@ pub struct RangeComparison {
 /// `t_{p'}(W') < T_{p'}(W*)` when the scaled sizes keep the speed exactly. Unlike Fig. 1
 /// this does not stop at the first crossing: every p' gets a row. The routes can differ
 /// because the sizes are integers and the fixed point is found to within 1%; where they
-/// do, both models are compared at the sizes between n' and n* at p' (Theorem 3).
+/// do, both models are compared at the sizes between n' and n* at p' (Theorem 3). Where
+/// Fig. 2 finds no fixed point for either model (no size up to `n_max` keeps its speed),
+/// eq. 5 has no verdict: the row says so and only the direct comparison decides there.
 pub fn range_comparison(
     a: &mut Model,
     b: &mut Model,
@@ -228,7 +236,7 @@ pub fn range_comparison(
     let mut ps: Vec<i64> = procs.iter().copied().filter(|&p| p > p0).collect();
     ps.sort_unstable();
     ps.dedup();
-    let (mut rows, mut notes) = (Vec::new(), Vec::new());
+    let (mut rows, mut notes, mut unsettled) = (Vec::new(), Vec::new(), Vec::new());
     for p in ps {
         let Some(s) = isospeed::scaled_with(ms, n0, p0, p, n_max) else {
             continue;
@@ -240,16 +248,28 @@ pub fn range_comparison(
             continue;
         };
         let (ratio, s_n, f_n) = (s.psi / f.psi, s.n, f.n);
+        let kept = s.converged && f.converged;
+        if !kept {
+            let off = (speed(&qs, p) / a0.0 - 1.0, speed(&qf, p) / a0.1 - 1.0);
+            unsettled.push(format!(
+                "p = {p} (average speed {:+.1}% off a at n' = {s_n}, {:+.1}% at n* = {f_n})",
+                100.0 * off.0,
+                100.0 * off.1
+            ));
+        }
         let row = Row {
             p,
             ratio,
-            isospeed_crossing: ratio > alpha,
+            isospeed_crossing: kept.then_some(ratio > alpha),
             direct_crossing: direct::faster_of((qs.time_s, qf.time_s)) == Some(0),
             times: (qs.time_s, qf.time_s),
             slower: s,
             faster: f,
         };
-        if row.isospeed_crossing != row.direct_crossing {
+        if row
+            .isospeed_crossing
+            .is_some_and(|c| c != row.direct_crossing)
+        {
             let off = (speed(&qs, p) / a0.0 - 1.0, speed(&qf, p) / a0.1 - 1.0);
             let (lo, hi) = (s_n.min(f_n), s_n.max(f_n));
             let times = |n| Some((ms.at(n, p)?.time_s, mf.at(n, p)?.time_s));
@@ -262,9 +282,17 @@ pub fn range_comparison(
     Some(RangeComparison {
         slower,
         alpha,
-        isospeed_first: first(|r| r.isospeed_crossing),
+        isospeed_first: first(|r| r.isospeed_crossing == Some(true)),
         direct_first: first(|r| r.direct_crossing),
         disagreement: (!notes.is_empty()).then(|| notes.join(" ")),
+        no_verdict: (!unsettled.is_empty()).then(|| {
+            format!(
+                "eq. 5 has no verdict at {}: no size up to n = {n_max} keeps the initial \
+                 average speed there (Fig. 2 found no fixed point), and eq. 5 holds only \
+                 for sizes that keep it; the direct comparison stands alone there.",
+                unsettled.join(", ")
+            )
+        }),
         rows,
     })
 }
@@ -272,12 +300,12 @@ pub fn range_comparison(
 /// The sentence for a row where eq. 5 and Theorem 2 disagree.
 fn explain(row: &Row, alpha: f64, off: (f64, f64), theorem3: &(String, bool)) -> String {
     let p = row.p;
-    let (says, cmp) = if row.isospeed_crossing {
+    let (says, cmp) = if row.isospeed_crossing == Some(true) {
         ("a", ">")
     } else {
         ("no", "≤")
     };
-    let mut why = format!(
+    let why = format!(
         "At p = {p} eq. 5 (Phi/Psi = {:.4} {cmp} alpha = {alpha:.4}) says {says} crossing \
          but Theorem 2, comparing the predicted times at the scaled sizes, says {}: \
          {:.4e} s for the initially slower model at n' = {} vs {:.4e} s for the faster at \
@@ -292,11 +320,6 @@ fn explain(row: &Row, alpha: f64, off: (f64, f64), theorem3: &(String, bool)) ->
         100.0 * off.0,
         100.0 * off.1,
     );
-    for (s, name) in [(&row.slower, "n'"), (&row.faster, "n*")] {
-        if !s.converged {
-            why += &format!("; the fixed point for {name} did not converge");
-        }
-    }
     let verdict = if theorem3.1 { "is" } else { "is not" };
     why + &format!(
         ". Theorem 3 ({}): p = {p} {verdict} a crossing point.",

@@ -79,9 +79,21 @@ fn scaled_keeps_the_average_speed() {
     let (c, a1, b1) = (1e-8, 1e-4, 1e-6);
     let shrinking = model(c, move |n, p| b1 * 10.0 * n / p.powf(1.5));
     let convex = model(c, |n, _| 2e-13 * n * n * n);
+    // A time per unit of work that falls with n (a loop overhead per row amortized):
+    // Delta of eq. 3 is not one constant.
+    let amortized = move |n: i64, p: i64| {
+        let (nf, pf) = (n as f64, p as f64);
+        let seq = c * nf * nf + 2e-6 * nf;
+        Some(Point {
+            time_s: seq / pf + a1 + b1 * nf,
+            seq_s: seq,
+            work: K * nf * nf,
+        })
+    };
     // (name, model, n0, most iterations): the overheads that shrink with p have W' far
     // below W0, where plain fixed-point iteration needs more steps.
-    let models: [(&str, Analytic, i64, usize); 4] = [
+    let models: [(&str, Analytic, i64, usize); 5] = [
+        ("amortized", &amortized, 64, 16),
         ("column", &column(c, a1, b1), 64, 10),
         ("block", &block(c, a1, b1), 64, 1),
         ("shrinking", &shrinking, 2000, 16),
@@ -193,6 +205,14 @@ fn degenerate_inputs_do_not_panic() {
     let mut blk = block(1e-8, 1e-4, 1e-6);
     let rc = range_comparison(&mut col, &mut blk, 64, 4, &[8, 16], 50).unwrap();
     assert!(rc.rows.iter().all(|r| !r.slower.converged));
+    // No fixed point: eq. 5 has no verdict, which is said, not counted as a "no".
+    assert!(rc.rows.iter().all(|r| r.isospeed_crossing.is_none()));
+    let why = rc.no_verdict.as_deref().expect("said");
+    assert!(why.contains("p = 8") && why.contains("p = 16"), "{why}");
+    assert_eq!(
+        (rc.isospeed_first, rc.disagreement.as_deref()),
+        (None, None)
+    );
     // p0 at or above every processor count: no rows.
     let rc = range_comparison(&mut col, &mut blk, 64, 64, &[8, 16, 64], 1000).unwrap();
     assert!(rc.rows.is_empty() && rc.isospeed_first.is_none() && rc.disagreement.is_none());
@@ -234,7 +254,7 @@ fn range_comparison_explains_disagreements() {
     let differ: Vec<i64> = rc
         .rows
         .iter()
-        .filter(|r| r.isospeed_crossing != r.direct_crossing)
+        .filter(|r| r.isospeed_crossing.is_some_and(|c| c != r.direct_crossing))
         .map(|r| r.p)
         .collect();
     assert!(differ.contains(&58), "{text}");

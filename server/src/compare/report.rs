@@ -112,7 +112,11 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                 "P'", "n'", "n*", "Phi", "Psi", "Phi/Psi"
             );
             for row in &r.rows {
-                let yes = |b: bool| if b { "yes" } else { "no" };
+                let yes = |b: Option<bool>| match b {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "n/a",
+                };
                 let _ = writeln!(
                     out,
                     "    {:>6} {:>8} {:>8} {:>8.3} {:>8.3} {:>8.3}  {} / {}",
@@ -123,16 +127,24 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                     row.faster.psi,
                     row.ratio,
                     yes(row.isospeed_crossing),
-                    yes(row.direct_crossing)
+                    yes(Some(row.direct_crossing))
                 );
             }
             let first = |x: Option<i64>| x.map_or("none".to_string(), |p| format!("P' = {p}"));
             match &r.disagreement {
-                None => {
+                None if r.no_verdict.is_none() => {
                     let _ = writeln!(
                         out,
                         "    first scaled crossing: {} (both routes agree)",
                         first(r.isospeed_first)
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "    first scaled crossing: isospeed {}, direct {} (they agree wherever eq. 5 has a verdict)",
+                        first(r.isospeed_first),
+                        first(r.direct_first)
                     );
                 }
                 Some(why) => {
@@ -143,6 +155,13 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                         first(r.direct_first)
                     );
                 }
+            }
+            if let Some(why) = &r.no_verdict {
+                let _ = writeln!(
+                    out,
+                    "    (n/a: {why} First scaled crossing by direct comparison: {}.)",
+                    first(r.direct_first)
+                );
             }
         }
         out.push('\n');
