@@ -13,6 +13,7 @@
 //! subscripts that fold several iterations onto one element — is enumerated element by
 //! element per processor, up to the enumeration limit.
 
+use super::affine::{self, Affine, Slots};
 use super::cost::{CommMetrics, Network};
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
@@ -653,13 +654,17 @@ impl Job<'_> {
                 "more than {left} reads to enumerate (the limit of the element-by-element count)"
             ));
         }
+        // Sizes and bounds valued once, not per element.
+        let valued = self.mapping.valued(self.env);
         for p in 1..=ep {
             let pv = Arrangement::coordinates(ex, p);
             let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
             // (instance, sender) → distinct elements.
             let mut fetched: HashMap<(Vec<i128>, usize), HashSet<Vec<i128>>> = HashMap::new();
             let mut failed = None;
-            let mut visit = |subscripts: &[Sym], point: &[(Name, i128)]| {
+            let mut visit = |subscripts: &[Sym],
+                             forms: Option<(&[Affine], &mut Slots)>,
+                             point: &[(Name, i128)]| {
                 if failed.is_some() {
                     return;
                 }
@@ -670,18 +675,21 @@ impl Job<'_> {
                         .map(|(_, x)| *x)
                         .or_else(|| (self.env)(n))
                 };
-                let element: Option<Vec<i128>> = subscripts
-                    .iter()
-                    .map(|s| match s.eval(&value).ok()? {
-                        Num::Exact(r) => r.as_integer(),
-                        Num::Approx(_) => None,
-                    })
-                    .collect();
+                let element: Option<Vec<i128>> = match forms {
+                    Some((forms, slots)) => slots.element(forms, point),
+                    None => subscripts
+                        .iter()
+                        .map(|s| match s.eval(&value).ok()? {
+                            Num::Exact(r) => r.as_integer(),
+                            Num::Approx(_) => None,
+                        })
+                        .collect(),
+                };
                 let Some(element) = element else {
                     failed = Some("a subscript without a value".to_string());
                     return;
                 };
-                let Some(owners) = self.mapping.owners_at(&element, self.env) else {
+                let Some(owners) = valued.as_ref().and_then(|v| v.owners(&element)) else {
                     failed = Some(format!("element {element:?} has no owner"));
                     return;
                 };
@@ -702,9 +710,11 @@ impl Job<'_> {
             let mut repeats = 1.0;
             for t in &prepared {
                 let mut seen = 0u64;
+                let forms = affine::compile(t.subscripts, &t.vars, self.env);
+                let mut slots = Slots::default();
                 numeric::points(&t.rest, &t.vars, &at, left, &mut |pt| {
                     seen += 1;
-                    visit(t.subscripts, pt)
+                    visit(t.subscripts, forms.as_deref().map(|f| (f, &mut slots)), pt)
                 })
                 .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
                 left = left.saturating_sub(seen);

@@ -191,43 +191,113 @@ impl Mapping {
     /// dimension is distributed over) on every coordinate. `None` when a value is
     /// missing or the element lies outside the template.
     pub fn owners_at(&self, index: &[i128], env: crate::symbolic::Env) -> Option<Vec<usize>> {
+        self.valued(env)?.owners(index)
+    }
+
+    /// The mapping with every size, bound and offset valued under `env`, for asking
+    /// the owners of many elements ([`ValuedMapping::owners`]); `None` when a value is
+    /// missing.
+    pub fn valued(&self, env: crate::symbolic::Env) -> Option<ValuedMapping> {
         let int = |e: &Sym| match e.eval(env).ok()? {
             crate::symbolic::Num::Exact(r) => r.as_integer(),
             crate::symbolic::Num::Approx(_) => None,
         };
-        let onto = &self.distribution.onto;
-        let extents: Vec<i128> = onto.extents.iter().map(int).collect::<Option<_>>()?;
-        let mut choices: Vec<Option<i128>> = vec![None; extents.len()];
+        let extents: Vec<i128> = self
+            .distribution
+            .onto
+            .extents
+            .iter()
+            .map(int)
+            .collect::<Option<_>>()?;
+        let mut dims = Vec::new();
         for (dim, ti) in self.distribution.dims.iter().zip(&self.index) {
-            let Some(k) = dim.grid else { continue };
-            let x = match ti {
+            let Some(grid) = dim.grid else { continue };
+            let at = match ti {
                 TemplateIndex::Replicated => continue,
-                TemplateIndex::Constant(e) => int(e)?,
+                TemplateIndex::Constant(e) => Place::Constant(int(e)?),
                 TemplateIndex::Affine {
                     dim: d,
                     coef,
                     offset,
-                } => int(coef)?
-                    .checked_mul(*index.get(*d)?)?
-                    .checked_add(int(offset)?)?,
+                } => Place::Affine {
+                    dim: *d,
+                    coef: int(coef)?,
+                    offset: int(offset)?,
+                },
             };
-            let rel = x - int(&dim.lower)?;
-            let p = *extents.get(k)?;
-            let c = match &dim.format {
+            let format = match &dim.format {
                 Format::Collapsed => continue,
-                Format::Block(b) => {
-                    let b = int(b)?;
-                    (b > 0 && rel >= 0).then(|| rel / b)?
+                Format::Block(b) => Deal::Block(int(b)?),
+                Format::Cyclic(m) => Deal::Cyclic(int(m)?),
+            };
+            dims.push(ValuedDim {
+                grid,
+                at,
+                lower: int(&dim.lower)?,
+                format,
+            });
+        }
+        Some(ValuedMapping { extents, dims })
+    }
+}
+
+/// A [`Mapping`] valued under some bindings: owners by integer arithmetic alone.
+#[derive(Clone, Debug)]
+pub struct ValuedMapping {
+    extents: Vec<i128>,
+    /// The distributed template dimensions the array is aligned with.
+    dims: Vec<ValuedDim>,
+}
+
+#[derive(Clone, Debug)]
+struct ValuedDim {
+    grid: usize,
+    at: Place,
+    lower: i128,
+    format: Deal,
+}
+
+/// Where an array element falls in a template dimension.
+#[derive(Clone, Debug)]
+enum Place {
+    Constant(i128),
+    /// `coef · index[dim] + offset`.
+    Affine {
+        dim: usize,
+        coef: i128,
+        offset: i128,
+    },
+}
+
+#[derive(Clone, Debug)]
+enum Deal {
+    Block(i128),
+    Cyclic(i128),
+}
+
+impl ValuedMapping {
+    /// The processors (1-based, ascending) owning element `index`: see
+    /// [`Mapping::owners_at`].
+    pub fn owners(&self, index: &[i128]) -> Option<Vec<usize>> {
+        let extents = &self.extents;
+        let mut choices: Vec<Option<i128>> = vec![None; extents.len()];
+        for d in &self.dims {
+            let x = match d.at {
+                Place::Constant(x) => x,
+                Place::Affine { dim, coef, offset } => {
+                    coef.checked_mul(*index.get(dim)?)?.checked_add(offset)?
                 }
-                Format::Cyclic(m) => {
-                    let m = int(m)?;
-                    (m > 0 && rel >= 0).then(|| (rel / m).rem_euclid(p.max(1)))?
-                }
+            };
+            let rel = x - d.lower;
+            let p = *extents.get(d.grid)?;
+            let c = match d.format {
+                Deal::Block(b) => (b > 0 && rel >= 0).then(|| rel / b)?,
+                Deal::Cyclic(m) => (m > 0 && rel >= 0).then(|| (rel / m).rem_euclid(p.max(1)))?,
             };
             if c >= p {
                 return None;
             }
-            choices[k] = Some(c);
+            choices[d.grid] = Some(c);
         }
         // Column-major numbering over every combination of the free coordinates.
         let mut out = vec![0i128];
