@@ -78,36 +78,37 @@ local function push_settings()
   end
 end
 
+--- Calls `f(client, bufnr)` for each loaded buffer a costline client is attached to.
+local function each_attached_buffer(client_id, f)
+  local client = vim.lsp.get_client_by_id(client_id)
+  if not client then
+    return
+  end
+  for bufnr in pairs(client.attached_buffers) do
+    if vim.api.nvim_buf_is_loaded(bufnr) then
+      f(client, bufnr)
+    end
+  end
+end
+
 --- Refreshes the code lenses of the buffers a costline client is attached to.
 local function refresh_lenses(client_id)
   if options.codeLens.enable == false then
     return
   end
-  local client = vim.lsp.get_client_by_id(client_id)
-  if not client then
-    return
-  end
-  for bufnr in pairs(client.attached_buffers) do
-    if vim.api.nvim_buf_is_loaded(bufnr) then
-      vim.lsp.codelens.refresh({ bufnr = bufnr })
-    end
-  end
+  each_attached_buffer(client_id, function(_, bufnr)
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end)
 end
 
 --- Pulls the diagnostics of the buffers a costline client is attached to again (the
 --- answers go to Neovim's own `textDocument/diagnostic` handler).
 local function refresh_diagnostics(client_id)
-  local client = vim.lsp.get_client_by_id(client_id)
-  if not client then
-    return
-  end
-  for bufnr in pairs(client.attached_buffers) do
-    if vim.api.nvim_buf_is_loaded(bufnr) then
-      client:request('textDocument/diagnostic', {
-        textDocument = vim.lsp.util.make_text_document_params(bufnr),
-      }, nil, bufnr)
-    end
-  end
+  each_attached_buffer(client_id, function(client, bufnr)
+    client:request('textDocument/diagnostic', {
+      textDocument = vim.lsp.util.make_text_document_params(bufnr),
+    }, nil, bufnr)
+  end)
 end
 
 --- `NAME=VALUE` words (commas or spaces between) as a params table; `nil` and the
