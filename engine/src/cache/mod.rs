@@ -121,9 +121,9 @@ pub struct CacheInputs<'a> {
     pub machine: &'a Machine,
     /// |P| of the unit.
     pub processors: usize,
-    /// The fraction of its nest's iterations each processor executes, by nest
-    /// (outermost loop), and the nest loop those iterations are divided along; `None`
-    /// when every processor runs the whole nest.
+    /// How each nest's loops are divided among the processors (each processor's
+    /// fraction of every loop's iterations); `None` when every processor runs the
+    /// whole nest.
     pub share: &'a dyn Fn(&Nest) -> Option<share::Share>,
 }
 
@@ -164,29 +164,25 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
     let caps = capacities(machine);
     let p = inputs.processors.max(1);
     let base: Vec<f64> = nest.loops.iter().map(|l| l.trips).collect();
-    let (along, shares) = match (inputs.share)(nest) {
-        Some((l, s)) if s.len() == p => (Some(l), s),
-        _ => (None, vec![1.0; p]),
-    };
-    // Processors with the same share have the same lines: count each share once.
-    let mut by_share: HashMap<u64, Result> = HashMap::new();
+    let share = (inputs.share)(nest).filter(|s| s.shares.len() == p);
+    // Processors with the same trips have the same lines: count each once.
+    let mut by_trips: HashMap<Vec<i64>, Result> = HashMap::new();
     let mut per_proc_results = Vec::with_capacity(p);
-    for &s in &shares {
-        let key = s.to_bits();
-        by_share.entry(key).or_insert_with(|| {
-            let trips: Vec<i64> = base
-                .iter()
-                .enumerate()
-                .map(|(l, t)| {
-                    let t = if Some(l) == along { t * s } else { *t };
-                    (t.round() as i64).max(1)
-                })
-                .collect();
-            count(nest, trips, line, &caps)
-        });
-        per_proc_results.push(key);
+    for q in 0..p {
+        let trips: Vec<i64> = base
+            .iter()
+            .enumerate()
+            .map(|(l, t)| {
+                let f = share.as_ref().map_or(1.0, |s| s.factor(l, q));
+                ((t * f).round() as i64).max(1)
+            })
+            .collect();
+        by_trips
+            .entry(trips.clone())
+            .or_insert_with(|| count(nest, trips.clone(), line, &caps));
+        per_proc_results.push(trips);
     }
-    let results: Vec<&Result> = per_proc_results.iter().map(|k| &by_share[k]).collect();
+    let results: Vec<&Result> = per_proc_results.iter().map(|k| &by_trips[k]).collect();
     let mean = |f: &dyn Fn(&Result) -> f64| results.iter().map(|r| f(r)).sum::<f64>() / p as f64;
     let levels = caps.len();
     let misses = (0..levels).map(|i| mean(&|r| r.misses[i])).collect();
@@ -211,7 +207,7 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
         loop_id: nest.id,
         outermost: nest.outermost,
         entries: nest.entries,
-        divided: along.is_some(),
+        divided: share.is_some(),
         distinct: mean(&|r| r.distinct),
         misses,
         per_processor: results
