@@ -675,16 +675,19 @@ impl Job<'_> {
                         .map(|(_, x)| *x)
                         .or_else(|| (self.env)(n))
                 };
-                let element: Option<Vec<i128>> = match forms {
-                    Some((forms, slots)) => slots.element(forms, point),
-                    None => subscripts
-                        .iter()
-                        .map(|s| match s.eval(&value).ok()? {
-                            Num::Exact(r) => r.as_integer(),
-                            Num::Approx(_) => None,
-                        })
-                        .collect(),
-                };
+                // The compiled forms, else (not affine, or a variable not in the point)
+                // the formulas.
+                let element: Option<Vec<i128>> = forms
+                    .and_then(|(forms, slots)| slots.element(forms, point))
+                    .or_else(|| {
+                        subscripts
+                            .iter()
+                            .map(|s| match s.eval(&value).ok()? {
+                                Num::Exact(r) => r.as_integer(),
+                                Num::Approx(_) => None,
+                            })
+                            .collect()
+                    });
                 let Some(element) = element else {
                     failed = Some("a subscript without a value".to_string());
                     return;
