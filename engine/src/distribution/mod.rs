@@ -184,16 +184,6 @@ impl Mapping {
         (0..self.distribution.onto.extents.len()).any(|k| !used.contains(&k))
     }
 
-    /// The processors (1-based, ascending) owning element `index` of an array mapped by
-    /// `self`, under `env` — the numeric counterpart of [`Mapping::ownership`]: BLOCK
-    /// b puts template index x on coordinate ⌊(x - lo)/b⌋, CYCLIC(k) on
-    /// ⌊(x - lo)/k⌋ mod P; a replicated dimension (or a grid dimension no template
-    /// dimension is distributed over) on every coordinate. `None` when a value is
-    /// missing or the element lies outside the template.
-    pub fn owners_at(&self, index: &[i128], env: crate::symbolic::Env) -> Option<Vec<usize>> {
-        self.valued(env)?.owners(index)
-    }
-
     /// The mapping with every size, bound and offset valued under `env`, for asking
     /// the owners of many elements ([`ValuedMapping::owners`]); `None` when a value is
     /// missing.
@@ -276,8 +266,11 @@ enum Deal {
 }
 
 impl ValuedMapping {
-    /// The processors (1-based, ascending) owning element `index`: see
-    /// [`Mapping::owners_at`].
+    /// The processors (1-based, ascending) owning element `index` — the numeric
+    /// counterpart of [`Mapping::ownership`]: BLOCK b puts template index x on coordinate
+    /// ⌊(x - lo)/b⌋, CYCLIC(k) on ⌊(x - lo)/k⌋ mod P; a replicated dimension (or a grid
+    /// dimension no template dimension is distributed over) on every coordinate. `None`
+    /// when the element lies outside the template.
     pub fn owners(&self, index: &[i128]) -> Option<Vec<usize>> {
         let extents = &self.extents;
         let mut choices: Vec<Option<i128>> = vec![None; extents.len()];

@@ -249,8 +249,9 @@ pub fn range_comparison(
         };
         let (ratio, s_n, f_n) = (s.psi / f.psi, s.n, f.n);
         let kept = s.converged && f.converged;
+        // How far each scaled size's average speed is from its initial one.
+        let off = (speed(&qs, p) / a0.0 - 1.0, speed(&qf, p) / a0.1 - 1.0);
         if !kept {
-            let off = (speed(&qs, p) / a0.0 - 1.0, speed(&qf, p) / a0.1 - 1.0);
             unsettled.push(format!(
                 "p = {p} (average speed {:+.1}% off a at n' = {s_n}, {:+.1}% at n* = {f_n})",
                 100.0 * off.0,
@@ -270,7 +271,6 @@ pub fn range_comparison(
             .isospeed_crossing
             .is_some_and(|c| c != row.direct_crossing)
         {
-            let off = (speed(&qs, p) / a0.0 - 1.0, speed(&qf, p) / a0.1 - 1.0);
             let (lo, hi) = (s_n.min(f_n), s_n.max(f_n));
             let times = |n| Some((ms.at(n, p)?.time_s, mf.at(n, p)?.time_s));
             let theorem3 = direct::theorem3(times, p, lo, hi);
