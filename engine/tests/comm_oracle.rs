@@ -819,6 +819,41 @@ fn the_engine_counts_split_iteration_sets_once() {
     check_examples(&split_guard_examples());
 }
 
+/// Red-black relaxation (a step-2 inner loop whose start alternates with j) under the
+/// layouts the alternatives offer for it, the narrowed and projected enumerations
+/// included: engine = simulator.
+#[test]
+fn the_engine_matches_the_simulator_on_red_black_layouts() {
+    let layouts = [
+        ("16", "*, CYCLIC"),
+        ("16", "CYCLIC, *"),
+        ("16", "*, CYCLIC(2)"),
+        ("16", "*, BLOCK"),
+        ("4, 4", "BLOCK, BLOCK"),
+        ("4, 4", "CYCLIC, CYCLIC"),
+        ("4, 4", "CYCLIC, BLOCK"),
+    ];
+    for (grid, format) in layouts {
+        let source = format!(
+            "subroutine redblack(n)
+  integer :: n, i, j
+  real :: a(n, n)
+!HPF$ PROCESSORS pr({grid})
+!HPF$ DISTRIBUTE a({format}) ONTO pr
+  do j = 2, n - 1
+    do i = 2 + mod(j, 2), n - 1, 2
+      a(i, j) = 0.25 * (a(i-1, j) + a(i+1, j) + a(i, j-1) + a(i, j+1))
+    end do
+  end do
+end subroutine redblack
+"
+        );
+        let (file, sim) = run(&source, &[("n", 32)]);
+        let compared = compare(&file, &sim).unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert_eq!(compared, 4, "{format}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Random programs
 

@@ -16,10 +16,10 @@
 //! of the element added (its grid coordinates `$s`, `$s1`, ... beside the executing
 //! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
 
-mod affine;
 pub mod cost;
 pub mod dependence;
 pub mod diagnostics;
+mod element;
 pub mod formula;
 pub mod mpi;
 pub mod pattern;

@@ -13,20 +13,24 @@
 //! subscripts that fold several iterations onto one element — is enumerated element by
 //! element per processor, up to the enumeration limit.
 
-use super::affine::{self, Affine, Slots};
 use super::cost::{CommMetrics, Network};
+use super::element::Element;
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
 use super::reduction::{self, Reduction};
 use super::{CommTerm, Placement, RefComm, RefKind, UnitComm, sender_coordinate};
 use crate::distribution::{Arrangement, Mapping};
+use crate::freq::counter::Counter;
+use crate::freq::nest::{Narrowed, Point, narrow};
 use crate::freq::{FreqOptions, numeric};
 use crate::ir::StmtId;
 use crate::span::Span;
 use crate::symbolic::{
     Budget, Constraint, Env, EvalError, Name, Num, Piecewise, Rational, Sym, symbolic_sum,
 };
-use std::collections::{BTreeMap, HashMap, HashSet};
+use rustc_hash::FxHashSet;
+use smallvec::SmallVec;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 /// Processor pairs beyond this many get no records.
@@ -297,6 +301,18 @@ struct Job<'a> {
     options: &'a FreqOptions,
 }
 
+/// A term of the element-by-element count in the variables it is enumerated over, with
+/// the read's subscripts and the instance's values (the outer variables) in them.
+struct Space {
+    space: Narrowed,
+    subscripts: Vec<Sym>,
+    instance: Vec<Sym>,
+}
+
+/// A distinct read or message of the element-by-element count: the sender, the
+/// instance's values, then (for a read) the element's subscripts.
+type Key = SmallVec<[i128; 6]>;
+
 /// Per (sender, receiver): messages and elements.
 type Tally = BTreeMap<(usize, usize), (f64, f64)>;
 
@@ -496,17 +512,17 @@ impl Job<'_> {
         {
             return Some(false);
         }
-        let f_outer = self.sum(c_outer, &outer)?;
-        let f_inner = self.sum(c_kept, &kept_vars)?;
-        let f_proj = if absent.is_empty() {
-            None
-        } else {
-            Some(self.sum(c_proj, &absent)?)
-        };
         let pc = Self::coordinates(self.executing, false);
         let sc = Self::coordinates(self.senders, true);
+        let params: Vec<Name> = pc.iter().chain(&sc).cloned().collect();
         let ep: i128 = ex.iter().product();
         let sp: i128 = sx.iter().product();
+        let pairs = (ep * sp) as usize;
+        let counter =
+            |c: Vec<Constraint>, vars: &[Name]| Counter::new(c, vars, &params, pairs, self.options);
+        let mut f_outer = counter(c_outer, &outer);
+        let mut f_inner = counter(c_kept, &kept_vars);
+        let mut f_proj = (!absent.is_empty()).then(|| counter(c_proj, &absent));
         for p in 1..=ep {
             let pv = Arrangement::coordinates(ex, p);
             for q in 1..=sp {
@@ -514,23 +530,17 @@ impl Job<'_> {
                     continue;
                 }
                 let qv = Arrangement::coordinates(sx, q);
-                let at = |n: &str| {
-                    pc.iter()
-                        .position(|c| &**c == n)
-                        .map(|k| pv[k] + 1)
-                        .or_else(|| sc.iter().position(|c| &**c == n).map(|k| qv[k] + 1))
-                };
-                let value = |f: &Piecewise| f.eval(&at).ok().map(|v| v.to_f64());
-                let mut elements = value(&f_inner)?;
-                if let Some(fp) = &f_proj
-                    && value(fp)? <= 0.0
+                let at: Vec<i128> = pv.iter().chain(&qv).map(|c| c + 1).collect();
+                let mut elements = f_inner.at(&at)?;
+                if let Some(fp) = &mut f_proj
+                    && fp.at(&at)? <= 0.0
                 {
                     elements = 0.0;
                 }
                 if elements <= 0.0 {
                     continue;
                 }
-                let instances = value(&f_outer)?;
+                let instances = f_outer.at(&at)?;
                 if instances <= 0.0 {
                     continue;
                 }
@@ -656,39 +666,47 @@ impl Job<'_> {
         }
         // Sizes and bounds valued once, not per element.
         let valued = self.mapping.valued(self.env);
+        // Cyclic ownership's cycle numbers step over the owned values only; the
+        // subscripts and the instance then follow from the new variables.
+        let spaces: Vec<Space> = prepared
+            .iter()
+            .map(|t| {
+                let space = narrow(&t.rest, &t.vars, &|v| v.starts_with("$q"));
+                let exprs = |es: Vec<Sym>| -> Result<Vec<Sym>, String> {
+                    es.iter()
+                        .map(|e| space.expr(e))
+                        .collect::<Option<_>>()
+                        .ok_or_else(|| "a bound too large to count with".to_string())
+                };
+                let subscripts = exprs(t.subscripts.to_vec())?;
+                let instance = exprs(
+                    self.outer_vars
+                        .iter()
+                        .filter(|v| t.vars.contains(v))
+                        .map(|v| Sym::var(v))
+                        .collect(),
+                )?;
+                Ok(Space {
+                    space,
+                    subscripts,
+                    instance,
+                })
+            })
+            .collect::<Result<_, String>>()?;
         for p in 1..=ep {
             let pv = Arrangement::coordinates(ex, p);
             let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
-            // (instance, sender) → distinct elements.
-            let mut fetched: HashMap<(Vec<i128>, usize), HashSet<Vec<i128>>> = HashMap::new();
+            // The distinct (sender, instance) pairs and (sender, instance, element)
+            // reads; keys inline, hashed with FxHash: this runs once per read.
+            let mut messages: FxHashSet<Key> = FxHashSet::default();
+            let mut reads: FxHashSet<Key> = FxHashSet::default();
             let mut failed = None;
-            let mut visit = |subscripts: &[Sym],
-                             forms: Option<(&[Affine], &mut Slots)>,
-                             point: &[(Name, i128)]| {
+            let mut visit = |element: &mut Element, instance: &mut Element, point: Point| {
                 if failed.is_some() {
                     return;
                 }
-                let value = |n: &str| {
-                    point
-                        .iter()
-                        .find(|(k, _)| &**k == n)
-                        .map(|(_, x)| *x)
-                        .or_else(|| (self.env)(n))
-                };
-                // The compiled forms, else (not affine, or a variable not in the point)
-                // the formulas.
-                let element: Option<Vec<i128>> = forms
-                    .and_then(|(forms, slots)| slots.element(forms, point))
-                    .or_else(|| {
-                        subscripts
-                            .iter()
-                            .map(|s| match s.eval(&value).ok()? {
-                                Num::Exact(r) => r.as_integer(),
-                                Num::Approx(_) => None,
-                            })
-                            .collect()
-                    });
-                let Some(element) = element else {
+                let (Some(element), Some(instance)) = (element.at(point), instance.at(point))
+                else {
                     failed = Some("a subscript without a value".to_string());
                     return;
                 };
@@ -699,43 +717,65 @@ impl Job<'_> {
                 if owners.contains(&(p as usize)) || owners.is_empty() {
                     return;
                 }
-                let instance: Vec<i128> = self
-                    .outer_vars
-                    .iter()
-                    .filter_map(|v| point.iter().find(|(k, _)| k == v).map(|(_, x)| *x))
-                    .collect();
-                fetched
-                    .entry((instance, owners[0]))
-                    .or_default()
-                    .insert(element);
+                let mut key = Key::new();
+                key.push(owners[0] as i128);
+                key.extend(instance);
+                messages.insert(key.clone());
+                key.extend(element);
+                reads.insert(key);
             };
             // Instances that fetch alike count as one, weighed by how many there are.
             let mut repeats = 1.0;
-            for t in &prepared {
+            for (t, s) in prepared.iter().zip(&spaces) {
                 let mut seen = 0u64;
-                let forms = affine::compile(t.subscripts, &t.vars, self.env);
-                let mut slots = Slots::default();
-                numeric::points(&t.rest, &t.vars, &at, left, &mut |pt| {
-                    seen += 1;
-                    visit(t.subscripts, forms.as_deref().map(|f| (f, &mut slots)), pt)
-                })
+                let vars = &s.space.vars;
+                let keep = |n: &str| vars.iter().any(|v| &**v == n);
+                // Narrowed variables bring the processor's coordinates in.
+                let env = |n: &str| at(n).or_else(|| (self.env)(n));
+                let mut element = Element::new(&s.subscripts, &keep, &env)
+                    .ok_or("a subscript without a value")?;
+                let mut instance =
+                    Element::new(&s.instance, &keep, &env).ok_or("a subscript without a value")?;
+                // Variables neither the element nor the instance depends on only
+                // need to have a value.
+                let projected = |v: &Name| {
+                    !s.subscripts
+                        .iter()
+                        .chain(&s.instance)
+                        .any(|e| e.mentions(v))
+                };
+                numeric::points(
+                    &s.space.constraints,
+                    vars,
+                    &projected,
+                    &at,
+                    left,
+                    &mut |pt| {
+                        seen += 1;
+                        visit(&mut element, &mut instance, pt)
+                    },
+                )
                 .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
                 left = left.saturating_sub(seen);
                 if !t.alike_vars.is_empty() {
                     // The same for every piece (checked above).
                     let mut n = 0u64;
-                    numeric::points(&t.alike, &t.alike_vars, &at, left, &mut |_| n += 1)
-                        .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
+                    numeric::points(&t.alike, &t.alike_vars, &|_| false, &at, left, &mut |_| {
+                        n += 1
+                    })
+                    .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
                     repeats = n as f64;
                 }
             }
             if let Some(why) = failed {
                 return Err(why);
             }
-            for ((_, q), elements) in fetched {
-                let slot = tally.entry((q, p as usize)).or_default();
-                slot.0 += w * repeats;
-                slot.1 += w * repeats * elements.len() as f64;
+            for (keys, messages) in [(&messages, true), (&reads, false)] {
+                for key in keys {
+                    let slot = tally.entry((key[0] as usize, p as usize)).or_default();
+                    let count = if messages { &mut slot.0 } else { &mut slot.1 };
+                    *count += w * repeats;
+                }
             }
         }
         Ok(())

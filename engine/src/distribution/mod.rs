@@ -18,6 +18,7 @@ mod resolve;
 pub use resolve::{UnitMappings, mappings};
 
 use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};
+use smallvec::{SmallVec, smallvec};
 use std::sync::Arc;
 
 /// A processor arrangement.
@@ -271,9 +272,9 @@ impl ValuedMapping {
     /// ⌊(x - lo)/b⌋, CYCLIC(k) on ⌊(x - lo)/k⌋ mod P; a replicated dimension (or a grid
     /// dimension no template dimension is distributed over) on every coordinate. `None`
     /// when the element lies outside the template.
-    pub fn owners(&self, index: &[i128]) -> Option<Vec<usize>> {
+    pub fn owners(&self, index: &[i128]) -> Option<Owners> {
         let extents = &self.extents;
-        let mut choices: Vec<Option<i128>> = vec![None; extents.len()];
+        let mut choices: SmallVec<[Option<i128>; 4]> = smallvec![None; extents.len()];
         for d in &self.dims {
             let x = match d.at {
                 Place::Constant(x) => x,
@@ -293,23 +294,28 @@ impl ValuedMapping {
             choices[d.grid] = Some(c);
         }
         // Column-major numbering over every combination of the free coordinates.
-        let mut out = vec![0i128];
+        let mut out: Owners = smallvec![0];
         let mut stride = 1i128;
         for (k, e) in extents.iter().enumerate() {
-            out = match choices[k] {
-                Some(c) => out.iter().map(|n| n + c * stride).collect(),
-                None => out
-                    .iter()
-                    .flat_map(|n| (0..*e).map(move |c| n + c * stride))
-                    .collect(),
-            };
+            match choices[k] {
+                Some(c) => out.iter_mut().for_each(|n| *n += (c * stride) as usize),
+                None => {
+                    out = out
+                        .iter()
+                        .flat_map(|n| (0..*e).map(move |c| n + (c * stride) as usize))
+                        .collect()
+                }
+            }
             stride = stride.checked_mul(*e)?;
         }
-        let mut out: Vec<usize> = out.into_iter().map(|n| n as usize + 1).collect();
+        out.iter_mut().for_each(|n| *n += 1);
         out.sort_unstable();
         Some(out)
     }
 }
+
+/// The processors owning one element, 1-based, ascending (inline up to four).
+pub type Owners = SmallVec<[usize; 4]>;
 
 /// `⌈n/p⌉`, HPF's BLOCK size.
 pub fn block_size(n: &Sym, p: &Sym) -> Result<Sym, SymError> {

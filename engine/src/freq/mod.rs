@@ -11,7 +11,9 @@
 
 pub mod calls;
 pub(crate) mod convert;
+pub(crate) mod counter;
 mod describe;
+pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
 mod walk;

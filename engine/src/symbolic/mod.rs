@@ -2,6 +2,7 @@
 //! Figure 2): execution counts as formulas in the program's unknowns, so that changing
 //! N or P re-evaluates a formula instead of re-running the analysis.
 
+mod compiled;
 mod constraint;
 mod display;
 mod eval;
@@ -12,6 +13,7 @@ mod rational;
 mod sum;
 mod sym;
 
+pub use compiled::Compiled;
 pub use constraint::{Constraint, Rel};
 pub use display::Notation;
 pub use eval::{Env, EvalError, Num};

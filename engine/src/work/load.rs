@@ -1,16 +1,16 @@
 //! work(S, p) as numbers for every processor p under the bindings: the iteration sets
 //! of [`super::Spread::Owned`] with every unknown replaced by its value and only the
-//! processor's grid coordinates left as parameters, summed once and evaluated per
-//! processor (a partial evaluation: the full formula in N and P is [`super::formula`],
-//! slower to build and needed only to show it). Where even this sum gives up, each
-//! processor is counted on its own (numeric sum, then enumeration).
+//! processor's grid coordinates left as parameters, counted per processor by a
+//! [`Counter`] (a compiled enumeration, or the sum with the coordinates as parameters:
+//! a partial evaluation — the full formula in N and P is [`super::formula`], slower to
+//! build and needed only to show it).
 
 use super::{Spread, StmtWork, variation};
 use crate::distribution::Arrangement;
 use crate::freq::FreqOptions;
+use crate::freq::counter::Counter;
 use crate::freq::numeric;
-use crate::symbolic::{Budget, Constraint, Env, Name, Num, Sym, symbolic_sum};
-use std::time::Instant;
+use crate::symbolic::{Constraint, Env, Name, Num};
 
 /// Processors beyond this many get no per-processor vector (the formula still holds).
 pub const MAX_PROCESSORS: i128 = 65_536;
@@ -110,24 +110,15 @@ fn per_processor(
         env,
     )
     .ok()?;
-    let limit = options.time_limit.map(|d| Instant::now() + d);
-    let mut budget = Budget::new(options.max_pieces, options.max_steps, limit);
-    let formula = symbolic_sum(bound.clone(), vars, Sym::one(), &mut budget).ok();
     let size = extents.iter().product::<i128>();
-    let mut out = Vec::with_capacity(size as usize);
-    for p in 1..=size {
-        let coords = Arrangement::coordinates(extents, p);
-        let at = |n: &str| {
-            coordinates
+    let mut counter = Counter::new(bound, vars, coordinates, size as usize, options);
+    (1..=size)
+        .map(|p| {
+            let at: Vec<i128> = Arrangement::coordinates(extents, p)
                 .iter()
-                .position(|c| &**c == n)
-                .map(|k| coords[k] + 1)
-        };
-        let n = match &formula {
-            Some(f) => f.eval(&at).ok()?,
-            None => numeric::count(&bound, vars, &at, options).ok()?,
-        };
-        out.push(n.to_f64());
-    }
-    Some(out)
+                .map(|c| c + 1)
+                .collect();
+            counter.at(&at)
+        })
+        .collect()
 }

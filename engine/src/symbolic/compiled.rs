@@ -1,0 +1,213 @@
+//! Expressions compiled for evaluation at many integer points: `e = (Σ nₖ·mₖ) / D` with
+//! integer numerators nₖ, one common denominator D > 0 and monomials mₖ of integer-
+//! valued nodes (variables read from a slice of values by position, ⌊·⌋, MOD, integer
+//! division, MIN/MAX of integer-valued arguments) to non-negative powers. Evaluating
+//! one costs a few checked i128 operations instead of the rational arithmetic and name
+//! look-ups of [`Sym::eval`]; it gives the same value (or none where `eval` has none
+//! or an intermediate overflows).
+
+use super::rational::Rational;
+use super::sym::{Atom, Sym};
+
+/// An expression compiled over slots (see the module doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compiled {
+    den: i128,
+    terms: Vec<(i128, Vec<(Node, u32)>)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Node {
+    Slot(usize),
+    Floor(Box<Compiled>),
+    Min(Vec<Compiled>),
+    Max(Vec<Compiled>),
+    Mod(Box<Compiled>, Box<Compiled>),
+    IDiv(Box<Compiled>, Box<Compiled>),
+}
+
+impl Compiled {
+    /// `s` compiled with every variable at the slot `slot` gives; `None` when a name has
+    /// no slot or `s` has a node outside the compiled forms (a negative power, a symbolic
+    /// power, an opaque value, MIN/MAX of non-integer arguments).
+    pub fn new(s: &Sym, slot: &dyn Fn(&str) -> Option<usize>) -> Option<Compiled> {
+        let den = s
+            .terms()
+            .iter()
+            .try_fold(1i128, |d, t| lcm(d, t.coef.den()))?;
+        let terms = s
+            .terms()
+            .iter()
+            .map(|t| {
+                let n = t.coef.num().checked_mul(den / t.coef.den())?;
+                let factors = t
+                    .mono
+                    .factors()
+                    .iter()
+                    .map(|(a, e)| Some((Node::new(a, slot)?, u32::try_from(*e).ok()?)))
+                    .collect::<Option<Vec<_>>>()?;
+                Some((n, factors))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Compiled { den, terms })
+    }
+
+    /// The value at `values` as (numerator, denominator > 0), not reduced.
+    pub fn eval(&self, values: &[i128]) -> Option<(i128, i128)> {
+        let mut sum = 0i128;
+        for (n, factors) in &self.terms {
+            let mut v = *n;
+            for (node, e) in factors {
+                v = v.checked_mul(node.eval(values)?.checked_pow(*e)?)?;
+            }
+            sum = sum.checked_add(v)?;
+        }
+        Some((sum, self.den))
+    }
+
+    /// The value when it is an integer (`None` otherwise or on overflow).
+    pub fn eval_int(&self, values: &[i128]) -> Option<i128> {
+        let (n, d) = self.eval(values)?;
+        (n % d == 0).then(|| n / d)
+    }
+
+    /// The value as an exact rational.
+    pub fn eval_rational(&self, values: &[i128]) -> Option<Rational> {
+        let (n, d) = self.eval(values)?;
+        Rational::new(n, d)
+    }
+}
+
+impl Node {
+    fn new(a: &Atom, slot: &dyn Fn(&str) -> Option<usize>) -> Option<Node> {
+        let sub = |x: &Sym| Compiled::new(x, slot).map(Box::new);
+        let integer_args = |args: &[Sym]| {
+            args.iter()
+                .map(|x| x.is_integer_valued().then(|| Compiled::new(x, slot))?)
+                .collect::<Option<Vec<_>>>()
+        };
+        Some(match a {
+            Atom::Var(n) => Node::Slot(slot(n)?),
+            Atom::Floor(x) => Node::Floor(sub(x)?),
+            Atom::Min(args) => Node::Min(integer_args(args)?),
+            Atom::Max(args) => Node::Max(integer_args(args)?),
+            Atom::Mod(a, b) => Node::Mod(sub(a)?, sub(b)?),
+            Atom::IDiv(a, b) => Node::IDiv(sub(a)?, sub(b)?),
+            Atom::Group(_) | Atom::Pow(..) | Atom::Opaque(_) => return None,
+        })
+    }
+
+    /// The node's (integer) value: Fortran MOD and integer division truncate toward
+    /// zero, as [`Sym::eval`] does.
+    fn eval(&self, values: &[i128]) -> Option<i128> {
+        match self {
+            Node::Slot(k) => values.get(*k).copied(),
+            Node::Floor(x) => {
+                let (n, d) = x.eval(values)?;
+                Some(n.div_euclid(d))
+            }
+            Node::Min(args) => args.iter().map(|a| a.eval_int(values)).min()?,
+            Node::Max(args) => args.iter().map(|a| a.eval_int(values)).max()?,
+            Node::Mod(a, b) | Node::IDiv(a, b) => {
+                let (a, b) = (a.eval_int(values)?, b.eval_int(values)?);
+                if b == 0 {
+                    return None;
+                }
+                Some(if matches!(self, Node::Mod(..)) {
+                    a % b
+                } else {
+                    a / b
+                })
+            }
+        }
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+fn lcm(a: i128, b: i128) -> Option<i128> {
+    (a / gcd(a, b)).checked_mul(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::symbolic::Num;
+    use proptest::prelude::*;
+
+    fn var(n: &str) -> Sym {
+        Sym::var(n)
+    }
+
+    /// Random expressions over `i`, `j`: rational coefficients, products, floor, MOD,
+    /// integer division, MIN and MAX.
+    fn expr() -> impl Strategy<Value = Sym> {
+        let leaf = prop_oneof![
+            (-7i128..8).prop_map(Sym::int),
+            Just(var("i")),
+            Just(var("j")),
+        ];
+        leaf.prop_recursive(3, 24, 3, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| a.add(&b).unwrap()),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| a.mul(&b).unwrap()),
+                (inner.clone(), 1i128..5)
+                    .prop_map(|(a, d)| a.mul(&Sym::rat(Rational::new(1, d).unwrap())).unwrap()),
+                inner.clone().prop_map(|a| a.floor().unwrap()),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Sym::min(&[a, b]).unwrap()),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Sym::max(&[a, b]).unwrap()),
+                (inner.clone(), 1i128..5).prop_map(|(a, d)| a
+                    .floor()
+                    .unwrap()
+                    .fmod(&Sym::int(d))
+                    .unwrap()),
+                (inner.clone(), 1i128..5).prop_map(|(a, d)| a
+                    .floor()
+                    .unwrap()
+                    .idiv(&Sym::int(d))
+                    .unwrap()),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Wherever the compiled form has a value it is `Sym::eval`'s exact value.
+        #[test]
+        fn compiled_values_equal_symbolic_ones(e in expr(), i in -9i128..10, j in -9i128..10) {
+            let slot = |n: &str| match n { "i" => Some(0), "j" => Some(1), _ => None };
+            let Some(c) = Compiled::new(&e, &slot) else { return Ok(()) };
+            let env = |n: &str| match n { "i" => Some(i), "j" => Some(j), _ => None };
+            if let Some(v) = c.eval_rational(&[i, j]) {
+                prop_assert_eq!(e.eval(&env).ok(), Some(Num::Exact(v)));
+            }
+        }
+    }
+
+    #[test]
+    fn a_triangular_bound_with_a_floor_compiles() {
+        // n - floor(j/2) with n bound: 100 - ⌊j/2⌋
+        let e = Sym::int(100)
+            .sub(
+                &var("j")
+                    .mul(&Sym::rat(Rational::new(1, 2).unwrap()))
+                    .unwrap()
+                    .floor()
+                    .unwrap(),
+            )
+            .unwrap();
+        let c = Compiled::new(&e, &|n| (n == "j").then_some(0)).expect("compiles");
+        assert_eq!(c.eval_int(&[7]), Some(97));
+        assert_eq!(c.eval_int(&[-3]), Some(102));
+    }
+
+    #[test]
+    fn an_unknown_name_does_not_compile() {
+        assert!(Compiled::new(&var("n"), &|_| None).is_none());
+    }
+}
