@@ -31,6 +31,10 @@ pub struct AnalysisHost {
     pub(super) pinned: HashSet<String>,
     /// Where included files are searched after the including file's directory.
     pub(super) include_dirs: Vec<PathBuf>,
+    /// The paths each file's INCLUDE lines were searched at...
+    pub(super) searched: HashMap<File, Vec<String>>,
+    /// ...and, by path, the files searched there: those to search again when it changes.
+    pub(super) searched_at: HashMap<String, HashSet<File>>,
 }
 
 impl AnalysisHost {
@@ -45,6 +49,8 @@ impl AnalysisHost {
             headers: HashMap::new(),
             pinned: HashSet::new(),
             include_dirs: options.include_dirs.clone(),
+            searched: HashMap::new(),
+            searched_at: HashMap::new(),
         }
     }
 

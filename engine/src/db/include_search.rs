@@ -64,13 +64,17 @@ impl AnalysisHost {
             let names = include_names(&self.db, file).clone();
             let includer = file.path(&self.db).clone();
             let mut table = Includes::new();
+            let mut searched = Vec::new();
             for name in names {
-                let found = self.locate(&includer, &name);
+                let paths = candidates(&includer, &name, &self.include_dirs);
+                let found = self.locate(&paths);
                 if let Resolution::Found(f) = found {
                     queue.push(f);
                 }
                 table.insert(name, found);
+                searched.extend(paths);
             }
+            self.remember_searched(file, searched);
             if *file.includes(&self.db) != table {
                 file.set_includes(&mut self.db).to(table);
             }
@@ -83,29 +87,43 @@ impl AnalysisHost {
         self.resolve_includes(members);
     }
 
-    /// Searches again for the includes of the files that could include `path` (it is
-    /// one of the candidates of a name they ask for).
+    /// Searches again for the includes of the files that could include `path` (it was
+    /// a candidate for a name they ask for).
     pub(super) fn search_again_for(&mut self, path: &str) {
-        let dirs = &self.include_dirs;
-        let affected: Vec<File> = self
-            .files
-            .values()
-            .chain(self.headers.values())
-            .copied()
-            .filter(|f| {
-                let includer = f.path(&self.db);
-                f.includes(&self.db)
-                    .keys()
-                    .any(|name| candidates(includer, name, dirs).iter().any(|c| c == path))
-            })
-            .collect();
+        let affected = self
+            .searched_at
+            .get(path)
+            .map(|files| files.iter().copied().collect())
+            .unwrap_or_default();
         self.resolve_includes(affected);
     }
 
-    /// The first candidate for `name` included from `includer` that exists.
-    fn locate(&mut self, includer: &str, name: &IncludeName) -> Resolution {
-        let candidates = candidates(includer, name, &self.include_dirs);
-        for path in &candidates {
+    /// Records that the INCLUDE lines of `file` were searched at `paths` (and no longer
+    /// where they were searched before).
+    fn remember_searched(&mut self, file: File, paths: Vec<String>) {
+        for old in self.searched.remove(&file).unwrap_or_default() {
+            if let Some(files) = self.searched_at.get_mut(&old) {
+                files.remove(&file);
+                if files.is_empty() {
+                    self.searched_at.remove(&old);
+                }
+            }
+        }
+        for path in &paths {
+            self.searched_at
+                .entry(path.clone())
+                .or_default()
+                .insert(file);
+        }
+        if !paths.is_empty() {
+            self.searched.insert(file, paths);
+        }
+    }
+
+    /// The first of `candidates` that exists: a file the database has, or one read from
+    /// disk (and added to it).
+    fn locate(&mut self, candidates: &[String]) -> Resolution {
+        for path in candidates {
             if let Some(&file) = self.files.get(path).or(self.headers.get(path)) {
                 return Resolution::Found(file);
             }
