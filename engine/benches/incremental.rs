@@ -1,7 +1,8 @@
 //! The engine's side of the editor loop on the synthetic 200-procedure workspace
-//! (about 20,000 lines): a cold analysis of the whole file, and the re-analysis after a
-//! one-character edit inside one procedure, both up to an assembled `FileAnalysis`,
-//! with the procedures' `n` bound to 1024.
+//! (about 20,000 lines): a cold analysis of the whole file, the re-analysis after a
+//! one-character edit inside one procedure, and after an edit of a header that 10 of the
+//! procedures include, all up to an assembled `FileAnalysis`, with the procedures' `n`
+//! bound to 1024.
 
 use costline_engine::db::AnalysisHost;
 use costline_engine::project::{Detail, Options};
@@ -64,5 +65,33 @@ fn edit(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, cold, edit);
+fn edit_header(c: &mut Criterion) {
+    // Every 20th procedure includes the header after its declarations.
+    let mut text = workspace_file(200);
+    for k in (1..=200).step_by(20) {
+        let name = costline_engine::synthetic::procedure_name(k);
+        let head = format!(
+            "subroutine {name}(a, b, c, n)\n  use sizes, only: m, nsteps\n  implicit none\n"
+        );
+        text = text.replacen(&head, &format!("{head}  include 'hdr.inc'\n"), 1);
+    }
+    let header = |round: u64| format!("  real :: scratch(64)\n  ! revision {round}\n");
+    let mut host = AnalysisHost::new(&options(), None);
+    host.set_header_text("hdr.inc", header(0).into_bytes());
+    host.add_file(PATH, text.into_bytes());
+    analyze(&host);
+    let mut round = 0u64;
+    let mut group = c.benchmark_group("incremental");
+    group.sample_size(20);
+    group.bench_function("edit_header_included_by_10_of_200_procedures", |b| {
+        b.iter(|| {
+            round += 1;
+            host.set_header_text("hdr.inc", header(round).into_bytes());
+            black_box(analyze(&host))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, cold, edit, edit_header);
 criterion_main!(benches);

@@ -19,6 +19,7 @@ use crate::time::UnitTimes;
 use crate::values::UnitValues;
 use crate::work::{UnitFormulas, UnitWork};
 use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One file, loaded and analyzed.
@@ -100,6 +101,9 @@ pub struct Options {
     pub imbalance_threshold: f64,
     /// The machine model every time is priced from.
     pub machine: Arc<Machine>,
+    /// Where included files are searched after the including file's directory, in
+    /// order (`--include DIR`, `include` in costline.toml).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 impl Default for Options {
@@ -109,6 +113,7 @@ impl Default for Options {
             freq: FreqOptions::default(),
             imbalance_threshold: 0.25,
             machine: Arc::new(Catalog::default_machine()),
+            include_dirs: Vec::new(),
         }
     }
 }

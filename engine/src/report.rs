@@ -75,6 +75,9 @@ pub struct DirectiveReport {
     pub line: u32,
     pub column: u32,
     pub text: String,
+    /// The included file the directive was written in (`line` and `column` are there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
 }
 
 /// The performance metrics of a statement, loop or unit. Later analyses add theirs;
@@ -442,6 +445,9 @@ pub struct RefReport {
     pub access: &'static str,
 }
 
+/// A finding. Its position is in the report's file, or, when `file` is present, in
+/// that included file (the text the finding is about was written there), reached
+/// through the INCLUDE lines of `included_from`.
 #[derive(Debug, Serialize)]
 pub struct DiagnosticReport {
     pub line: u32,
@@ -451,6 +457,68 @@ pub struct DiagnosticReport {
     pub severity: Severity,
     pub code: &'static str,
     pub message: String,
+    /// The included file `line` and `column` refer to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The INCLUDE lines that brought `file` in, outermost (in the report's file) first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included_from: Vec<IncludeSiteReport>,
+}
+
+/// An INCLUDE line: the including file and the line's position in it.
+#[derive(Debug, Serialize)]
+pub struct IncludeSiteReport {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl DiagnosticReport {
+    /// Orders findings by where they are met reading the file: by position in the
+    /// report's file, those of an included file at its INCLUDE line after the line's
+    /// own, by their position there.
+    fn reading_order(&self) -> (u32, u32, u32, u32) {
+        match self.included_from.first() {
+            Some(site) => (site.line, site.column, self.line, self.column),
+            None => (self.line, self.column, 0, 0),
+        }
+    }
+}
+
+/// The 1-based start and end positions of a normalized span of `src`, in the included
+/// file that holds it (its path, then) or in `src`, and the INCLUDE lines between.
+struct Place {
+    start: (u32, u32),
+    end: (u32, u32),
+    file: Option<String>,
+    sites: Vec<IncludeSiteReport>,
+}
+
+fn place(src: &SourceFile, span: Span) -> Place {
+    let origin = src.origin(span);
+    let sites = origin
+        .sites
+        .into_iter()
+        .map(|s| IncludeSiteReport {
+            path: s.path,
+            line: s.line,
+            column: s.column,
+        })
+        .collect();
+    match origin.header {
+        Some((header, range)) => Place {
+            start: header.line_index().line_col(range.start),
+            end: header.line_index().line_col(range.end),
+            file: Some(header.path().to_string()),
+            sites,
+        },
+        None => Place {
+            start: src.line_col(span.start),
+            end: src.line_col(span.end),
+            file: None,
+            sites,
+        },
+    }
 }
 
 impl Report {
@@ -495,6 +563,8 @@ impl FileReport {
                 severity: Severity::Error,
                 code,
                 message,
+                file: None,
+                included_from: Vec::new(),
             }],
         }
     }
@@ -515,7 +585,7 @@ pub fn file_report(file: &FileAnalysis) -> FileReport {
                 .map(|d| diagnostic(src, d, u.absolute(d.span))),
         );
     }
-    diagnostics.sort_by_key(|d| (d.line, d.column));
+    diagnostics.sort_by_key(DiagnosticReport::reading_order);
     FileReport {
         path: src.path().to_string(),
         form: match src.form() {
@@ -528,8 +598,8 @@ pub fn file_report(file: &FileAnalysis) -> FileReport {
 }
 
 fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport {
-    let (line, column) = src.line_col(span.start);
-    let (end_line, end_column) = src.line_col(span.end);
+    let place = place(src, span);
+    let ((line, column), (end_line, end_column)) = (place.start, place.end);
     DiagnosticReport {
         line,
         column,
@@ -538,6 +608,8 @@ fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport 
         severity: d.severity,
         code: d.code,
         message: d.message.clone(),
+        file: place.file,
+        included_from: place.sites,
     }
 }
 
@@ -664,11 +736,12 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
             .directives
             .iter()
             .map(|d| {
-                let (line, column) = src.line_col(u.absolute(d.span).start);
+                let place = place(src, u.absolute(d.span));
                 DirectiveReport {
-                    line,
-                    column,
+                    line: place.start.0,
+                    column: place.start.1,
                     text: d.kind.to_string(),
+                    file: place.file,
                 }
             })
             .collect(),

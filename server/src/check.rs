@@ -35,6 +35,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         bindings: params.clone(),
         imbalance_threshold: args.imbalance_threshold,
         machine: Arc::new(machine),
+        include_dirs: args.include_dirs.clone(),
         ..project::Options::default()
     };
     let mut analyzed = project::analyze_with(&inputs, &options)

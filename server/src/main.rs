@@ -61,6 +61,10 @@ struct CheckArgs {
     /// wd (work distribution goodness) above which an assignment is reported as imbalanced.
     #[arg(long, value_name = "WD", default_value_t = 0.25)]
     imbalance_threshold: f64,
+    /// A directory to search for INCLUDE'd files after the including file's own
+    /// (repeatable; searched in order).
+    #[arg(long = "include", value_name = "DIR")]
+    include_dirs: Vec<std::path::PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]

@@ -26,10 +26,23 @@ fn render_file(out: &mut String, file: &FileReport) {
         render_unit(out, unit);
     }
     for d in &file.diagnostics {
+        // In an included file: its path, then where it was included from, innermost
+        // first (as C compilers say it).
+        let via: Vec<String> = d
+            .included_from
+            .iter()
+            .rev()
+            .map(|s| format!("{}:{}", s.path, s.line))
+            .collect();
+        let via = if via.is_empty() {
+            String::new()
+        } else {
+            format!(" (included from {})", via.join(", from "))
+        };
         let _ = writeln!(
             out,
-            "{}:{}:{}: {}[{}]: {}",
-            file.path,
+            "{}:{}:{}: {}[{}]: {}{via}",
+            d.file.as_deref().unwrap_or(&file.path),
             d.line,
             d.column,
             d.severity.as_str(),

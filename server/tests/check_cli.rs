@@ -302,3 +302,229 @@ fn mpi_allgather_is_costed_per_iteration() {
     let tt = call["metrics"]["tt_s"].as_f64().expect("tt_s");
     assert!((tt - expected).abs() < 1e-12, "{tt} vs {expected}");
 }
+
+/// Where the include fixtures are (from the workspace root), and their header dir.
+const INCLUDE: &str = "tests/fixtures/include";
+const SIZES: &str = "tests/fixtures/include/sizes";
+
+/// A solver whose grid (PARAMETERs, arrays in COMMON, PROCESSORS, DISTRIBUTE, ALIGN)
+/// is in `dist.inc`, which includes `sizes/params.h`: a free-form program and a
+/// fixed-form subroutine INCLUDE it, a free-form subroutine `#include`s it.
+#[test]
+fn included_headers_declare_and_distribute_for_their_includers() {
+    let files = ["solver.f90", "jacobi.f", "update.f90"].map(|f| format!("{INCLUDE}/{f}"));
+    let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
+    args.extend(["--include", SIZES]);
+    snapshot("include", &args, 0);
+}
+
+/// The text of the file at `path` with each INCLUDE line replaced by the (likewise
+/// pasted) text of the file it names, found next to it or in `dirs`.
+fn pasted(path: &Path, dirs: &[&Path]) -> String {
+    let text = std::fs::read_to_string(path).expect("a fixture");
+    let mut out = String::new();
+    for line in text.lines() {
+        let code = line.trim_start();
+        let lower = code.to_ascii_lowercase();
+        let name = ["#include", "include"]
+            .iter()
+            .find_map(|k| lower.strip_prefix(k))
+            .and_then(|rest| {
+                let rest = rest.trim_start();
+                let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+                let end = rest[1..].find(quote)?;
+                Some(code[code.len() - rest.len() + 1..][..end].to_string())
+            });
+        match name {
+            Some(name) => {
+                let here = path.parent().unwrap();
+                let header = std::iter::once(here)
+                    .chain(dirs.iter().copied())
+                    .map(|d| d.join(&name))
+                    .find(|p| p.is_file())
+                    .unwrap_or_else(|| panic!("{name} not found"));
+                out.push_str(&pasted(&header, dirs));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Per unit, what its statements do regardless of where they are written: the lowered
+/// text and work vector of each statement, the unit's wd, constants, arrays and
+/// directives.
+fn unit_work(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["units"].as_array().unwrap().iter())
+        .map(|u| {
+            let statements: Vec<serde_json::Value> = u["statements"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| serde_json::json!([s["text"], s["work"]]))
+                .collect();
+            let directives: Vec<&serde_json::Value> = u["directives"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| &d["text"])
+                .collect();
+            serde_json::json!({
+                "name": u["name"],
+                "wd": u["metrics"]["wd"],
+                "constants": u["constants"],
+                "arrays": u["arrays"],
+                "directives": directives,
+                "statements": statements,
+            })
+        })
+        .collect()
+}
+
+/// Including the header is the same as pasting its text: the same work per processor
+/// for every statement, the same wd, constants, arrays and directives.
+#[test]
+fn an_included_header_counts_as_if_its_text_were_pasted() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = std::env::temp_dir().join(format!("costline-pasted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let names = ["solver.f90", "jacobi.f", "update.f90"];
+    let mut pasted_paths = Vec::new();
+    for name in names {
+        let text = pasted(&root.join(INCLUDE).join(name), &[&root.join(SIZES)]);
+        assert!(
+            text.contains("PARAMETER (N = 256") && text.contains("!HPF$ DISTRIBUTE"),
+            "{text}"
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        pasted_paths.push(path.display().to_string());
+    }
+    let included: Vec<String> = names.iter().map(|n| format!("{INCLUDE}/{n}")).collect();
+    let mut args: Vec<&str> = included.iter().map(String::as_str).collect();
+    args.extend(["--include", SIZES, "--format", "json"]);
+    let (json, code) = check(&args);
+    assert_eq!(code, 0);
+    let with_includes = unit_work(&serde_json::from_str(&json).unwrap());
+    let mut args: Vec<&str> = pasted_paths.iter().map(String::as_str).collect();
+    args.extend(["--format", "json"]);
+    let (json, code) = check(&args);
+    assert_eq!(code, 0);
+    let with_text = unit_work(&serde_json::from_str(&json).unwrap());
+    assert_eq!(with_includes, with_text);
+    // The work was distributed at all: 4 processors share the sweep and the copy.
+    let update = &with_includes[2]["statements"][0][1];
+    assert_eq!(update.as_array().map(Vec::len), Some(4), "{update}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Without `--include`, the header `dist.inc` includes is missing: a warning at its
+/// INCLUDE line, in `dist.inc`, included from the program.
+#[test]
+fn a_nested_header_not_found_is_a_warning_where_it_is_included() {
+    let (json, code) = check(&[&format!("{INCLUDE}/solver.f90"), "--format", "json"]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let missing: Vec<&serde_json::Value> = report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "include")
+        .collect();
+    assert_eq!(missing.len(), 1, "{missing:?}");
+    let d = missing[0];
+    assert_eq!(
+        (&d["file"], &d["line"], &d["severity"]),
+        (
+            &serde_json::json!(format!("{INCLUDE}/dist.inc")),
+            &serde_json::json!(3),
+            &serde_json::json!("warning")
+        ),
+        "{d}"
+    );
+    assert_eq!(
+        d["included_from"],
+        serde_json::json!([{"path": format!("{INCLUDE}/solver.f90"), "line": 5, "column": 3}])
+    );
+}
+
+/// A missing file, a file including itself, a cycle of two and a binary file: each a
+/// warning at its INCLUDE line, the program still analyzed.
+#[test]
+fn includes_that_cannot_be_followed() {
+    snapshot(
+        "bad_includes",
+        &["tests/fixtures/include/malformed/bad_includes.f90"],
+        0,
+    );
+}
+
+/// A 10,000-line header and includes nested 20 deep: analyzed fast; past 16 levels a
+/// warning.
+#[test]
+fn a_large_header_and_deep_nesting_are_fast() {
+    let dir = std::env::temp_dir().join(format!("costline-big-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut big = String::from("      INTEGER N\n      PARAMETER (N = 100)\n");
+    for k in 0..10_000 {
+        big.push_str(&format!("      REAL V{k}(N)\n"));
+    }
+    std::fs::write(dir.join("big.inc"), big).unwrap();
+    std::fs::write(
+        dir.join("big.f"),
+        "      PROGRAM BIG\n      INCLUDE 'big.inc'\n      INTEGER I\n      DO 10 I = 1, N\n         V9999(I) = 0.0\n   10 CONTINUE\n      END\n",
+    )
+    .unwrap();
+    for k in 0..20 {
+        let next = if k < 19 {
+            format!("      INCLUDE 'deep{}.inc'\n", k + 1)
+        } else {
+            String::new()
+        };
+        std::fs::write(
+            dir.join(format!("deep{k}.inc")),
+            format!("{next}      INTEGER D{k}\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        dir.join("deep.f"),
+        "      PROGRAM DEEP\n      INCLUDE 'deep0.inc'\n      D0 = 1\n      END\n",
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let (big, deep) = (dir.join("big.f"), dir.join("deep.f"));
+    let (json, code) = check(&[
+        big.to_str().unwrap(),
+        deep.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let elapsed = started.elapsed();
+    assert_eq!(code, 0);
+    assert!(elapsed.as_secs_f64() < 5.0, "{elapsed:?}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let big = &report["files"][0]["units"][0];
+    assert_eq!(big["arrays"].as_array().map(Vec::len), Some(10_000));
+    assert_eq!(big["statements"][0]["metrics"]["freq"], 100);
+    let deep = &report["files"][1]["diagnostics"];
+    let nested: Vec<&str> = deep
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "include")
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        nested,
+        ["includes nest deeper than 16 files: 'deep16.inc' is not included"]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -36,7 +36,22 @@ impl Explorer {
         unit: &str,
         directive: usize,
     ) -> Explorer {
+        Explorer::with_headers(files, Vec::new(), options, path, unit, directive)
+    }
+
+    /// [`Explorer::new`], with the texts of included files given (not read from disk).
+    fn with_headers(
+        files: Vec<(String, Vec<u8>)>,
+        headers: Vec<(String, Vec<u8>)>,
+        options: Options,
+        path: &str,
+        unit: &str,
+        directive: usize,
+    ) -> Explorer {
         let mut host = AnalysisHost::new(&options, None);
+        for (p, bytes) in headers {
+            host.set_header_text(&p, bytes);
+        }
         for (p, bytes) in files {
             host.add_file(&p, bytes);
         }
@@ -69,14 +84,20 @@ impl Explorer {
             .into_iter()
             .filter_map(|p| Some((p.clone(), a.file_id(&p)?.bytes(db).clone())))
             .collect();
+        let headers = a
+            .header_paths()
+            .into_iter()
+            .filter_map(|p| Some((p.clone(), a.header_id(&p)?.bytes(db).clone())))
+            .collect();
         let s = Settings::get(db);
         let options = Options {
             bindings: s.bindings(db).clone(),
             freq: s.freq(db).clone(),
             imbalance_threshold: s.imbalance_threshold(db),
             machine: s.machine(db).clone(),
+            include_dirs: a.include_dirs().to_vec(),
         };
-        Explorer::new(files, options, path, unit, directive)
+        Explorer::with_headers(files, headers, options, path, unit, directive)
     }
 
     /// Varies `name` instead of the size parameter found in the extents (its value as

@@ -8,17 +8,33 @@ use super::{Database, ExecutionLog};
 use crate::project::{Detail, FileAnalysis, Options, file_analysis};
 use crate::source::LoadError;
 use salsa::Setter;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::UnwindSafe;
+use std::path::PathBuf;
 
 /// A result that a newer change may have cancelled.
 pub type Cancellable<T> = Result<T, salsa::Cancelled>;
 
 /// Owns the database; the only place changes are applied.
+///
+/// Besides the workspace's files it keeps the files they include (headers), found
+/// next to the including file or in the include directories and read from disk unless
+/// the driver gave their text ([`AnalysisHost::set_header_text`]: an editor buffer).
 pub struct AnalysisHost {
-    db: Database,
-    files: HashMap<String, File>,
+    pub(super) db: Database,
+    /// The workspace's files, by path.
+    pub(super) files: HashMap<String, File>,
     order: Vec<File>,
+    /// Included files that are not in the workspace, by path.
+    pub(super) headers: HashMap<String, File>,
+    /// Paths whose text the driver gave: never read from disk.
+    pub(super) pinned: HashSet<String>,
+    /// Where included files are searched after the including file's directory.
+    pub(super) include_dirs: Vec<PathBuf>,
+    /// The paths each file's INCLUDE lines were searched at...
+    pub(super) searched: HashMap<File, Vec<String>>,
+    /// ...and, by path, the files searched there: those to search again when it changes.
+    pub(super) searched_at: HashMap<String, HashSet<File>>,
 }
 
 impl AnalysisHost {
@@ -30,41 +46,68 @@ impl AnalysisHost {
             db,
             files: HashMap::new(),
             order: Vec::new(),
+            headers: HashMap::new(),
+            pinned: HashSet::new(),
+            include_dirs: options.include_dirs.clone(),
+            searched: HashMap::new(),
+            searched_at: HashMap::new(),
         }
     }
 
-    /// Changes the settings; only what differs invalidates anything.
+    /// Changes the settings; only what differs invalidates anything (new include
+    /// directories: the includes are searched again).
     pub fn set_options(&mut self, options: &Options) {
         Settings::get(&self.db).update(&mut self.db, options);
+        if self.include_dirs != options.include_dirs {
+            self.include_dirs = options.include_dirs.clone();
+            self.resolve_all_includes();
+        }
     }
 
     /// Adds the file at `path` to the workspace, or replaces its contents (a no-op when
-    /// they are unchanged).
+    /// they are unchanged), and finds the files it includes.
     pub fn add_file(&mut self, path: &str, bytes: Vec<u8>) -> File {
+        self.pinned.insert(path.to_string());
         if let Some(&file) = self.files.get(path) {
             if *file.bytes(&self.db) != bytes {
                 file.set_bytes(&mut self.db).to(bytes);
             }
+            self.resolve_includes(vec![file]);
             return file;
         }
-        let file = File::new(&self.db, path.to_string(), bytes);
+        let file = match self.headers.remove(path) {
+            Some(header) => {
+                if *header.bytes(&self.db) != bytes {
+                    header.set_bytes(&mut self.db).to(bytes);
+                }
+                header
+            }
+            None => File::new(&self.db, path.to_string(), bytes),
+        };
         self.files.insert(path.to_string(), file);
         self.order.push(file);
         Workspace::get(&self.db)
             .set_files(&mut self.db)
             .to(self.order.clone());
+        self.resolve_includes(vec![file]);
+        // A new file may be what some INCLUDE line was looking for.
+        self.search_again_for(path);
         file
     }
 
-    /// Removes the file at `path` from the workspace, if it is there.
+    /// Removes the file at `path` from the workspace, if it is there; when other files
+    /// include it, they include what is on disk from now on.
     pub fn remove_file(&mut self, path: &str) {
+        self.pinned.remove(path);
         let Some(file) = self.files.remove(path) else {
+            self.reload(path);
             return;
         };
         self.order.retain(|f| *f != file);
         Workspace::get(&self.db)
             .set_files(&mut self.db)
             .to(self.order.clone());
+        self.search_again_for(path);
     }
 
     /// Whether `path` is in the workspace.
@@ -78,6 +121,8 @@ impl AnalysisHost {
         Analysis {
             db: self.db.clone(),
             files: self.files.clone(),
+            headers: self.headers.clone(),
+            include_dirs: self.include_dirs.clone(),
         }
     }
 }
@@ -88,6 +133,9 @@ impl AnalysisHost {
 pub struct Analysis {
     db: Database,
     files: HashMap<String, File>,
+    /// The included files outside the workspace.
+    headers: HashMap<String, File>,
+    include_dirs: Vec<PathBuf>,
 }
 
 impl Analysis {
@@ -102,11 +150,28 @@ impl Analysis {
         self.files.get(path).copied()
     }
 
+    /// The input of the included file at `path`, if it is one and not in the workspace.
+    pub fn header_id(&self, path: &str) -> Option<File> {
+        self.headers.get(path).copied()
+    }
+
     /// The paths of the workspace's files.
     pub fn paths(&self) -> Vec<String> {
         let mut paths: Vec<String> = self.files.keys().cloned().collect();
         paths.sort();
         paths
+    }
+
+    /// The paths of the included files outside the workspace.
+    pub fn header_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self.headers.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
+    /// Where included files are searched after the including file's directory.
+    pub fn include_dirs(&self) -> &[PathBuf] {
+        &self.include_dirs
     }
 
     /// The analysis of the file at `path`; `None` when it is not in the workspace.

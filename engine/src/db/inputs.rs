@@ -3,17 +3,36 @@
 use crate::freq::FreqOptions;
 use crate::machine::Machine;
 use crate::project::Options;
+use crate::source::IncludeName;
 use salsa::Setter;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// One source file: its path (which also decides fixed or free form) and its bytes.
+/// One source file: its path (which also decides fixed or free form), its bytes, and
+/// where the files it includes were found (set by the host, which reads them).
 #[salsa::input(debug)]
 pub struct File {
     #[returns(ref)]
     pub path: String,
     #[returns(ref)]
     pub bytes: Vec<u8>,
+    #[default]
+    #[returns(ref)]
+    pub includes: Includes,
+}
+
+/// How the host resolved each name a file's INCLUDE lines could ask for.
+pub type Includes = BTreeMap<IncludeName, Resolution>;
+
+/// Where an included file was found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    /// This file (an input like any other).
+    Found(File),
+    /// Nowhere: the directories searched, in order.
+    Missing { searched: Vec<String> },
+    /// At `path`, which cannot be read.
+    Unreadable { path: String, error: String },
 }
 
 /// The files analyzed together, in order: modules are found in any of them.

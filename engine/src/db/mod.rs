@@ -15,10 +15,12 @@
 
 pub mod analysis;
 mod host;
+mod include_search;
 mod inputs;
 mod modules;
 mod program;
 mod scope;
+mod splice;
 mod units;
 
 pub use analysis::{
@@ -27,9 +29,10 @@ pub use analysis::{
     work_formulas,
 };
 pub use host::{Analysis, AnalysisHost, Cancellable};
-pub use inputs::{File, Settings, Workspace};
+pub use inputs::{File, Includes, Resolution, Settings, Workspace};
 pub use modules::duplicate_modules;
 pub use program::{UnitContext, context, loop_wds};
+pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};
 pub use units::{FileUnits, UnitText, base, file_units, variant};
 
 use std::sync::{Arc, Mutex};

@@ -296,3 +296,102 @@ fn a_machine_switch_reprices_without_recounting() {
     // A 40 MHz i860 with 75 µs messages is tens of times slower than a modern node.
     assert!(slow > 30.0 * hdr, "{slow} vs {hdr}");
 }
+
+/// Two files include `hdr.inc` (one of them in one of its two procedures), a third
+/// does not: editing the header re-analyzes exactly the two including procedures,
+/// whether the new text comes from the disk or from an editor buffer.
+#[test]
+fn a_header_edit_reanalyzes_exactly_the_procedures_that_include_it() {
+    let dir = std::env::temp_dir().join(format!("costline-db-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let hdr = dir.join("hdr.inc");
+    let header = |m: i64| {
+        format!(
+            "  integer, parameter :: m = {m}\n  real :: h(m)\n!HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE h(BLOCK) ONTO pr\n"
+        )
+    };
+    std::fs::write(&hdr, header(64)).unwrap();
+    let including = |name: &str| {
+        format!(
+            "subroutine {name}\n  include 'hdr.inc'\n  integer :: i\n  do i = 1, m\n    h(i) = i\n  end do\nend subroutine {name}\n"
+        )
+    };
+    let plain = |name: &str| {
+        format!(
+            "subroutine {name}(a)\n  real :: a(100)\n  integer :: i\n  do i = 1, 100\n    a(i) = 0.0\n  end do\nend subroutine {name}\n"
+        )
+    };
+    let path = |name: &str| dir.join(name).display().to_string();
+    let mut f = Fixture::new(&[
+        (&path("a.f90"), including("a_in") + "\n" + &plain("a_out")),
+        (&path("b.f90"), including("b_in")),
+        (&path("c.f90"), plain("c_out")),
+    ]);
+    let trips = |f: &Fixture| -> Vec<f64> {
+        f.analyze_all()
+            .iter()
+            .flat_map(|file| &file.units)
+            .map(|u| {
+                let do_loop = u
+                    .unit
+                    .body
+                    .iter()
+                    .find(|s| matches!(s.kind, crate::ir::StmtKind::Loop(_)))
+                    .unwrap()
+                    .id;
+                u.values.freq(do_loop).unwrap().clone().unwrap().to_f64()
+            })
+            .collect()
+    };
+    assert_eq!(trips(&f), [64.0, 100.0, 64.0, 100.0]);
+    f.log.take();
+    let hdr = hdr.display().to_string();
+
+    // Written on disk (the editor saw the file change).
+    std::fs::write(&hdr, header(32)).unwrap();
+    f.host.reload(&hdr);
+    f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 2, "{q} after the disk edit: {counts:?}");
+    }
+    assert_eq!(trips(&f), [32.0, 100.0, 32.0, 100.0]);
+    f.log.take();
+
+    // Typed in the editor: its buffer wins over the disk.
+    f.host.set_header_text(&hdr, header(16).into_bytes());
+    f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 2, "{q} after the editor edit: {counts:?}");
+    }
+    assert_eq!(trips(&f), [16.0, 100.0, 16.0, 100.0]);
+    f.log.take();
+
+    // Closed in the editor: back to the disk's text.
+    f.host.remove_file(&hdr);
+    assert_eq!(trips(&f), [32.0, 100.0, 32.0, 100.0]);
+    f.log.take();
+
+    // Deleted: the includes are missing (a warning at each INCLUDE line), nothing else
+    // is re-analyzed.
+    std::fs::remove_file(&hdr).unwrap();
+    f.host.reload(&hdr);
+    let files = f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 2, "{q} after the deletion: {counts:?}");
+    }
+    let missing: Vec<&str> = files
+        .iter()
+        .flat_map(|file| &file.diagnostics)
+        .filter(|d| d.code == "include")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert!(
+        missing[0].starts_with("cannot find 'hdr.inc'"),
+        "{missing:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -78,18 +78,18 @@ pub struct FileUnits<'db> {
     /// Where each unit is (spans into the normalized text).
     pub chunks: Vec<UnitChunk>,
     pub units: Vec<UnitText<'db>>,
-    /// File-level findings (loading, preprocessor lines, missing END statements, an
-    /// empty file); spans are offsets into the normalized text.
+    /// File-level findings (loading, preprocessor lines, includes, missing END
+    /// statements, an empty file); spans are offsets into the normalized text.
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Loads `file` and splits it into units.
+/// Loads `file`, splices in the files it includes, and splits the text into units.
 #[salsa::tracked(returns(ref))]
 pub fn file_units<'db>(
     db: &'db dyn salsa::Database,
     file: File,
 ) -> Result<FileUnits<'db>, LoadError> {
-    let source = SourceFile::new(file.path(db), file.bytes(db), None)?;
+    let source = super::splice::spliced_source(db, file)?;
     let text = source.normalized();
     let (chunks, split_diagnostics) = split_units(text);
     let units = chunks

@@ -34,7 +34,11 @@ pub(super) fn code_actions(db: &dyn salsa::Database, file: File, range: Span) ->
         if !overlaps(u.range(), range) {
             continue;
         }
-        for f in locality(db, u.unit).iter() {
+        // Loops of an included file are not rewritten from here.
+        for f in locality(db, u.unit)
+            .iter()
+            .filter(|f| u.written_here(f.header))
+        {
             let header = u.original(f.header);
             if !overlaps(header, range) {
                 continue;

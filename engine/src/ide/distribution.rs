@@ -87,7 +87,12 @@ pub(super) fn distribution_actions(
         let mut out = Vec::new();
         for u in units.iter().filter(|u| overlaps(u.range(), range)) {
             let ir = lower(db, u.unit);
-            for i in asked(db, u, &ir, range) {
+            // A directive of an included file is not rewritten from here.
+            let asked = asked(db, u, &ir, range);
+            for i in asked
+                .into_iter()
+                .filter(|&i| u.written_here(ir.directives[i].span))
+            {
                 let Some((target, ranked)) = alternatives(db, u.unit, i) else {
                     continue;
                 };

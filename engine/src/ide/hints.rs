@@ -62,6 +62,10 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             StmtKind::Call(_) if call_comm(s.id).is_some() => s.span,
             _ => return,
         };
+        // A statement of an included file has no place of its own in this file.
+        if !u.written_here(at) {
+            return;
+        }
         let at = u.original(at);
         if !overlaps(Span::new(at.end as usize, at.end as usize), range) {
             return;

@@ -17,7 +17,7 @@ mod lenses;
 mod time_hover;
 
 pub use actions::CodeAction;
-pub use diagnostics::FileDiagnostic;
+pub use diagnostics::{FileDiagnostic, InHeader};
 pub use hints::InlayHint;
 pub use hover::Hover;
 pub use lenses::CodeLens;
@@ -68,13 +68,42 @@ impl Analysis {
     }
 
     /// Every finding on the file: loading, structure, parse and directive errors,
-    /// notes on counts, imbalance warnings.
+    /// notes on counts, imbalance warnings. For an included file outside the
+    /// workspace: what the workspace's files that include it found in its text, once
+    /// each.
     pub fn diagnostics(&self, path: &str) -> Cancellable<Vec<FileDiagnostic>> {
         let Some(file) = self.file_id(path) else {
-            return Ok(Vec::new());
+            return self.header_diagnostics(path);
         };
         self.analyze_units(file)?;
         self.with_db(|db| diagnostics::diagnostics(db, file))
+    }
+
+    /// The findings of the workspace's files in the text of the included file at `path`.
+    fn header_diagnostics(&self, path: &str) -> Cancellable<Vec<FileDiagnostic>> {
+        if self.header_id(path).is_none() {
+            return Ok(Vec::new());
+        }
+        let mut out: Vec<FileDiagnostic> = Vec::new();
+        for p in self.paths() {
+            let Some(file) = self.file_id(&p) else {
+                continue;
+            };
+            if !self.with_db(|db| diagnostics::includes(db, file, path))? {
+                continue;
+            }
+            self.analyze_units(file)?;
+            for d in self.with_db(|db| diagnostics::found_in_header(db, file, path))? {
+                let seen = out
+                    .iter()
+                    .any(|o| o.range == d.range && o.code == d.code && o.message == d.message);
+                if !seen {
+                    out.push(d);
+                }
+            }
+        }
+        out.sort_by_key(|d| (d.range.start, d.range.end));
+        Ok(out)
     }
 
     /// Analyzes every unit of `file` on all cores (a snapshot per thread, units dealt
@@ -127,6 +156,15 @@ impl UnitAt<'_> {
     /// The 1-based line of a span of the unit's text.
     fn line(&self, span: Span) -> u32 {
         self.source.line_col(self.chunk.file_span(span).start).0
+    }
+
+    /// Whether a span of the unit's text was written in the file itself, not in a file
+    /// it includes (whose text an edit or a hint in this file must not target).
+    fn written_here(&self, span: Span) -> bool {
+        self.source
+            .origin(self.chunk.file_span(span))
+            .header
+            .is_none()
     }
 
     /// The unit's whole range in the file's text.

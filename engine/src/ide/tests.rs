@@ -673,3 +673,73 @@ end program redblack
         "#]],
     );
 }
+
+/// A header with a declaration, a broken directive and a statement, included by the
+/// file: the finding sits on the INCLUDE line and says where in the header it is; the
+/// header's statement gets no hint here; asked for the header, the finding is at its
+/// place there, with the INCLUDE line as where it came from.
+#[test]
+fn findings_in_an_included_header_point_into_it() {
+    let header = "  real :: h(16)\n!HPF$ DISTRIBUTE nosuch(BLOCK)\n  h = 0.0\n";
+    let text = "program p\n  include 'hdr.inc'\n  integer :: i\n  do i = 1, 16\n    h(i) = i\n  end do\nend program\n";
+    let mut host = host("", &[]);
+    host.set_header_text("hdr.inc", header.as_bytes().to_vec());
+    host.add_file(PATH, text.as_bytes().to_vec());
+    let a = host.snapshot();
+    let here: Vec<String> = a
+        .diagnostics(PATH)
+        .unwrap()
+        .iter()
+        .filter(|d| d.code == "unknown-array")
+        .map(|d| {
+            let h = d.header.as_ref().expect("in the header");
+            format!(
+                "`{}` → {} `{}` {:?}",
+                &text[d.range.start as usize..d.range.end as usize],
+                h.source.path(),
+                &header[h.range.start as usize..h.range.end as usize],
+                h.sites
+                    .iter()
+                    .map(|s| format!("{}:{}:{}", s.path, s.line, s.column))
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    expect![[r#"`include 'hdr.inc'` → hdr.inc `nosuch` ["t.f90:2:3"]"#]]
+        .assert_eq(&here.join("\n"));
+    let hints = a.inlay_hints(PATH, Span::new(0, text.len())).unwrap();
+    let mut out = text.to_string();
+    for h in hints.iter().rev() {
+        out.insert_str(h.offset as usize, &format!(" ⟨{}⟩", h.label));
+    }
+    expect![[r#"
+        program p
+          include 'hdr.inc'
+          integer :: i
+          do i = 1, 16 ⟨×16 · ≈ 4.79 ns⟩
+            h(i) = i ⟨×16⟩
+          end do
+        end program
+    "#]]
+    .assert_eq(&out);
+    let there: Vec<String> = a
+        .diagnostics("hdr.inc")
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} `{}` from {:?}",
+                d.code,
+                &header[d.range.start as usize..d.range.end as usize],
+                d.included_from
+                    .iter()
+                    .map(|s| format!("{}:{}", s.path, s.line))
+                    .collect::<Vec<_>>()
+            )
+        })
+        .collect();
+    expect![[r#"
+        unknown-array `nosuch` from ["t.f90:2"]
+        mapping `nosuch` from ["t.f90:2"]"#]]
+    .assert_eq(&there.join("\n"));
+}

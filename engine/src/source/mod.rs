@@ -2,31 +2,40 @@
 //! text the parser sees, with an exact map back to original lines and columns.
 //!
 //! Loading a file ([`SourceFile::new`]) decodes it ([`LoadError`] for binary input),
-//! blanks preprocessor lines and unanalyzed conditional branches, and converts fixed
-//! form to free form. Every step keeps each line where it was: the only edits that
-//! change lengths are the `&` inserted at the end of continued fixed-form lines.
+//! blanks preprocessor lines, unanalyzed conditional branches and INCLUDE lines, and
+//! converts fixed form to free form. Every step keeps each line where it was: the only
+//! edits that change lengths are the `&` inserted at the end of continued fixed-form
+//! lines. [`SourceFile::splice`] then places the texts of included files after their
+//! INCLUDE lines; positions inside them map back to the included files
+//! ([`SourceFile::origin`]).
 
 mod decode;
 mod fixed;
 mod form;
+mod include;
 mod line_index;
 mod map;
 mod preproc;
+mod splice;
 
 pub use decode::LoadError;
 pub use form::SourceForm;
+pub use include::{IncludeLine, IncludeName, include_names};
 pub use line_index::LineIndex;
 
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
+use std::sync::Arc;
 
 use map::PositionMap;
+use splice::Splices;
 
 /// The UTF-8 byte-order mark.
 const BOM: char = '\u{feff}';
 
 /// A loaded source file: the original text, the normalized free-form text for the
-/// parser, and the map between them.
+/// parser (with the texts of included files spliced in, once [`SourceFile::splice`]d),
+/// and the map between them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SourceFile {
     path: String,
@@ -34,8 +43,31 @@ pub struct SourceFile {
     original: String,
     normalized: String,
     diagnostics: Vec<Diagnostic>,
+    /// Original offsets to the file's own normalized text.
     map: PositionMap,
     lines: LineIndex,
+    /// The INCLUDE lines, in text order (offsets into the own normalized text).
+    includes: Vec<IncludeLine>,
+    /// The own normalized text to the spliced one (`normalized`).
+    splices: Splices,
+}
+
+/// Where a span of a spliced text was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Origin {
+    /// The included file that holds the whole span, and the span in its original text;
+    /// `None` when the span is (or reaches) the including file's own text.
+    pub header: Option<(Arc<SourceFile>, Span)>,
+    /// The INCLUDE lines the text came through, outermost first.
+    pub sites: Vec<IncludeSite>,
+}
+
+/// An INCLUDE line: the including file's path and the line's 1-based position.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct IncludeSite {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
 }
 
 impl SourceFile {
@@ -51,6 +83,8 @@ impl SourceFile {
     ///   code lines of the branches of each conditional group but the first (see the
     ///   `preprocessor` notes and warnings).
     /// - Fixed form is converted to free form line for line; free form is kept as is.
+    /// - INCLUDE lines (Fortran's and the analyzed branches' `#include`) are collected
+    ///   ([`SourceFile::include_lines`]) and blanked.
     pub fn new(
         path: &str,
         bytes: &[u8],
@@ -83,7 +117,7 @@ impl SourceFile {
                 ),
             ));
         }
-        let (normalized, map) = match form {
+        let (mut normalized, map) = match form {
             SourceForm::Free => {
                 let len = preprocessed.text.len();
                 (preprocessed.text, PositionMap::identity(len))
@@ -98,6 +132,17 @@ impl SourceFile {
             d.span = map.normalized_span(d.span);
         }
         diagnostics.sort_by_key(|d| d.span.start);
+        let mut includes = include::fortran_include_lines(&normalized);
+        for line in &includes {
+            let (start, end) = (line.span.start as usize, line.span.end as usize);
+            normalized.replace_range(start..end, &" ".repeat(end - start));
+        }
+        includes.extend(preprocessed.includes.into_iter().map(|line| IncludeLine {
+            span: map.normalized_span(line.span),
+            next: map.to_normalized(line.next),
+            ..line
+        }));
+        includes.sort_by_key(|line| line.span.start);
         Ok(SourceFile {
             path: path.to_owned(),
             form,
@@ -106,7 +151,53 @@ impl SourceFile {
             diagnostics,
             map,
             lines,
+            includes,
+            splices: Splices::default(),
         })
+    }
+
+    /// This file, as loaded, with the text of each of `included` placed after its
+    /// INCLUDE line (lines from [`SourceFile::include_lines`], in text order; the files
+    /// spliced themselves already), and `problems` (spans in the file's own normalized
+    /// text, e.g. an INCLUDE line whose file was not found) added to its diagnostics.
+    /// The included files' diagnostics become this file's, at their place in the
+    /// spliced text.
+    pub fn splice(
+        self,
+        included: Vec<(IncludeLine, Arc<SourceFile>)>,
+        problems: Vec<Diagnostic>,
+    ) -> SourceFile {
+        debug_assert!(self.splices.is_empty(), "{} is spliced already", self.path);
+        let (normalized, splices) = Splices::build(&self.normalized, included);
+        let mut diagnostics: Vec<Diagnostic> = self
+            .diagnostics
+            .into_iter()
+            .chain(problems)
+            .map(|mut d| {
+                d.span = Span {
+                    start: splices.to_spliced(d.span.start),
+                    end: splices.to_spliced(d.span.end),
+                };
+                d
+            })
+            .collect();
+        for inclusion in splices.iter() {
+            diagnostics.extend(inclusion.source.diagnostics().iter().map(|d| {
+                let mut d = d.clone();
+                d.span = Span {
+                    start: inclusion.outer(d.span.start),
+                    end: inclusion.outer(d.span.end),
+                };
+                d
+            }));
+        }
+        diagnostics.sort_by_key(|d| d.span.start);
+        SourceFile {
+            normalized,
+            diagnostics,
+            splices,
+            ..self
+        }
     }
 
     /// The path the file was loaded as (used for form detection and in reports).
@@ -124,13 +215,28 @@ impl SourceFile {
         &self.original
     }
 
-    /// The free-form text for the parser, with the same lines as the original.
+    /// The free-form text for the parser, with the same lines as the original and the
+    /// texts of included files after their INCLUDE lines.
     pub fn normalized(&self) -> &str {
         &self.normalized
     }
 
-    /// File-level notes and warnings (codes `encoding`, `preprocessor`, `fixed-form`),
-    /// with spans in normalized offsets, ordered by position.
+    /// Whether the text of the file at `path` is spliced in (at any depth).
+    pub fn includes(&self, path: &str) -> bool {
+        self.splices
+            .iter()
+            .any(|i| i.source.path() == path || i.source.includes(path))
+    }
+
+    /// The INCLUDE lines (Fortran's and the analyzed `#include`s), in text order, with
+    /// spans in the file's own normalized text (before any splice).
+    pub fn include_lines(&self) -> &[IncludeLine] {
+        &self.includes
+    }
+
+    /// File-level notes and warnings (codes `encoding`, `preprocessor`, `fixed-form`,
+    /// `include`), with spans in normalized offsets, ordered by position; those of
+    /// included files at their place in the spliced text.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
     }
@@ -141,27 +247,61 @@ impl SourceFile {
     }
 
     /// The original offset of a normalized offset: exact for every byte that was not
-    /// inserted; an inserted byte maps to the original offset it was inserted at.
-    /// O(log n).
+    /// inserted; an inserted byte maps to the original offset it was inserted at, a
+    /// byte of an included text to the start of its INCLUDE line. O(log n).
     pub fn to_original(&self, normalized_offset: u32) -> u32 {
-        self.map.to_original(normalized_offset)
+        self.map
+            .to_original(self.splices.to_own(normalized_offset, false))
     }
 
     /// The normalized offset of an original offset (after any bytes inserted there).
     /// O(log n).
     pub fn to_normalized(&self, original_offset: u32) -> u32 {
-        self.map.to_normalized(original_offset)
+        self.splices
+            .to_spliced(self.map.to_normalized(original_offset))
     }
 
     /// 1-based line and column (column counted in Unicode scalar values, a byte-order
-    /// mark taking none) in the ORIGINAL text of a normalized offset.
+    /// mark taking none) in the ORIGINAL text of a normalized offset (of an offset in
+    /// an included text: its INCLUDE line's).
     pub fn line_col(&self, normalized_offset: u32) -> (u32, u32) {
         self.lines.line_col(self.to_original(normalized_offset))
     }
 
-    /// The original byte range of a normalized span (inserted bytes take no room).
+    /// The original byte range of a normalized span (inserted bytes take no room; an
+    /// included text takes its INCLUDE line's place).
     pub fn original_span(&self, span: Span) -> Span {
-        self.map.original_span(span)
+        self.map.original_span(self.splices.own_span(span))
+    }
+
+    /// Where a normalized span was written: in an included file (innermost, with the
+    /// span in its original text) when that file's text holds all of it, and the
+    /// INCLUDE lines it came through.
+    pub fn origin(&self, span: Span) -> Origin {
+        let mut file = self;
+        let mut span = span;
+        let mut header = None;
+        let mut sites = Vec::new();
+        while let Some(inclusion) = file.splices.containing(span) {
+            let (line, column) = file
+                .lines
+                .line_col(file.map.to_original(inclusion.line.start));
+            sites.push(IncludeSite {
+                path: file.path.clone(),
+                line,
+                column,
+            });
+            span = Span {
+                start: inclusion.inner(span.start),
+                end: inclusion.inner(span.end),
+            };
+            header = Some(&inclusion.source);
+            file = &inclusion.source;
+        }
+        Origin {
+            header: header.map(|h| (h.clone(), h.original_span(span))),
+            sites,
+        }
     }
 }
 
@@ -440,9 +580,7 @@ mod tests {
             20|      |
             21|                         |
             22|      X = 1|
-            info preprocessor 1:1: #include "mpif.h" is not followed yet
             info preprocessor 2:1: preprocessor conditionals: analyzing the first branch of 4 groups; macros are not expanded
-            info preprocessor 19:1: #include <stdio.h> is not followed yet
             warning preprocessor 20:1: #endif without a matching #if
             warning preprocessor 21:1: #if without a matching #endif: the group runs to the end of the file
         "#]].assert_eq(&fixed(text));
@@ -464,7 +602,6 @@ mod tests {
             09|                 |
             10|end program|
             info preprocessor 2:1: preprocessor conditionals: analyzing the first branch of 1 group; macros are not expanded
-            info preprocessor 9:1: #include 'defs.h' is not followed yet
         "#]].assert_eq(&show("p.F90", text.as_bytes(), None));
     }
 
@@ -515,6 +652,181 @@ mod tests {
             05|     &B'|␍
         "#]]
         .assert_eq(&fixed(text));
+    }
+
+    #[test]
+    fn include_lines_are_collected_and_blanked() {
+        let text = "      PROGRAM P\n      include \"dist.inc\" ! grid\n#include <mpif.h>\n#if 0\n#include \"old.h\"\n#endif\n      END\n";
+        let file = SourceFile::new("p.f", text.as_bytes(), None).unwrap();
+        let lines: Vec<(&str, bool, (u32, u32))> = file
+            .include_lines()
+            .iter()
+            .map(|l| {
+                (
+                    l.name.name.as_str(),
+                    l.name.system,
+                    file.line_col(l.span.start),
+                )
+            })
+            .collect();
+        assert_eq!(
+            lines,
+            [("dist.inc", false, (2, 7)), ("mpif.h", true, (3, 1))]
+        );
+        assert_eq!(file.normalized().lines().nth(1).unwrap().trim(), "");
+    }
+
+    /// A text with `header` spliced after its INCLUDE line (the header read as fixed form).
+    fn spliced(text: &str, header: &str) -> SourceFile {
+        let file = SourceFile::new("p.f", text.as_bytes(), None).unwrap();
+        let line = file.include_lines()[0].clone();
+        let header =
+            SourceFile::new("dist.inc", header.as_bytes(), Some(SourceForm::FIXED)).unwrap();
+        file.splice(vec![(line, Arc::new(header))], Vec::new())
+    }
+
+    #[test]
+    fn a_spliced_text_maps_back_to_both_files() {
+        // The header has no final newline and a long line (a note of its own).
+        let header = format!(
+            "      REAL A(10)\n{:<72}SEQ\n!HPF$ DISTRIBUTE A(BLOCK)",
+            "      REAL B(10)"
+        );
+        let text =
+            "      PROGRAM P\n      INCLUDE 'dist.inc'\n      X = 1\n     &    + 2\n      END\n";
+        let file = spliced(text, &header);
+        let n = file.normalized();
+        let blank = " ".repeat(24);
+        assert!(
+            n.starts_with(&format!("      PROGRAM P\n{blank}\n      REAL A(10)\n")),
+            "{n}"
+        );
+        assert!(
+            n.ends_with("!HPF$ DISTRIBUTE A(BLOCK)\n      X = 1&\n     &    + 2\n      END\n"),
+            "{n}"
+        );
+        // In the header: its own line and column, through the INCLUDE line.
+        let at = to_u32(n.find("A(BLOCK)").unwrap());
+        let origin = file.origin(Span::new(at as usize, at as usize + 8));
+        let (header, range) = origin.header.expect("in the header");
+        assert_eq!(header.path(), "dist.inc");
+        assert_eq!(header.line_index().line_col(range.start), (3, 18));
+        assert_eq!(
+            origin.sites,
+            [IncludeSite {
+                path: "p.f".into(),
+                line: 2,
+                column: 7
+            }]
+        );
+        // Seen from the including file, it is on the INCLUDE line.
+        assert_eq!(file.line_col(at), (2, 7));
+        assert_eq!(
+            file.original_span(Span::new(at as usize, at as usize + 8)),
+            Span::new(22, 40)
+        );
+        // After the header: the including file's own positions, both ways.
+        let x = n.find("X = 1").unwrap();
+        assert_eq!(file.line_col(to_u32(x)), (3, 7));
+        assert_eq!(
+            file.to_normalized(to_u32(text.find("X = 1").unwrap())),
+            to_u32(x)
+        );
+        assert!(file.origin(Span::new(x, x + 1)).header.is_none());
+        // A span from the header into the file's own text belongs to the file.
+        assert!(file.origin(Span::new(at as usize, x)).header.is_none());
+        // The header's note comes along, placed in the header.
+        let note = &file.diagnostics()[0];
+        assert_eq!(note.code, "fixed-form");
+        let (header, range) = file.origin(note.span).header.unwrap();
+        assert_eq!(header.line_index().line_col(range.start), (2, 73));
+        check_spliced_invariants(&file);
+    }
+
+    #[test]
+    fn a_last_include_line_without_a_newline_still_ends_its_line() {
+        let file = spliced(
+            "      PROGRAM P\n      INCLUDE 'dist.inc'",
+            "      REAL A(10)\n",
+        );
+        let blank = " ".repeat(24);
+        assert_eq!(
+            file.normalized(),
+            format!("      PROGRAM P\n{blank}\n      REAL A(10)\n")
+        );
+        check_spliced_invariants(&file);
+    }
+
+    #[test]
+    fn nested_includes_map_to_the_innermost_file() {
+        let inner = SourceFile::new(
+            "params.h",
+            b"      PARAMETER (N = 8)\n",
+            Some(SourceForm::FIXED),
+        )
+        .unwrap();
+        let middle = SourceFile::new(
+            "dist.inc",
+            b"      INCLUDE 'params.h'\n      REAL A(N)\n",
+            Some(SourceForm::FIXED),
+        )
+        .unwrap();
+        let line = middle.include_lines()[0].clone();
+        let middle = middle.splice(vec![(line, Arc::new(inner))], Vec::new());
+        let outer = SourceFile::new(
+            "p.f",
+            b"      PROGRAM P\n      INCLUDE 'dist.inc'\n      END\n",
+            None,
+        )
+        .unwrap();
+        let line = outer.include_lines()[0].clone();
+        let file = outer.splice(vec![(line, Arc::new(middle))], Vec::new());
+        let at = file.normalized().find("N = 8").unwrap();
+        let origin = file.origin(Span::new(at, at + 5));
+        let (header, range) = origin.header.unwrap();
+        assert_eq!(
+            (header.path(), header.line_index().line_col(range.start)),
+            ("params.h", (1, 18))
+        );
+        let sites: Vec<(&str, u32)> = origin
+            .sites
+            .iter()
+            .map(|s| (s.path.as_str(), s.line))
+            .collect();
+        assert_eq!(sites, [("p.f", 2), ("dist.inc", 1)]);
+        assert_eq!(file.line_col(to_u32(at)), (2, 7));
+        check_spliced_invariants(&file);
+    }
+
+    /// Offsets of the file's own text map monotonically to its original text and back;
+    /// those of an included text to its INCLUDE line.
+    fn check_spliced_invariants(file: &SourceFile) {
+        let mut last = 0;
+        for n in 0..=to_u32(file.normalized().len()) {
+            let o = file.to_original(n);
+            if let Some(inclusion) = file.splices.containing(Span {
+                start: n,
+                end: n + 1,
+            }) {
+                assert_eq!(o, file.map.to_original(inclusion.line.start));
+                continue;
+            }
+            assert!(
+                o >= last && o as usize <= file.original().len(),
+                "{n} → {o}"
+            );
+            last = o;
+        }
+        for o in 0..=to_u32(file.original().len()) {
+            let n = file.to_normalized(o);
+            assert!(n as usize <= file.normalized().len());
+            // An original byte maps back to itself (the inserted `&` aside).
+            let back = file.to_original(n);
+            assert!(
+                back == o || file.normalized().as_bytes().get(n as usize) == Some(&b'&'),
+                "{o} → {n} → {back}"
+            );
+        }
     }
 
     #[test]

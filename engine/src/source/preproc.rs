@@ -6,6 +6,7 @@
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
 
+use super::include::{IncludeLine, cpp_include};
 use super::line_index::lines;
 
 /// Preprocessor-free text (same length as the input) and the notes about it.
@@ -14,6 +15,8 @@ pub(crate) struct Preprocessed {
     pub text: String,
     /// Spans are byte offsets in the input (which are also offsets in `text`).
     pub diagnostics: Vec<Diagnostic>,
+    /// The `#include` lines of the analyzed branches (offsets in the input).
+    pub includes: Vec<IncludeLine>,
 }
 
 /// One open `#if`/`#ifdef`/`#ifndef` group.
@@ -35,20 +38,23 @@ struct Group {
 /// A preprocessor line has `#` as its first non-blank character; a line ending in `\`
 /// continues it onto the next line. Of each `#if`/`#ifdef`/`#ifndef` group the first
 /// branch is analyzed, except that a branch whose condition is literally `0`
-/// (`#if 0`, `#elif 0`) is skipped for the next one; groups nest. Diagnostics: an
-/// `Info` per `#include` line and one for the whole file at its first conditional
-/// (code `preprocessor`); a `Warning` for each `#if` left open at the end of the file
-/// and for each `#elif`/`#else`/`#endif` without an open group.
+/// (`#if 0`, `#elif 0`) is skipped for the next one; groups nest. The `#include` lines
+/// of analyzed branches are collected for the splice. Diagnostics: an `Info` for the
+/// whole file at its first conditional and for each `#include` of a macro (code
+/// `preprocessor`); a `Warning` for each `#if` left open at the end of the file and
+/// for each `#elif`/`#else`/`#endif` without an open group.
 pub(crate) fn preprocess(text: &str) -> Preprocessed {
     // Without a `#` there is no directive (the common case, found at memory speed).
     if !text.contains('#') {
         return Preprocessed {
             text: text.to_string(),
             diagnostics: Vec::new(),
+            includes: Vec::new(),
         };
     }
     let mut out = String::with_capacity(text.len());
     let mut diagnostics = Vec::new();
+    let mut includes = Vec::new();
     let mut stack: Vec<Group> = Vec::new();
     let mut groups = 0usize;
     let mut first_conditional: Option<Span> = None;
@@ -88,11 +94,21 @@ pub(crate) fn preprocess(text: &str) -> Preprocessed {
                         Some(_) => {}
                         None => diagnostics.push(stray(name, span)),
                     },
-                    "include" => diagnostics.push(Diagnostic::info(
-                        span,
-                        "preprocessor",
-                        format!("#include {} is not followed yet", rest.trim()),
-                    )),
+                    "include" if active => match cpp_include(rest) {
+                        Some(name) => includes.push(IncludeLine {
+                            name,
+                            span,
+                            next: u32::try_from(line.next).unwrap_or(u32::MAX),
+                        }),
+                        None => diagnostics.push(Diagnostic::info(
+                            span,
+                            "preprocessor",
+                            format!(
+                                "#include {} names no file (macros are not expanded): not followed",
+                                rest.trim()
+                            ),
+                        )),
+                    },
                     _ => {}
                 }
             }
@@ -129,6 +145,7 @@ pub(crate) fn preprocess(text: &str) -> Preprocessed {
     Preprocessed {
         text: out,
         diagnostics,
+        includes,
     }
 }
 

@@ -39,6 +39,10 @@ pub struct CompareArgs {
     /// How many alternatives to show besides the distribution as written.
     #[arg(long, default_value_t = 4)]
     top: usize,
+    /// A directory to search for INCLUDE'd files after the including file's own
+    /// (repeatable; searched in order).
+    #[arg(long = "include", value_name = "DIR")]
+    include_dirs: Vec<std::path::PathBuf>,
 }
 
 /// Problem sizes sampled over a range.
@@ -104,6 +108,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
     let options = Options {
         bindings,
         machine: Arc::new(machine),
+        include_dirs: args.include_dirs.clone(),
         ..Options::default()
     };
     let targets = targets(&files, &options);

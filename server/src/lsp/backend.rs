@@ -13,6 +13,7 @@ use costline_engine::db::{Analysis, Cancellable};
 use costline_engine::machine::Catalog;
 use costline_engine::span::Span;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -79,7 +80,13 @@ pub struct Backend {
     shut_down: Arc<AtomicBool>,
     /// Counts edits, so that a settle timer knows whether another edit followed.
     edits: Arc<AtomicU64>,
+    /// The diagnostics last pushed per document (and its version then): a document
+    /// whose diagnostics did not change is not sent them again.
+    published: Arc<Mutex<HashMap<Uri, Published>>>,
 }
+
+/// What the editor was last sent for a document.
+type Published = (Option<i32>, Vec<Diagnostic>);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -100,7 +107,32 @@ impl Backend {
             })),
             shut_down,
             edits: Arc::new(AtomicU64::new(0)),
+            published: Arc::new(Mutex::new(HashMap::new())),
         }
+    }
+
+    /// The change that sets a document's text: a file that others include is analyzed
+    /// where it is included, any other is analyzed on its own.
+    fn set_text(path: String, bytes: Vec<u8>) -> Change {
+        if workspace::is_header(Path::new(&path)) {
+            Change::SetHeader { path, bytes }
+        } else {
+            Change::SetFile { path, bytes }
+        }
+    }
+
+    /// Pushes a document's diagnostics unless the editor has them already (the same
+    /// diagnostics for the same version).
+    async fn publish(&self, uri: Uri, items: Vec<Diagnostic>, version: Option<i32>) {
+        let now = (version, items);
+        {
+            let mut published = lock(&self.published);
+            if published.get(&uri) == Some(&now) {
+                return;
+            }
+            published.insert(uri.clone(), now.clone());
+        }
+        self.client.publish_diagnostics(uri, now.1, version).await;
     }
 
     /// An LSP range of an open document as byte offsets into its text.
@@ -264,11 +296,8 @@ impl Backend {
             // Changed meanwhile (an error): the change's own publication follows.
             if let Ok(Some((diags, lines))) = self.query(&uri, |a, path| a.diagnostics(path)).await
             {
-                let items = diags
-                    .iter()
-                    .map(|d| convert::diagnostic(&lines, d))
-                    .collect();
-                self.client.publish_diagnostics(uri, items, version).await;
+                self.publish(uri, convert::diagnostics(&lines, &diags), version)
+                    .await;
             }
         }
     }
@@ -295,6 +324,7 @@ impl Backend {
             state: self.state.clone(),
             shut_down: self.shut_down.clone(),
             edits: self.edits.clone(),
+            published: self.published.clone(),
         }
     }
 
@@ -384,11 +414,8 @@ impl Backend {
             .await;
             if let (Ok(diags), Some(text), Some(uri)) = (result, text, Uri::from_file_path(p)) {
                 let lines = Lines::new(&text, lock(&self.state).encoding);
-                let items = diags
-                    .iter()
-                    .map(|d| convert::diagnostic(&lines, d))
-                    .collect();
-                self.client.publish_diagnostics(uri, items, None).await;
+                self.publish(uri, convert::diagnostics(&lines, &diags), None)
+                    .await;
             }
             if let Some(progress) = &progress {
                 let name = p
@@ -423,16 +450,13 @@ impl Backend {
             });
         }
         if caps.watch_registration {
-            let watchers = [
-                "**/costline.toml",
-                "**/*.{f90,F90,f95,F95,f03,F03,f08,F08,f,F,for,FOR,ftn,f77,fpp,hpf}",
-            ]
-            .iter()
-            .map(|g| FileSystemWatcher {
-                glob_pattern: GlobPattern::String(g.to_string()),
-                kind: None,
-            })
-            .collect();
+            let watchers = ["**/costline.toml", workspace::WATCHED]
+                .iter()
+                .map(|g| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(g.to_string()),
+                    kind: None,
+                })
+                .collect();
             registrations.push(Registration {
                 id: "costline-files".into(),
                 method: "workspace/didChangeWatchedFiles".into(),
@@ -670,10 +694,7 @@ impl LanguageServer for Backend {
             let mut docs = lock(&self.docs);
             let bytes = d.text.clone().into_bytes();
             docs.open(d.uri.clone(), d.text, d.version, encoding);
-            let revision = self.worker.send(Change::SetFile {
-                path: path_of(&d.uri),
-                bytes,
-            });
+            let revision = self.worker.send(Backend::set_text(path_of(&d.uri), bytes));
             if let Some(doc) = docs.get_mut(&d.uri) {
                 doc.revision = revision;
             }
@@ -688,10 +709,10 @@ impl LanguageServer for Backend {
             let Some(doc) = docs.change(&uri, p.text_document.version, p.content_changes) else {
                 return;
             };
-            doc.revision = self.worker.send(Change::SetFile {
-                path: path_of(&uri),
-                bytes: doc.text.clone().into_bytes(),
-            });
+            doc.revision = self.worker.send(Backend::set_text(
+                path_of(&uri),
+                doc.text.clone().into_bytes(),
+            ));
         }
         self.settle_later();
     }
@@ -714,7 +735,7 @@ impl LanguageServer for Backend {
             _ => {
                 self.worker.send(Change::RemoveFile { path });
                 if !self.capabilities().pull_diagnostics {
-                    self.client.publish_diagnostics(uri, Vec::new(), None).await;
+                    self.publish(uri, Vec::new(), None).await;
                 }
             }
         }
@@ -749,7 +770,11 @@ impl LanguageServer for Backend {
                 settings = true;
                 continue;
             }
-            if open.contains(&path) || !workspace::is_fortran(Path::new(&path)) {
+            if open.contains(&path) {
+                continue;
+            }
+            if !workspace::is_fortran(Path::new(&path)) {
+                self.worker.send(Change::Reload { path });
                 continue;
             }
             match std::fs::read(&path) {
@@ -865,17 +890,27 @@ impl LanguageServer for Backend {
             .query(&p.text_document.uri, |a, path| a.diagnostics(path))
             .await?
         {
-            Some((diags, lines)) => diags
-                .iter()
-                .map(|d| convert::diagnostic(&lines, d))
-                .collect(),
+            Some((diags, lines)) => convert::diagnostics(&lines, &diags),
             None => Vec::new(),
         };
+        // The same diagnostics as the editor's previous result: say so, so that it
+        // keeps what it shows.
+        let result_id = convert::result_id(&items);
+        if p.previous_result_id.as_ref() == Some(&result_id) {
+            return Ok(DocumentDiagnosticReportResult::Report(
+                DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
+                    related_documents: None,
+                    unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                        result_id,
+                    },
+                }),
+            ));
+        }
         Ok(DocumentDiagnosticReportResult::Report(
             DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
                 related_documents: None,
                 full_document_diagnostic_report: FullDocumentDiagnosticReport {
-                    result_id: None,
+                    result_id: Some(result_id),
                     items,
                 },
             }),

@@ -1,5 +1,6 @@
 //! The settings of DESIGN.md section 7 — `machine`, `params`, `imbalanceThreshold`,
-//! `hints.enable`, `codeLens.enable` — from `costline.toml` at the workspace root and
+//! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
+//! are searched in) from `costline.toml` at the workspace root and
 //! from the editor (initialization options, `workspace/configuration`), the editor's
 //! winning key by key. Bad values are reported and left out, never fatal.
 
@@ -21,6 +22,7 @@ pub struct Layer {
     pub imbalance_threshold: Option<f64>,
     pub hints: Option<Toggle>,
     pub code_lens: Option<Toggle>,
+    pub include: Option<Vec<String>>,
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -52,6 +54,9 @@ pub struct Config {
     pub imbalance_threshold: f64,
     pub hints: bool,
     pub code_lens: bool,
+    /// Where INCLUDE'd files are searched after the including file's directory
+    /// (relative to the workspace root).
+    pub include: Vec<String>,
 }
 
 impl Default for Config {
@@ -62,6 +67,7 @@ impl Default for Config {
             imbalance_threshold: Options::default().imbalance_threshold,
             hints: true,
             code_lens: true,
+            include: Vec::new(),
         }
     }
 }
@@ -103,23 +109,27 @@ impl Config {
             if let Some(e) = l.code_lens.as_ref().and_then(|t| t.enable) {
                 c.code_lens = e;
             }
+            if let Some(dirs) = &l.include {
+                c.include = dirs.clone();
+            }
         }
         (c, problems)
     }
 
     /// The analysis options these settings ask for, the machine looked up in the
     /// machine directories seen from `root` (the shipped default when it names no
-    /// model, with the problem).
+    /// model, with the problem), relative include directories taken from `root`.
     pub fn options(&self, root: Option<&Path>) -> (Options, Option<String>) {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let root = root.unwrap_or(&cwd);
         let mut options = Options {
             bindings: self.params.clone(),
             imbalance_threshold: self.imbalance_threshold,
+            include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
             ..Options::default()
         };
         let mut problem = None;
         if let Some(spec) = &self.machine {
-            let cwd = std::env::current_dir().unwrap_or_default();
-            let root = root.unwrap_or(&cwd);
             // A relative path names a file in the workspace.
             let spec = if spec.ends_with(".toml") && Path::new(spec).is_relative() {
                 root.join(spec).display().to_string()
@@ -160,7 +170,7 @@ mod tests {
 
     #[test]
     fn the_editor_wins_key_by_key_and_bad_values_are_reported() {
-        let file = from_toml("machine = \"cluster\"\nimbalanceThreshold = 0.3\n[params]\nN = 1000\nP = 4\n[hints]\nenable = false\n").unwrap();
+        let file = from_toml("machine = \"cluster\"\nimbalanceThreshold = 0.3\ninclude = [\"inc\", \"/opt/hpf\"]\n[params]\nN = 1000\nP = 4\n[hints]\nenable = false\n").unwrap();
         let editor = from_json(&json!({"costline": {"params": {"p": 16, "x y": 1, "q": 1.5}, "codeLens": {"enable": false}}})).unwrap();
         let (c, problems) = Config::merge(&[file, editor]);
         assert_eq!(c.machine.as_deref(), Some("cluster"));
@@ -170,6 +180,11 @@ mod tests {
         );
         assert_eq!(c.imbalance_threshold, 0.3);
         assert!(!c.hints && !c.code_lens);
+        let (options, _) = c.options(Some(Path::new("/ws")));
+        assert_eq!(
+            options.include_dirs,
+            [Path::new("/ws/inc"), Path::new("/opt/hpf")]
+        );
         assert_eq!(
             problems,
             [

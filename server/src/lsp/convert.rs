@@ -4,10 +4,14 @@
 use super::documents::Lines;
 use costline_engine::diagnostics::Severity;
 use costline_engine::ide;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeLens, Command, Diagnostic,
-    DiagnosticSeverity, Hover, HoverContents, InlayHint, InlayHintKind, InlayHintLabel,
-    InlayHintTooltip, MarkupContent, MarkupKind, NumberOrString, TextEdit, Uri, WorkspaceEdit,
+    DiagnosticRelatedInformation, DiagnosticSeverity, Hover, HoverContents, InlayHint,
+    InlayHintKind, InlayHintLabel, InlayHintTooltip, Location, MarkupContent, MarkupKind,
+    NumberOrString, Position, Range, TextEdit, Uri, WorkspaceEdit,
 };
 
 pub fn inlay_hint(lines: &Lines, h: &ide::InlayHint) -> InlayHint {
@@ -47,7 +51,75 @@ pub fn code_lens(lines: &Lines, l: &ide::CodeLens) -> CodeLens {
     }
 }
 
-pub fn diagnostic(lines: &Lines, d: &ide::FileDiagnostic) -> Diagnostic {
+/// The diagnostics of a document whose text `lines` indexes.
+///
+/// A finding on the text of an included file sits on its INCLUDE line, its message
+/// prefixed with where it is (`In included file dist.inc:7:1: ...`), with that place as
+/// related information. A finding listed on an included file points, as related
+/// information, at the INCLUDE lines that brought it in.
+pub fn diagnostics(lines: &Lines, diags: &[ide::FileDiagnostic]) -> Vec<Diagnostic> {
+    // The line index of each included file, built once.
+    let mut headers: HashMap<&str, Lines> = HashMap::new();
+    diags
+        .iter()
+        .map(|d| {
+            let mut out = diagnostic(lines, d);
+            if let Some(h) = &d.header {
+                let path = h.source.path();
+                let at = headers.entry(path).or_insert_with(|| Lines {
+                    index: Arc::new(h.source.line_index().clone()),
+                    encoding: lines.encoding,
+                });
+                let range = at.range(h.range.start, h.range.end);
+                let (line, column) = h.source.line_index().line_col(h.range.start);
+                let name = Path::new(path)
+                    .file_name()
+                    .map_or(path.into(), |n| n.to_string_lossy());
+                out.message = format!("In included file {name}:{line}:{column}: {}", d.message);
+                out.related_information = Uri::from_file_path(path).map(|uri| {
+                    vec![DiagnosticRelatedInformation {
+                        location: Location { uri, range },
+                        message: d.message.clone(),
+                    }]
+                });
+            }
+            if !d.included_from.is_empty() {
+                let sites = d
+                    .included_from
+                    .iter()
+                    .filter_map(|site| {
+                        let uri = Uri::from_file_path(&site.path)?;
+                        let line = site.line.saturating_sub(1);
+                        Some(DiagnosticRelatedInformation {
+                            location: Location {
+                                uri,
+                                range: Range::new(
+                                    Position::new(line, 0),
+                                    Position::new(line + 1, 0),
+                                ),
+                            },
+                            message: "included here".into(),
+                        })
+                    })
+                    .collect();
+                out.related_information = Some(sites);
+            }
+            out
+        })
+        .collect()
+}
+
+/// An identifier of a document's diagnostics (equal for equal diagnostics; the 64-bit
+/// FNV-1a hash of their JSON), for pull clients to learn that nothing changed.
+pub fn result_id(items: &[Diagnostic]) -> String {
+    let json = serde_json::to_string(items).unwrap_or_default();
+    let hash = json.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
+
+fn diagnostic(lines: &Lines, d: &ide::FileDiagnostic) -> Diagnostic {
     Diagnostic {
         range: lines.range(d.range.start, d.range.end),
         severity: Some(match d.severity {

@@ -21,7 +21,19 @@ pub enum Change {
         path: String,
         bytes: Vec<u8>,
     },
+    /// Leave the workspace (a file that other files include goes back to its text on
+    /// disk).
     RemoveFile {
+        path: String,
+    },
+    /// The editor's text of a file that is not analyzed on its own (an included header).
+    SetHeader {
+        path: String,
+        bytes: Vec<u8>,
+    },
+    /// The file changed on disk: read it again if it is included and the editor does not
+    /// hold it, and search again for the INCLUDE lines that could name it.
+    Reload {
         path: String,
     },
     SetOptions(Options),
@@ -121,6 +133,8 @@ fn run(mut host: AnalysisHost, rx: Receiver<(u64, Change)>, latest: &(Mutex<Late
                     host.add_file(&path, bytes);
                 }
                 Change::RemoveFile { path } => host.remove_file(&path),
+                Change::SetHeader { path, bytes } => host.set_header_text(&path, bytes),
+                Change::Reload { path } => host.reload(&path),
                 Change::SetOptions(options) => host.set_options(&options),
             }
         }

@@ -14,14 +14,33 @@ const EXTENSIONS: &[&str] = &[
     "f90", "f95", "f03", "f08", "f18", "f", "for", "ftn", "f77", "fpp", "hpf",
 ];
 
+/// Extensions of the files Fortran sources INCLUDE: not analyzed on their own, only
+/// where they are included. (A file included under another name is followed too, but
+/// is not watched on disk, and is analyzed on its own when the editor opens it.)
+const HEADER_EXTENSIONS: &[&str] = &["h", "inc", "fh", "fi", "h90", "cmn", "hf"];
+
+/// The glob of the files the editor is asked to watch: the Fortran sources and the
+/// headers.
+pub const WATCHED: &str = "**/*.{f90,F90,f95,F95,f03,F03,f08,F08,f,F,for,FOR,ftn,f77,fpp,hpf,h,H,inc,INC,fh,FH,fi,FI,h90,H90,cmn,CMN,hf,HF}";
+
 /// Directories that hold no sources of the project.
 const SKIPPED: &[&str] = &["target", "node_modules", "build", "_build", "__pycache__"];
 
 /// Whether `path` names a Fortran source.
 pub fn is_fortran(path: &Path) -> bool {
+    has_extension(path, EXTENSIONS)
+}
+
+/// Whether `path` names a file that Fortran sources include (a header).
+pub fn is_header(path: &Path) -> bool {
+    has_extension(path, HEADER_EXTENSIONS)
+}
+
+/// Whether the extension of `path` is one of `extensions` (any case).
+fn has_extension(path: &Path, extensions: &[&str]) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        .is_some_and(|e| extensions.contains(&e.to_ascii_lowercase().as_str()))
 }
 
 /// The Fortran files under `root`, sorted, and whether the limit cut the list short.

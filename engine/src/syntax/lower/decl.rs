@@ -28,10 +28,15 @@ impl Lowerer<'_> {
                 }
             }
             "common_statement" => self.common_statement(node),
-            "include_statement" => self.diagnostics.push(Diagnostic::info(
+            // INCLUDE lines are spliced before parsing (`crate::source`); one the parser
+            // still sees is not a line of its own.
+            "include_statement" => self.diagnostics.push(Diagnostic::warning(
                 cst::span(node),
                 "include",
-                format!("{} is not followed yet", cst::text(node, self.src).trim()),
+                format!(
+                    "{} is not followed: an INCLUDE line must stand alone (not continued, nothing after the file name but a comment)",
+                    cst::text(node, self.src).trim()
+                ),
             )),
             "save_statement"
             | "data_statement"
