@@ -249,14 +249,22 @@ fn edits(
     Some(out)
 }
 
+/// The largest size the range search of a code action analyzes beyond twice the
+/// current one: each sample is a whole analysis whose element-by-element counts grow
+/// with N², so a fixed cap (not a clock) keeps a code action quick and its title the
+/// same from run to run.
+const RANGE_CAP: i64 = 1024;
+
 /// Where the alternative beats the directive as written, over the size parameter from a
-/// sixteenth to sixteen times its value: `better for N ≥ 180`, `better for 60 ≤ N < 230`.
+/// sixteenth to sixteen times its value (up to twice it, or [`RANGE_CAP`], beyond
+/// that): `better for N ≥ 180`, `better for 60 ≤ N < 230`.
 fn winning_range(explorer: &RefCell<Explorer>, layout: &Layout, p: i64) -> Option<String> {
     let (name, n0) = explorer.borrow().size_parameter()?.clone();
     let name = name.to_ascii_uppercase();
+    let top = n0.saturating_mul(2).max(RANGE_CAP);
     let mut samples: Vec<i64> = (-4..=4)
         .map(|k| ((n0 as f64) * 2f64.powi(k)).round() as i64)
-        .filter(|n| *n >= 2)
+        .filter(|n| *n >= 2 && *n <= top)
         .collect();
     samples.dedup();
     let mut alt = |n: i64, p: i64| {
