@@ -67,7 +67,7 @@ struct CheckArgs {
     include_dirs: Vec<std::path::PathBuf>,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,

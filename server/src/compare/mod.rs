@@ -3,6 +3,7 @@
 //! comparison and by isospeed scalability, and a plot.
 
 mod grid;
+mod json;
 mod report;
 mod svg;
 
@@ -14,6 +15,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use crate::Format;
 use grid::{Procs, parse_param, parse_procs};
 
 #[derive(clap::Args)]
@@ -36,6 +38,9 @@ pub struct CompareArgs {
     /// Write the plot (time vs N per P, time vs P) to this SVG file.
     #[arg(long, value_name = "OUT")]
     svg: Option<String>,
+    /// Output format of the report.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
     /// How many alternatives to show besides the distribution as written.
     #[arg(long, default_value_t = 4)]
     top: usize,
@@ -130,14 +135,25 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         );
         all.push(compared);
     }
-    print!("{}", report::text(&all, &options.machine.name));
+    match args.format {
+        Format::Text => print!("{}", report::text(&all, &options.machine.name)),
+        Format::Json => {
+            let doc = json::document(&all, &options.machine.name);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&doc).expect("serializes")
+            );
+        }
+    }
     if let Some(out) = &args.svg {
         let doc = svg::render(&report::charts(&all));
         if let Err(e) = std::fs::write(out, doc) {
             eprintln!("costline: cannot write {out}: {e}");
             return ExitCode::from(1);
         }
-        println!("plot written to {out}");
+        if args.format == Format::Text {
+            println!("plot written to {out}");
+        }
     }
     ExitCode::SUCCESS
 }
