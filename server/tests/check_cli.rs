@@ -49,6 +49,23 @@ fn free_form_hpf_program_using_a_module_from_another_file() {
     );
 }
 
+/// NUMBER_OF_PROCESSORS() takes the `p` binding (without it, a warning says so);
+/// REDISTRIBUTE and INHERIT are named as not modelled where they are.
+#[test]
+fn number_of_processors_and_remapping() {
+    snapshot(
+        "remap_in_time_loop",
+        &[
+            "tests/fixtures/free/remap_in_time_loop.f90",
+            "--param",
+            "p=4",
+        ],
+        0,
+    );
+    let (text, _) = check(&["tests/fixtures/free/remap_in_time_loop.f90"]);
+    assert!(text.contains("warning[processors-unknown]"), "{text}");
+}
+
 #[test]
 fn counts_under_bindings() {
     snapshot(

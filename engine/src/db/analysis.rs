@@ -185,8 +185,12 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
             ));
         }
         // An MPI unit's process count may come from `p` (comm::mpi) without the unit
-        // naming it.
-        if mentioned.contains(name) || (name == "p" && mpi) {
+        // naming it, and so may an HPF unit's: NUMBER_OF_PROCESSORS(),
+        // PROCESSORS_SHAPE() and the default arrangement of a DISTRIBUTE without one.
+        let hpf = ["number_of_processors", "processors_shape", "distribute"]
+            .iter()
+            .any(|w| mentioned.contains(*w));
+        if mentioned.contains(name) || (name == "p" && (mpi || hpf)) {
             values.insert(name.clone(), *value);
         }
     }
@@ -455,7 +459,10 @@ pub fn unit_diagnostics<'db>(
     out.extend(imports(db, unit).notes.iter().cloned());
     out.extend(constants(db, unit).notes.iter().cloned());
     out.extend(freq::notes::notes(&ir, &freqs(db, unit)));
-    out.extend(mappings(db, unit).diagnostics.iter().cloned());
+    let maps = mappings(db, unit);
+    out.extend(maps.diagnostics.iter().cloned());
+    let known = constants(db, unit);
+    out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
     out.extend(imbalance::diagnostics(
         &ir,
         &work(db, unit),

@@ -9,7 +9,7 @@ use crate::hpf::{
 };
 use crate::ir::{Bound, Expr, Unit};
 use crate::span::Span;
-use crate::symbolic::{Sym, SymError};
+use crate::symbolic::{Env, Sym, SymError};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -21,6 +21,59 @@ pub struct UnitMappings {
     pub arrangements: Vec<Arrangement>,
     /// What could not be modelled, and default arrangements assumed.
     pub diagnostics: Vec<Diagnostic>,
+}
+
+impl UnitMappings {
+    /// A warning for each arrangement the unit's arrays are distributed onto whose
+    /// processor count has no value under `env` (NUMBER_OF_PROCESSORS() is the binding
+    /// `p`): until it has one, no work is spread over it.
+    pub fn unsized_arrangements(&self, unit: &Unit, env: Env) -> Vec<Diagnostic> {
+        let mut used: Vec<&Arrangement> =
+            self.arrays.values().map(|m| &m.distribution.onto).collect();
+        used.sort_by(|a, b| a.name.cmp(&b.name));
+        used.dedup_by(|a, b| a.name == b.name);
+        used.into_iter()
+            .filter_map(|a| {
+                let mut needs: Vec<String> = a
+                    .extents
+                    .iter()
+                    .flat_map(|e| e.vars())
+                    .filter(|n| env(n).is_none())
+                    .map(|n| n.to_string())
+                    .collect();
+                needs.sort();
+                needs.dedup();
+                if needs.is_empty() {
+                    return None;
+                }
+                let span = unit
+                    .directives
+                    .iter()
+                    .find(|d| match &d.kind {
+                        DirectiveKind::Processors(ps) => ps.iter().any(|p| p.name.name == a.name),
+                        DirectiveKind::Distribute(_) => a.default,
+                        _ => false,
+                    })?
+                    .span;
+                let binds: Vec<String> = needs.iter().map(|n| format!("--param {n}=N")).collect();
+                let whose = if a.default {
+                    "HPF's default processor arrangement".to_string()
+                } else {
+                    format!("`{}`", a.name)
+                };
+                Some(Diagnostic::warning(
+                    span,
+                    "processors-unknown",
+                    format!(
+                        "the number of processors of {whose} needs a value for {} ({}; \
+                         NUMBER_OF_PROCESSORS() is `p`): until then no work is spread over it",
+                        needs.join(", "),
+                        binds.join(" ")
+                    ),
+                ))
+            })
+            .collect()
+    }
 }
 
 struct Resolver<'a> {
@@ -88,6 +141,24 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
             DirectiveKind::Align(a) => {
                 for alignee in &a.alignees {
                     r.aligns.insert(alignee.name.clone(), (a, d.span));
+                }
+            }
+            DirectiveKind::Redistribute(_) | DirectiveKind::Realign(_) => r.warn(
+                d.span,
+                "remapping at run time is not modelled yet: the statements after it keep \
+                 the declared mapping, and the remapping's communication is not counted"
+                    .into(),
+            ),
+            DirectiveKind::Inherit(names) => {
+                for n in names {
+                    r.warn(
+                        n.span,
+                        format!(
+                            "INHERIT is not modelled yet: `{}` counts as replicated in this \
+                             procedure, whatever mapping its actual argument has",
+                            n.name
+                        ),
+                    );
                 }
             }
             _ => {}
@@ -165,6 +236,12 @@ impl Resolver<'_> {
     fn info(&mut self, span: Span, message: String) {
         self.diagnostics
             .push(Diagnostic::info(span, "mapping", message));
+    }
+
+    /// A mapping the model leaves out while the program depends on it.
+    fn warn(&mut self, span: Span, message: String) {
+        self.diagnostics
+            .push(Diagnostic::warning(span, "not-modelled", message));
     }
 
     fn distribute(&mut self, dist: &Distribute, span: Span) {
