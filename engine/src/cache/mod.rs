@@ -24,6 +24,7 @@ use crate::machine::Machine;
 use misses::Counter;
 use nest::Nest;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// The cache behaviour of one nest (one entry of its outermost loop).
 #[derive(Clone, Debug, PartialEq)]
@@ -125,6 +126,52 @@ pub struct CacheInputs<'a> {
     /// fraction of every loop's iterations); `None` when every processor runs the
     /// whole nest.
     pub share: &'a dyn Fn(&Nest) -> Option<share::Share>,
+    /// One processor's counts ([`counts`], or a memo of it: distribution alternatives
+    /// that leave a nest's local extents and trips alone share them).
+    pub count: &'a dyn Fn(CountKey) -> Arc<Counts>,
+}
+
+/// What one processor's line counts of a nest depend on: the nest's loops and classes
+/// (trip counts and entries left out: they come as `trips`), the processor's trips,
+/// the line size and the levels' capacities in lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountKey {
+    nest: Nest,
+    trips: Vec<i64>,
+    line: u64,
+    caps: Vec<f64>,
+}
+
+impl CountKey {
+    fn new(nest: &Nest, trips: Vec<i64>, line: u64, caps: &[f64]) -> CountKey {
+        let mut nest = nest.clone();
+        nest.entries = 0.0;
+        nest.known = true;
+        nest.loops.iter_mut().for_each(|l| l.trips = 0.0);
+        CountKey {
+            nest,
+            trips,
+            line,
+            caps: caps.to_vec(),
+        }
+    }
+}
+
+// Capacities are whole numbers of lines and the nest's own f64 fields are zeroed, so
+// equality is an equivalence.
+impl Eq for CountKey {}
+
+impl std::hash::Hash for CountKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.nest.id.hash(h);
+        for l in &self.nest.loops {
+            (l.id, &l.var, l.lower, l.step).hash(h);
+        }
+        self.nest.classes.hash(h);
+        self.trips.hash(h);
+        self.line.hash(h);
+        self.caps.iter().for_each(|c| c.to_bits().hash(h));
+    }
 }
 
 /// The cache behaviour of every nest.
@@ -166,7 +213,7 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
     let base: Vec<f64> = nest.loops.iter().map(|l| l.trips).collect();
     let share = (inputs.share)(nest).filter(|s| s.shares.len() == p);
     // Processors with the same trips have the same lines: count each once.
-    let mut by_trips: HashMap<Vec<i64>, Result> = HashMap::new();
+    let mut by_trips: HashMap<Vec<i64>, Arc<Counts>> = HashMap::new();
     let mut per_proc_results = Vec::with_capacity(p);
     for q in 0..p {
         let trips: Vec<i64> = base
@@ -179,11 +226,11 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
             .collect();
         by_trips
             .entry(trips.clone())
-            .or_insert_with(|| count(nest, trips.clone(), line, &caps));
+            .or_insert_with(|| (inputs.count)(CountKey::new(nest, trips.clone(), line, &caps)));
         per_proc_results.push(trips);
     }
-    let results: Vec<&Result> = per_proc_results.iter().map(|k| &by_trips[k]).collect();
-    let mean = |f: &dyn Fn(&Result) -> f64| results.iter().map(|r| f(r)).sum::<f64>() / p as f64;
+    let results: Vec<&Counts> = per_proc_results.iter().map(|k| &*by_trips[k]).collect();
+    let mean = |f: &dyn Fn(&Counts) -> f64| results.iter().map(|r| f(r)).sum::<f64>() / p as f64;
     let levels = caps.len();
     let misses = (0..levels).map(|i| mean(&|r| r.misses[i])).collect();
     let classes = nest
@@ -224,7 +271,8 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
 }
 
 /// The counts on one processor.
-struct Result {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counts {
     distinct: f64,
     misses: Vec<f64>,
     class_distinct: Vec<f64>,
@@ -232,7 +280,15 @@ struct Result {
     conditions: Vec<LayerCondition>,
 }
 
-fn count(nest: &Nest, trips: Vec<i64>, line: u64, caps: &[f64]) -> Result {
+/// The line counts of one processor's share of a nest.
+pub fn counts(key: &CountKey) -> Counts {
+    let CountKey {
+        nest,
+        trips,
+        line,
+        caps,
+    } = key;
+    let (line, caps) = (*line, caps.as_slice());
     let mut counter = Counter::new(nest, trips.clone(), line);
     let classes = nest.classes.len();
     let class_distinct: Vec<f64> = (0..classes)
@@ -253,8 +309,8 @@ fn count(nest: &Nest, trips: Vec<i64>, line: u64, caps: &[f64]) -> Result {
                 .collect()
         })
         .collect();
-    let conditions = conditions(nest, &trips, &mut counter, line, caps);
-    Result {
+    let conditions = conditions(nest, trips, &mut counter, line, caps);
+    Counts {
         distinct: class_distinct.iter().sum(),
         misses: (0..caps.len())
             .map(|i| class_misses.iter().map(|m| m[i]).sum())

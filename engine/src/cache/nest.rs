@@ -27,7 +27,7 @@ pub struct NestLoop {
 }
 
 /// One array access class.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Class {
     pub array: String,
     /// Bytes per element.

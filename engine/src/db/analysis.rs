@@ -413,14 +413,34 @@ pub fn cache<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
         let root = roots.get(&nest.id)?;
         cache_model::share::nest_share(nest, root, &load, &freq, &divisor, processors)
     };
+    let count = |key: cache_model::CountKey| nest_counts(db, NestCountKey::new(db, key));
     Arc::new(cache_model::unit_cache(
         &nests(db, unit),
         &cache_model::CacheInputs {
             machine,
             processors,
             share: &share,
+            count: &count,
         },
     ))
+}
+
+/// One processor's share of a loop nest, by content: distribution alternatives that
+/// leave a nest's local extents and trips alone (BLOCK and CYCLIC of one dimension on
+/// one line of processors) share its line counts.
+#[salsa::interned(debug)]
+pub struct NestCountKey<'db> {
+    #[returns(ref)]
+    pub key: cache_model::CountKey,
+}
+
+/// The line counts of one processor's share of a nest ([`cache_model::counts`]).
+#[salsa::tracked(returns(clone))]
+pub fn nest_counts<'db>(
+    db: &'db dyn salsa::Database,
+    key: NestCountKey<'db>,
+) -> Arc<cache_model::Counts> {
+    Arc::new(cache_model::counts(key.key(db)))
 }
 
 /// Innermost loops striding through a slow dimension, with the interchange that fixes

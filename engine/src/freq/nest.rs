@@ -106,7 +106,7 @@ impl Nest {
     /// unbounded variable, a value the bounds do not have, or past `left` values of
     /// the outer variables (each value looked at costs one).
     pub fn count(&self, params: &[i128], left: &mut u64) -> Option<i128> {
-        let values = &mut self.start(params);
+        let values = &mut self.start(params)?;
         if self.empty || !self.holds(&self.guards, values) {
             return Some(0);
         }
@@ -123,17 +123,19 @@ impl Nest {
         left: &mut u64,
         f: &mut dyn FnMut(Point),
     ) -> Option<()> {
-        let values = &mut self.start(params);
+        let values = &mut self.start(params)?;
         if self.empty || !self.holds(&self.guards, values) {
             return Some(());
         }
         self.visit_from(0, depth, values, left, f)
     }
 
-    fn start(&self, params: &[i128]) -> Vec<i128> {
+    /// The slots' values before the first level: the parameters' (`None` when some
+    /// are missing).
+    fn start(&self, params: &[i128]) -> Option<Vec<i128>> {
         let mut values = Vec::with_capacity(self.names.len());
-        values.extend_from_slice(&params[..self.params]);
-        values
+        values.extend_from_slice(params.get(..self.params)?);
+        Some(values)
     }
 
     fn count_from(&self, k: usize, values: &mut Vec<i128>, left: &mut u64) -> Option<i128> {
