@@ -25,13 +25,10 @@ use crate::freq::nest::{Narrowed, Point, narrow};
 use crate::freq::{FreqOptions, numeric};
 use crate::ir::StmtId;
 use crate::span::Span;
-use crate::symbolic::{
-    Budget, Constraint, Env, EvalError, Name, Num, Piecewise, Rational, Sym, symbolic_sum,
-};
+use crate::symbolic::{Constraint, Env, EvalError, Name, Num, Rational, Sym};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
 use std::collections::{BTreeMap, HashMap};
-use std::time::Instant;
 
 /// Processor pairs beyond this many get no records.
 pub const MAX_PAIRS: i128 = 1 << 16;
@@ -552,21 +549,18 @@ impl Job<'_> {
         Some(true)
     }
 
-    fn sum(&self, constraints: Vec<Constraint>, vars: &[Name]) -> Option<Piecewise> {
-        let limit = self.options.time_limit.map(|d| Instant::now() + d);
-        let mut budget = Budget::new(self.options.max_pieces, self.options.max_steps, limit);
-        symbolic_sum(constraints, vars, Sym::one(), &mut budget).ok()
-    }
-
-    /// How many points `enumerate` would visit, when their counts are symbolic.
+    /// How many points `enumerate` would visit, when they can be counted.
     fn points(&self, prepared: &[Prepared], pc: &[Name], ex: &[i128]) -> Option<f64> {
+        let ep = ex.iter().product::<i128>();
         let mut total = 0.0;
         for t in prepared {
-            let count = self.sum(t.rest.clone(), &t.vars)?;
-            for p in 1..=ex.iter().product::<i128>() {
-                let pv = Arrangement::coordinates(ex, p);
-                let at = |n: &str| pc.iter().position(|c| &**c == n).map(|k| pv[k] + 1);
-                total += count.eval(&at).ok()?.to_f64();
+            let mut count = Counter::new(t.rest.clone(), &t.vars, pc, ep as usize, self.options);
+            for p in 1..=ep {
+                let at: Vec<i128> = Arrangement::coordinates(ex, p)
+                    .iter()
+                    .map(|c| c + 1)
+                    .collect();
+                total += count.at(&at)?;
             }
         }
         Some(total)
