@@ -15,6 +15,7 @@
 //! iterations form a box (triangular nests use their mean trip counts).
 
 use super::nest::Class;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap};
 
 /// Column-offset pairs examined before the count switches to an estimate that ignores
@@ -76,72 +77,80 @@ pub fn distinct_lines(class: &Class, window: &Window) -> f64 {
         col_unit.push(unit);
         unit = unit.saturating_mul(class.extents[d].unwrap_or(0));
     }
-    let mut values: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); dims.saturating_sub(1)];
+    let mut lists: Vec<Vec<i64>> = Vec::with_capacity(dims.saturating_sub(1));
     let mut columns: u64 = 1;
     for d in 1..dims {
-        let set = &mut values[d - 1];
-        for ap in &aps {
-            let p = ap[d];
-            if set.len() as u64 > COLUMN_BUDGET {
-                break;
-            }
-            for t in 0..p.count.min(COLUMN_BUDGET as i64 + 1) {
-                set.insert(p.start + p.stride * t);
-            }
-        }
-        columns = columns.saturating_mul(set.len() as u64);
+        let ps: Vec<Progression> = aps.iter().map(|ap| ap[d]).collect();
+        let list = positions(&ps);
+        columns = columns.saturating_mul(list.len() as u64);
+        lists.push(list);
     }
     if columns.saturating_mul(offsets.len() as u64) > COLUMN_BUDGET {
         return estimate_without_overlap(&aps, column_bytes, e, line);
     }
-    // Lines per (covering offsets, alignment) pair, counted once; columns are visited
-    // in memory order, so a line shared by the end of one column and the start of the
-    // next is counted once.
-    let mut memo: HashMap<(u64, i64), Span> = HashMap::new();
-    let mut total: i64 = 0;
-    let mut previous_last: Option<i64> = None;
+    let mut walk = Walk {
+        aps: &aps,
+        column_bytes,
+        e,
+        line,
+        memo: FxHashMap::default(),
+        total: 0,
+        previous_last: None,
+    };
+    // Dimension 2 (the fastest-varying column index) in runs over which the covering
+    // offsets do not change, once for each choice of the dimensions 3..D (an odometer
+    // in memory order).
+    let first_dim: &[i64] = lists.first().map_or(&[0], Vec::as_slice);
+    let breaks = uniform(
+        &aps.iter()
+            .filter_map(|ap| ap.get(1).copied())
+            .collect::<Vec<_>>(),
+    )
+    .then(|| breakpoints(&aps));
     let mut tuple = vec![0i64; dims.saturating_sub(1)];
-    let lists: Vec<Vec<i64>> = values.iter().map(|s| s.iter().copied().collect()).collect();
     let mut index = vec![0usize; lists.len()];
     loop {
-        for (d, list) in lists.iter().enumerate() {
+        for (d, list) in lists.iter().enumerate().skip(1) {
             tuple[d] = list[index[d]];
         }
-        let mut mask = 0u64;
-        for (k, ap) in aps.iter().enumerate() {
-            if (1..dims).all(|d| ap[d].contains(tuple[d - 1])) {
-                mask |= 1 << k;
+        let outer: i64 = tuple
+            .iter()
+            .zip(&col_unit)
+            .skip(1)
+            .map(|(x, u)| x.saturating_mul(*u))
+            .fold(0, i64::saturating_add);
+        let mut k = 0;
+        while k < first_dim.len() {
+            let v = first_dim[k];
+            if let Some(t) = tuple.first_mut() {
+                *t = v;
             }
-        }
-        if mask != 0 {
-            let col: i64 = tuple
-                .iter()
-                .zip(&col_unit)
-                .map(|(x, u)| x.saturating_mul(*u))
-                .fold(0, i64::saturating_add);
-            let start = col.saturating_mul(column_bytes);
-            let phase = start.rem_euclid(line);
-            let span = *memo.entry((mask, phase)).or_insert_with(|| {
-                let firsts: Vec<Progression> = aps
-                    .iter()
-                    .enumerate()
-                    .filter(|(k, _)| mask & (1 << k) != 0)
-                    .map(|(_, ap)| ap[0])
-                    .collect();
-                column_lines(&firsts, phase, e, line)
-            });
-            let base = start.div_euclid(line);
-            total += span.lines;
-            if previous_last == Some(base + span.first) {
-                total -= 1;
+            let mask = walk.mask(&tuple);
+            // The run: the following positions before the next break, one stride apart.
+            let end = match &breaks {
+                Some((stride, points)) => {
+                    let next = points.partition_point(|&b| b <= v);
+                    let limit = points.get(next).copied().unwrap_or(i64::MAX);
+                    let end = k + first_dim[k..].partition_point(|&x| x < limit);
+                    let mut run = k + 1;
+                    while run < end && first_dim[run] - first_dim[run - 1] == *stride {
+                        run += 1;
+                    }
+                    run
+                }
+                None => k + 1,
+            };
+            let stride = breaks.as_ref().map_or(1, |(s, _)| *s);
+            if mask != 0 {
+                walk.run(v.saturating_add(outer), stride, (end - k) as i64, mask);
             }
-            previous_last = Some(base + span.last);
+            k = end;
         }
-        // Next tuple (odometer, dimension 2 fastest: memory order).
-        let mut d = 0;
+        // Next choice of dimensions 3..D.
+        let mut d = 1;
         loop {
-            if d == lists.len() {
-                return total as f64;
+            if d >= lists.len() {
+                return walk.total as f64;
             }
             index[d] += 1;
             if index[d] < lists[d].len() {
@@ -149,6 +158,139 @@ pub fn distinct_lines(class: &Class, window: &Window) -> f64 {
             }
             index[d] = 0;
             d += 1;
+        }
+    }
+}
+
+/// The sorted distinct positions of progressions (merged as intervals when they share
+/// a stride and a residue, else one by one; at most [`COLUMN_BUDGET`] + 1 of them).
+fn positions(ps: &[Progression]) -> Vec<i64> {
+    let cap = COLUMN_BUDGET as i64 + 1;
+    if uniform(ps) {
+        let mut sorted = ps.to_vec();
+        sorted.sort_unstable();
+        let mut out: Vec<i64> = Vec::new();
+        for p in sorted {
+            let from = match out.last() {
+                Some(&x) if x >= p.start => (x - p.start) / p.stride + 1,
+                _ => 0,
+            };
+            for t in from..p.count {
+                if out.len() as i64 >= cap {
+                    return out;
+                }
+                out.push(p.start + p.stride * t);
+            }
+        }
+        return out;
+    }
+    let mut set = BTreeSet::new();
+    for p in ps {
+        if set.len() as i64 > COLUMN_BUDGET as i64 {
+            break;
+        }
+        for t in 0..p.count.min(cap) {
+            set.insert(p.start + p.stride * t);
+        }
+    }
+    set.into_iter().collect()
+}
+
+/// Whether the progressions share one stride and one residue modulo it.
+fn uniform(ps: &[Progression]) -> bool {
+    ps.first().is_some_and(|f| {
+        ps.iter()
+            .all(|p| p.stride == f.stride && (p.start - f.start).rem_euclid(f.stride) == 0)
+    })
+}
+
+/// The shared stride of dimension 2's progressions and the positions where an offset's
+/// columns begin or end (where the covering offsets may change).
+fn breakpoints(aps: &[Vec<Progression>]) -> (i64, Vec<i64>) {
+    let stride = aps[0][1].stride;
+    let mut points: Vec<i64> = aps
+        .iter()
+        .flat_map(|ap| [ap[1].start, ap[1].last().saturating_add(stride)])
+        .collect();
+    points.sort_unstable();
+    points.dedup();
+    (stride, points)
+}
+
+/// The columns of a class visited in memory order: lines per (covering offsets,
+/// alignment) pair counted once, a line shared by the end of one column and the start
+/// of the next counted once.
+struct Walk<'a> {
+    /// Progression of each dimension for each offset vector.
+    aps: &'a [Vec<Progression>],
+    column_bytes: i64,
+    e: i64,
+    line: i64,
+    memo: FxHashMap<(u64, i64), Span>,
+    total: i64,
+    previous_last: Option<i64>,
+}
+
+impl Walk<'_> {
+    /// The offsets whose columns include the one at `tuple` (dimensions 2..D), as bits.
+    fn mask(&self, tuple: &[i64]) -> u64 {
+        let mut mask = 0u64;
+        for (k, ap) in self.aps.iter().enumerate() {
+            if ap[1..].iter().zip(tuple).all(|(p, x)| p.contains(*x)) {
+                mask |= 1 << k;
+            }
+        }
+        mask
+    }
+
+    /// The lines of the column with index `col` covered by the offsets `mask`, and the
+    /// last line it touches (absolute).
+    fn column(&mut self, col: i64, mask: u64) -> i64 {
+        let start = col.saturating_mul(self.column_bytes);
+        let phase = start.rem_euclid(self.line);
+        let (aps, e, line) = (self.aps, self.e, self.line);
+        let span = *self.memo.entry((mask, phase)).or_insert_with(|| {
+            let firsts: Vec<Progression> = aps
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| mask & (1 << k) != 0)
+                .map(|(_, ap)| ap[0])
+                .collect();
+            column_lines(&firsts, phase, e, line)
+        });
+        let base = start.div_euclid(self.line);
+        let mut lines = span.lines;
+        if self.previous_last == Some(base + span.first) {
+            lines -= 1;
+        }
+        self.previous_last = Some(base + span.last);
+        lines
+    }
+
+    /// Adds `count` columns `col`, `col + step`, ... covered by `mask`. A column's
+    /// lines depend on its alignment within a line, and the line it may share with the
+    /// previous one on the two alignments, so from the second column on the
+    /// contributions repeat with the period T of the alignments (T·step·column bytes a
+    /// multiple of the line): T + 1 columns are visited, the rest are whole periods.
+    fn run(&mut self, col: i64, step: i64, count: i64, mask: u64) {
+        let step_bytes = step.saturating_mul(self.column_bytes);
+        let period = self.line / gcd(step_bytes.rem_euclid(self.line), self.line).max(1);
+        let visited = count.min(period + 1);
+        let mut seen: Vec<i64> = Vec::with_capacity(visited as usize);
+        for k in 0..visited {
+            let lines = self.column(col.saturating_add(k.saturating_mul(step)), mask);
+            self.total += lines;
+            seen.push(lines);
+        }
+        let left = count - visited;
+        if left > 0 {
+            let per_period: i64 = seen[1..].iter().sum();
+            let part: i64 = seen[1..=(left % period) as usize].iter().sum();
+            self.total += (left / period) * per_period + part;
+            let last = col.saturating_add((count - 1).saturating_mul(step));
+            let start = last.saturating_mul(self.column_bytes);
+            let span = self.memo[&(mask, start.rem_euclid(self.line))];
+            self.previous_last = Some(start.div_euclid(self.line) + span.last);
         }
     }
 }
@@ -309,5 +451,97 @@ fn irregular_lines(class: &Class, window: &Window) -> f64 {
     match array_lines {
         Some(l) => accesses.min(l.max(1.0)),
         None => accesses,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A box nest over a 2-D or 3-D array: loop k runs through dimension k (stride
+    /// `steps[k]`, dimension 2's up to 3), a few offset vectors, every subscript inside
+    /// its extent, extents of any size so that columns take every alignment within a
+    /// line and runs of columns span several alignment periods.
+    fn class_and_window() -> impl Strategy<Value = (Class, Vec<i64>, Vec<i64>, Vec<i64>)> {
+        (2usize..4, 1i64..4, prop::sample::select(vec![4u64, 8]))
+            .prop_flat_map(|(dims, step2, elem)| {
+                (
+                    prop::collection::vec(0i64..40, dims),
+                    prop::collection::vec(1i64..40, dims),
+                    prop::collection::btree_set(prop::collection::vec(-3i64..4, dims), 1..5),
+                    Just((dims, step2, elem)),
+                )
+            })
+            .prop_map(|(spare, counts, offsets, (dims, step2, elem))| {
+                let steps: Vec<i64> = (0..dims).map(|d| if d == 1 { step2 } else { 1 }).collect();
+                // First iteration at 5 (offsets from -3), lower bounds 1: the last subscript
+                // is 4 + steps·(counts - 1) + 3 past the lower bound.
+                let extents: Vec<i64> = (0..dims)
+                    .map(|d| 8 + steps[d] * (counts[d] - 1) + spare[d])
+                    .collect();
+                let class = Class {
+                    array: "a".into(),
+                    elem,
+                    extents: extents.iter().map(|&x| Some(x)).collect(),
+                    lowers: vec![1; dims],
+                    path: (0..dims).collect(),
+                    coefficients: (0..dims).map(|d| vec![(d, 1)]).collect(),
+                    offsets,
+                    irregular: false,
+                    read: true,
+                    written: false,
+                    refs: Vec::new(),
+                    stmts: BTreeSet::new(),
+                };
+                (class, counts, vec![5; dims], steps)
+            })
+    }
+
+    /// Every line the accesses touch, from their byte addresses.
+    fn brute_force(
+        class: &Class,
+        counts: &[i64],
+        first: &[i64],
+        steps: &[i64],
+        line: i64,
+    ) -> usize {
+        let e = class.elem as i64;
+        let mut lines = BTreeSet::new();
+        let dims = counts.len();
+        let mut it = vec![0i64; dims];
+        loop {
+            for o in &class.offsets {
+                let mut address = 0i64;
+                for d in (0..dims).rev() {
+                    let x = first[d] + steps[d] * it[d] + o[d] - class.lowers[d];
+                    address = address * class.extents[d].unwrap() + x;
+                }
+                lines.insert((address * e).div_euclid(line));
+            }
+            let mut d = 0;
+            loop {
+                if d == dims {
+                    return lines.len();
+                }
+                it[d] += 1;
+                if it[d] < counts[d] {
+                    break;
+                }
+                it[d] = 0;
+                d += 1;
+            }
+        }
+    }
+
+    proptest! {
+        /// Columns summed by runs and alignment periods give the lines of the address
+        /// trace itself.
+        #[test]
+        fn distinct_lines_equal_the_address_trace((class, counts, first, steps) in class_and_window()) {
+            let window = Window { counts: &counts, first: &first, step: &steps, line_bytes: 64 };
+            let engine = distinct_lines(&class, &window);
+            prop_assert_eq!(engine as usize, brute_force(&class, &counts, &first, &steps, 64));
+        }
     }
 }
