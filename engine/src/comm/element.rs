@@ -79,8 +79,9 @@ mod tests {
         let mut element = Element::new(&subs, &keep, &env).expect("valued");
         // The enumeration's order: j outermost.
         let names: Vec<Name> = vec!["j".into(), "i".into()];
-        for (x, y) in [(1, 1), (5, 7), (-3, 40)] {
+        for (x, y) in [(1i64, 1i64), (5, 7), (-3, 40)] {
             let values = [y, x];
+            let (x, y) = (i128::from(x), i128::from(y));
             let point = Point {
                 names: &names,
                 values: &values,

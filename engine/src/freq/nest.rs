@@ -38,14 +38,14 @@ enum Value {
 #[derive(Clone, Copy)]
 pub struct Point<'a> {
     pub names: &'a [Name],
-    pub values: &'a [i128],
+    pub values: &'a [i64],
 }
 
 impl Point<'_> {
     /// The value of `name` at the point.
     pub fn get(&self, name: &str) -> Option<i128> {
         let k = self.names.iter().position(|n| &**n == name)?;
-        self.values.get(k).copied()
+        self.values.get(k).map(|v| i128::from(*v))
     }
 }
 
@@ -132,13 +132,15 @@ impl Nest {
 
     /// The slots' values before the first level: the parameters' (`None` when some
     /// are missing).
-    fn start(&self, params: &[i128]) -> Option<Vec<i128>> {
+    fn start(&self, params: &[i128]) -> Option<Vec<i64>> {
         let mut values = Vec::with_capacity(self.names.len());
-        values.extend_from_slice(params.get(..self.params)?);
+        for p in params.get(..self.params)? {
+            values.push(i64::try_from(*p).ok()?);
+        }
         Some(values)
     }
 
-    fn count_from(&self, k: usize, values: &mut Vec<i128>, left: &mut u64) -> Option<i128> {
+    fn count_from(&self, k: usize, values: &mut Vec<i64>, left: &mut u64) -> Option<i128> {
         let Some(level) = self.levels.get(k) else {
             return Some(1);
         };
@@ -157,7 +159,7 @@ impl Nest {
                 values.pop();
                 rest?
             };
-            return (hi - lo + 1).checked_mul(rest);
+            return (i128::from(hi) - i128::from(lo) + 1).checked_mul(rest);
         }
         let mut total = 0i128;
         for x in lo..=hi {
@@ -175,7 +177,7 @@ impl Nest {
         &self,
         k: usize,
         depth: usize,
-        values: &mut Vec<i128>,
+        values: &mut Vec<i64>,
         left: &mut u64,
         f: &mut dyn FnMut(Point),
     ) -> Option<()> {
@@ -203,7 +205,7 @@ impl Nest {
     }
 
     /// Whether `checks` hold at `values` (a check without a value fails).
-    fn holds(&self, checks: &[(Value, Rel)], values: &[i128]) -> bool {
+    fn holds(&self, checks: &[(Value, Rel)], values: &[i64]) -> bool {
         checks.iter().all(|(e, rel)| {
             self.eval(e, values).is_some_and(|(n, _)| match rel {
                 Rel::Ge => n >= 0,
@@ -214,13 +216,13 @@ impl Nest {
     }
 
     /// The value at `values` as (numerator, denominator > 0).
-    fn eval(&self, e: &Value, values: &[i128]) -> Option<(i128, i128)> {
+    fn eval(&self, e: &Value, values: &[i64]) -> Option<(i128, i128)> {
         match e {
             Value::Compiled(c) => c.eval(values),
             Value::Symbolic(s) => {
                 let env = |n: &str| {
                     let k = self.names.iter().position(|k| &**k == n)?;
-                    values.get(k).copied()
+                    values.get(k).map(|v| i128::from(*v))
                 };
                 match s.eval(&env).ok()? {
                     Num::Exact(r) => Some((r.num(), r.den())),
@@ -231,28 +233,13 @@ impl Nest {
     }
 
     /// The integer range `[lo, hi]` the level's bounds allow at `values`.
-    fn range(&self, level: &Level, values: &[i128]) -> Option<(i128, i128)> {
-        let (mut lo, mut hi): (Option<i128>, Option<i128>) = (None, None);
+    fn range(&self, level: &Level, values: &[i64]) -> Option<(i64, i64)> {
+        let (mut lo, mut hi): (Option<i64>, Option<i64>) = (None, None);
         for (c0, c1, rel) in &level.bounds {
-            // c1·v + c0 (rel) 0 with c1 = a/b, c0 = n/d: a·d·v (rel) -n·b.
             let (n, d) = self.eval(c0, values)?;
-            let (a, b) = (c1.num(), c1.den());
-            let (mut num, mut den) = (n.checked_mul(b)?.checked_neg()?, a.checked_mul(d)?);
-            let up = den > 0;
-            if !up {
-                (num, den) = (num.checked_neg()?, den.checked_neg()?);
-            }
-            // v (rel') num/den, den > 0.
-            let floor = num.div_euclid(den);
-            let exact = num.rem_euclid(den) == 0;
-            let ceil = if exact { floor } else { floor + 1 };
-            let (l, h) = match (rel, up) {
-                (Rel::Eq, _) if exact => (Some(floor), Some(floor)),
-                (Rel::Eq, _) => return Some((1, 0)),
-                (Rel::Ge, true) => (Some(ceil), None),
-                (Rel::Ge, false) => (None, Some(floor)),
-                (Rel::Gt, true) => (Some(floor + 1), None),
-                (Rel::Gt, false) => (None, Some(ceil - 1)),
+            let (l, h) = match solve(n, d, c1.num(), c1.den(), *rel)? {
+                Solved::Range(l, h) => (l, h),
+                Solved::Empty => return Some((1, 0)),
             };
             if let Some(l) = l {
                 lo = Some(lo.map_or(l, |x| x.max(l)));
@@ -262,6 +249,53 @@ impl Nest {
             }
         }
         Some((lo?, hi?))
+    }
+}
+
+/// What one bound allows of a level's variable: a lower and/or an upper end, or no
+/// value.
+enum Solved {
+    Range(Option<i64>, Option<i64>),
+    Empty,
+}
+
+/// The values of v with `(a/b)·v + n/d (rel) 0` (b, d > 0), i.e. `a·d·v (rel) -n·b`:
+/// in i64 when the four fit, else in i128 (`None` when an end does not fit i64).
+fn solve(n: i128, d: i128, a: i128, b: i128, rel: Rel) -> Option<Solved> {
+    macro_rules! solve_in {
+        ($t:ty, $n:expr, $d:expr, $a:expr, $b:expr) => {{
+            let (n, d, a, b): ($t, $t, $t, $t) = ($n, $d, $a, $b);
+            let (mut num, mut den) = (n.checked_mul(b)?.checked_neg()?, a.checked_mul(d)?);
+            let up = den > 0;
+            if !up {
+                (num, den) = (num.checked_neg()?, den.checked_neg()?);
+            }
+            // v (rel') num/den, den > 0.
+            let floor = num.div_euclid(den);
+            let exact = num.rem_euclid(den) == 0;
+            let ceil = if exact { floor } else { floor.checked_add(1)? };
+            let end = |x: $t| i64::try_from(x).ok();
+            Some(match (rel, up) {
+                (Rel::Eq, _) if exact => Solved::Range(Some(end(floor)?), Some(end(floor)?)),
+                (Rel::Eq, _) => Solved::Empty,
+                (Rel::Ge, true) => Solved::Range(Some(end(ceil)?), None),
+                (Rel::Ge, false) => Solved::Range(None, Some(end(floor)?)),
+                (Rel::Gt, true) => Solved::Range(Some(end(floor.checked_add(1)?)?), None),
+                (Rel::Gt, false) => Solved::Range(None, Some(end(ceil.checked_sub(1)?)?)),
+            })
+        }};
+    }
+    match (
+        i64::try_from(n),
+        i64::try_from(d),
+        i64::try_from(a),
+        i64::try_from(b),
+    ) {
+        (Ok(n), Ok(d), Ok(a), Ok(b)) => {
+            let fast: Option<Solved> = (|| solve_in!(i64, n, d, a, b))();
+            fast.or_else(|| solve_in!(i128, n.into(), d.into(), a.into(), b.into()))
+        }
+        _ => solve_in!(i128, n, d, a, b),
     }
 }
 

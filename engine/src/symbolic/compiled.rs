@@ -2,9 +2,11 @@
 //! integer numerators nₖ, one common denominator D > 0 and monomials mₖ of integer-
 //! valued nodes (variables read from a slice of values by position, ⌊·⌋, MOD, integer
 //! division, MIN/MAX of integer-valued arguments) to non-negative powers. Evaluating
-//! one costs a few checked i128 operations instead of the rational arithmetic and name
-//! look-ups of [`Sym::eval`]; it gives the same value (or none where `eval` has none
-//! or an intermediate overflows).
+//! one costs a few checked machine-word operations instead of the rational arithmetic
+//! and name look-ups of [`Sym::eval`]: in i64 first, in i128 when an intermediate
+//! overflows i64 (i128 multiplication and division are several times slower, and
+//! counting a nest evaluates its bounds at every point). It gives the same value (or
+//! none where `eval` has none or an intermediate overflows i128).
 
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
@@ -53,30 +55,96 @@ impl Compiled {
     }
 
     /// The value at `values` as (numerator, denominator > 0), not reduced.
-    pub fn eval(&self, values: &[i128]) -> Option<(i128, i128)> {
-        let mut sum = 0i128;
-        for (n, factors) in &self.terms {
-            let mut v = *n;
-            for (node, e) in factors {
-                v = v.checked_mul(node.eval(values)?.checked_pow(*e)?)?;
-            }
-            sum = sum.checked_add(v)?;
+    pub fn eval(&self, values: &[i64]) -> Option<(i128, i128)> {
+        match self.eval_in::<i64>(values) {
+            Some((n, d)) => Some((n.into(), d.into())),
+            None => self.eval_in::<i128>(values),
         }
-        Some((sum, self.den))
     }
 
     /// The value when it is an integer (`None` otherwise or on overflow).
-    pub fn eval_int(&self, values: &[i128]) -> Option<i128> {
+    pub fn eval_int(&self, values: &[i64]) -> Option<i128> {
         let (n, d) = self.eval(values)?;
         (n % d == 0).then(|| n / d)
     }
 
     /// The value as an exact rational.
-    pub fn eval_rational(&self, values: &[i128]) -> Option<Rational> {
+    pub fn eval_rational(&self, values: &[i64]) -> Option<Rational> {
         let (n, d) = self.eval(values)?;
         Rational::new(n, d)
     }
+
+    /// [`Compiled::eval`] in the integer type `T` (`None` on overflow of `T`).
+    fn eval_in<T: Word>(&self, values: &[i64]) -> Option<(T, T)> {
+        let mut sum = T::ZERO;
+        for (n, factors) in &self.terms {
+            let mut v = T::narrow(*n)?;
+            for (node, e) in factors {
+                v = v.mul(node.eval_in::<T>(values)?.pow(*e)?)?;
+            }
+            sum = sum.add(v)?;
+        }
+        Some((sum, T::narrow(self.den)?))
+    }
 }
+
+/// The checked integer arithmetic [`Compiled`] evaluates in (i64, then i128).
+trait Word: Copy + Ord {
+    const ZERO: Self;
+    fn narrow(x: i128) -> Option<Self>;
+    fn widen(x: i64) -> Self;
+    fn add(self, o: Self) -> Option<Self>;
+    fn mul(self, o: Self) -> Option<Self>;
+    fn pow(self, e: u32) -> Option<Self>;
+    /// Floor division (the divisor positive).
+    fn floor_div(self, d: Self) -> Option<Self>;
+    /// Fortran's MOD and integer division: truncating toward zero.
+    fn trunc_rem(self, d: Self) -> Option<Self>;
+    fn trunc_div(self, d: Self) -> Option<Self>;
+    fn is_multiple_of_den(self, d: Self) -> bool;
+    fn exact_div(self, d: Self) -> Self;
+}
+
+macro_rules! word {
+    ($t:ty) => {
+        impl Word for $t {
+            const ZERO: Self = 0;
+            fn narrow(x: i128) -> Option<Self> {
+                <$t>::try_from(x).ok()
+            }
+            fn widen(x: i64) -> Self {
+                x.into()
+            }
+            fn add(self, o: Self) -> Option<Self> {
+                self.checked_add(o)
+            }
+            fn mul(self, o: Self) -> Option<Self> {
+                self.checked_mul(o)
+            }
+            fn pow(self, e: u32) -> Option<Self> {
+                self.checked_pow(e)
+            }
+            fn floor_div(self, d: Self) -> Option<Self> {
+                self.checked_div_euclid(d)
+            }
+            fn trunc_rem(self, d: Self) -> Option<Self> {
+                self.checked_rem(d)
+            }
+            fn trunc_div(self, d: Self) -> Option<Self> {
+                self.checked_div(d)
+            }
+            fn is_multiple_of_den(self, d: Self) -> bool {
+                self % d == 0
+            }
+            fn exact_div(self, d: Self) -> Self {
+                self / d
+            }
+        }
+    };
+}
+
+word!(i64);
+word!(i128);
 
 impl Node {
     fn new(a: &Atom, slot: &dyn Fn(&str) -> Option<usize>) -> Option<Node> {
@@ -97,28 +165,37 @@ impl Node {
         })
     }
 
-    /// The node's (integer) value: Fortran MOD and integer division truncate toward
-    /// zero, as [`Sym::eval`] does.
-    fn eval(&self, values: &[i128]) -> Option<i128> {
+    /// The node's (integer) value in `T`: Fortran MOD and integer division truncate
+    /// toward zero, as [`Sym::eval`] does.
+    fn eval_in<T: Word>(&self, values: &[i64]) -> Option<T> {
+        let int = |c: &Compiled| {
+            let (n, d) = c.eval_in::<T>(values)?;
+            n.is_multiple_of_den(d).then(|| n.exact_div(d))
+        };
         match self {
-            Node::Slot(k) => values.get(*k).copied(),
+            Node::Slot(k) => values.get(*k).map(|v| T::widen(*v)),
             Node::Floor(x) => {
-                let (n, d) = x.eval(values)?;
-                Some(n.div_euclid(d))
+                let (n, d) = x.eval_in::<T>(values)?;
+                n.floor_div(d)
             }
-            Node::Min(args) => args.iter().map(|a| a.eval_int(values)).min()?,
-            Node::Max(args) => args.iter().map(|a| a.eval_int(values)).max()?,
-            Node::Mod(a, b) | Node::IDiv(a, b) => {
-                let (a, b) = (a.eval_int(values)?, b.eval_int(values)?);
-                if b == 0 {
-                    return None;
-                }
-                Some(if matches!(self, Node::Mod(..)) {
-                    a % b
-                } else {
-                    a / b
+            // Every argument must have a value (an overflow is no value, not a
+            // smaller one).
+            Node::Min(args) => args
+                .iter()
+                .try_fold(None, |m: Option<T>, a| {
+                    let v = int(a)?;
+                    Some(Some(m.map_or(v, |m| m.min(v))))
                 })
-            }
+                .flatten(),
+            Node::Max(args) => args
+                .iter()
+                .try_fold(None, |m: Option<T>, a| {
+                    let v = int(a)?;
+                    Some(Some(m.map_or(v, |m| m.max(v))))
+                })
+                .flatten(),
+            Node::Mod(a, b) => int(a)?.trunc_rem(int(b)?),
+            Node::IDiv(a, b) => int(a)?.trunc_div(int(b)?),
         }
     }
 }
@@ -179,10 +256,10 @@ mod tests {
     proptest! {
         /// Wherever the compiled form has a value it is `Sym::eval`'s exact value.
         #[test]
-        fn compiled_values_equal_symbolic_ones(e in expr(), i in -9i128..10, j in -9i128..10) {
+        fn compiled_values_equal_symbolic_ones(e in expr(), i in -9i64..10, j in -9i64..10) {
             let slot = |n: &str| match n { "i" => Some(0), "j" => Some(1), _ => None };
             let Some(c) = Compiled::new(&e, &slot) else { return Ok(()) };
-            let env = |n: &str| match n { "i" => Some(i), "j" => Some(j), _ => None };
+            let env = |n: &str| match n { "i" => Some(i.into()), "j" => Some(j.into()), _ => None };
             if let Some(v) = c.eval_rational(&[i, j]) {
                 prop_assert_eq!(e.eval(&env).ok(), Some(Num::Exact(v)));
             }
@@ -204,6 +281,22 @@ mod tests {
         let c = Compiled::new(&e, &|n| (n == "j").then_some(0)).expect("compiles");
         assert_eq!(c.eval_int(&[7]), Some(97));
         assert_eq!(c.eval_int(&[-3]), Some(102));
+    }
+
+    #[test]
+    fn past_i64_the_value_comes_from_i128() {
+        // max(i·j, 5) at i = j = 2^40: i·j overflows i64, not i128, and is no smaller
+        // value than 5 for overflowing.
+        let e = Sym::max(&[var("i").mul(&var("j")).unwrap(), Sym::int(5)]).unwrap();
+        let slot = |n: &str| match n {
+            "i" => Some(0),
+            "j" => Some(1),
+            _ => None,
+        };
+        let c = Compiled::new(&e, &slot).expect("compiles");
+        let big = 1i64 << 40;
+        assert_eq!(c.eval_int(&[big, big]), Some(1i128 << 80));
+        assert_eq!(c.eval_int(&[3, -4]), Some(5));
     }
 
     #[test]
