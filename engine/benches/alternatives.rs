@@ -2,7 +2,9 @@
 //! DISTRIBUTE directives of a synthetic ~500-line HPF program (five procedures and a
 //! driver, `n` bound to 1024), each a salsa variant of its unit (issue 9: < 100 ms).
 
-use costline_engine::alternatives::{candidates, distribute_directives, predict_layout, target_of};
+use costline_engine::alternatives::{
+    distribute_directives, others, predict_layout, price_share, target_of,
+};
 use costline_engine::db::{AnalysisHost, file_units, lower};
 use costline_engine::project::{Detail, Options};
 use costline_engine::synthetic::workspace_file;
@@ -28,11 +30,24 @@ fn warm(text: &str) -> AnalysisHost {
     host
 }
 
-/// Prices the first `count` alternatives over the file's DISTRIBUTEs; how many had a
-/// value.
+/// Prices the first `count` alternatives (other than the distributions as written) over
+/// the file's DISTRIBUTEs on all cores, as the code actions do; how many had a value.
 fn price(host: &AnalysisHost, count: usize) -> usize {
     let a = host.snapshot();
     let file = a.file_id(PATH).expect("in the workspace");
+    a.on_all_cores(&|db, k, n| {
+        let units = file_units(db, file).as_ref().expect("loads");
+        let mut left = count;
+        for &u in &units.units {
+            let directives = distribute_directives(&lower(db, u));
+            left -= price_share(db, u, &directives, left, (k, n));
+            if left == 0 {
+                return;
+            }
+        }
+    })
+    .expect("not cancelled");
+    // Now memoized: count the priced ones.
     a.with_db(|db| {
         let units = file_units(db, file).as_ref().expect("loads");
         let mut priced = 0;
@@ -43,12 +58,12 @@ fn price(host: &AnalysisHost, count: usize) -> usize {
                     continue;
                 };
                 let p = t.processors().unwrap_or(1);
-                for l in candidates(&t).iter().skip(1) {
+                for l in others(&t, p) {
                     if tried == count {
                         return priced;
                     }
                     tried += 1;
-                    priced += usize::from(predict_layout(db, u, &t, l, p).is_some());
+                    priced += usize::from(predict_layout(db, u, &t, &l, p).is_some());
                 }
             }
         }

@@ -119,6 +119,55 @@ pub fn predict_layout(
     predict(db, unit, Some(directives(&ir, target, layout, p)?))
 }
 
+/// The candidates of `target` on `p` processors other than the distribution as written,
+/// each shape once (two rules may give one grid for p: 4 × 4 both ways).
+pub fn others(target: &Target, p: i64) -> Vec<Layout> {
+    let shape = |l: &Layout| (l.formats.clone(), l.grid.extents(p));
+    let mut seen: Vec<_> = target.current.iter().map(shape).collect();
+    let mut out = Vec::new();
+    for layout in candidates(target) {
+        if !seen.contains(&shape(&layout)) {
+            seen.push(shape(&layout));
+            out.push(layout);
+        }
+    }
+    out
+}
+
+/// Prices share `k` of `n` (the k-th, (k + n)-th, ... in order) of the first `limit`
+/// alternatives ([`others`]) of the DISTRIBUTEs `directives` of `unit`, for
+/// [`alternatives`] to find memoized: run by every thread of
+/// [`crate::db::Analysis::on_all_cores`], the alternatives are priced on all cores
+/// (each is a variant of its own, independent of the others). Returns how many there
+/// were (at most `limit`).
+pub fn price_share(
+    db: &dyn salsa::Database,
+    unit: UnitText<'_>,
+    directives: &[usize],
+    limit: usize,
+    (k, n): (usize, usize),
+) -> usize {
+    let mut job = 0;
+    for &d in directives {
+        let Some(target) = target_of(db, unit, d) else {
+            continue;
+        };
+        let Some(p) = target.processors() else {
+            continue;
+        };
+        for layout in others(&target, p) {
+            if job == limit {
+                return job;
+            }
+            if job % n == k {
+                predict_layout(db, unit, &target, &layout, p);
+            }
+            job += 1;
+        }
+    }
+    job
+}
+
 /// Every alternative of the DISTRIBUTE at `directive` on the processors it is written
 /// for, under the bindings, fastest first; the one as written is priced on the unit
 /// itself (what the file predicts).
@@ -140,14 +189,7 @@ pub fn alternatives(
             current: true,
         });
     }
-    // Two rules may give one grid for p (4 × 4 both ways): priced once.
-    let shape = |l: &Layout| (l.formats.clone(), l.grid.extents(p));
-    let mut seen: Vec<_> = target.current.iter().map(shape).collect();
-    for layout in candidates(&target) {
-        if seen.contains(&shape(&layout)) {
-            continue;
-        }
-        seen.push(shape(&layout));
+    for layout in others(&target, p) {
         if let Some(prediction) = predict_layout(db, unit, &target, &layout, p) {
             out.push(Evaluated {
                 layout,

@@ -11,7 +11,9 @@ mod layout;
 mod rewrite;
 
 pub use candidates::{Target, candidates, distribute_directives, target};
-pub use evaluate::{Evaluated, Prediction, alternatives, predict, predict_layout, target_of};
+pub use evaluate::{
+    Evaluated, Prediction, alternatives, others, predict, predict_layout, price_share, target_of,
+};
 pub use explore::Explorer;
 pub use layout::{Fmt, Grid, Layout, near_square};
 pub use rewrite::directives;

@@ -186,6 +186,38 @@ impl Analysis {
         self.with_db(|db| Some(file_analysis(db, file, detail)))
     }
 
+    /// Runs `work(db, k, n)` for k = 0..n on n threads (one per core, at most 4), each
+    /// with a snapshot of its own, and waits for them: for memoizing many independent
+    /// queries at once, each thread taking share `k` of a job list every thread
+    /// enumerates alike; the caller then reads the results from its own snapshot. On a
+    /// single core `work` runs once here (k = 0, n = 1). Cancelled when a newer change
+    /// arrives.
+    pub fn on_all_cores(
+        &self,
+        work: &(dyn Fn(&Database, usize, usize) + Sync + std::panic::RefUnwindSafe),
+    ) -> Cancellable<()> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if threads < 2 {
+            return self.with_db(|db| work(db, 0, 1));
+        }
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|k| {
+                    let db = self.db.clone();
+                    scope.spawn(move || salsa::Cancelled::catch(|| work(&db, k, threads)))
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Cancellable<Vec<()>>>()
+                .map(|_| ())
+        })
+    }
+
     /// Runs `f` on the database, turning a cancellation into `Err`.
     pub fn with_db<T>(&self, f: impl FnOnce(&Database) -> T + UnwindSafe) -> Cancellable<T> {
         let db = &self.db;

@@ -8,7 +8,9 @@ use super::actions::CodeAction;
 use super::directive_edit::{keyword, paren_group, style};
 use super::label::seconds;
 use super::{UnitAt, overlaps, units_of};
-use crate::alternatives::{Evaluated, Explorer, Layout, Prediction, Target, alternatives};
+use crate::alternatives::{
+    Evaluated, Explorer, Layout, Prediction, Target, alternatives, price_share,
+};
 use crate::db::{Analysis, Cancellable, File, lower, unit_diagnostics};
 use crate::hpf::{DirectiveKind, Onto};
 use crate::ir::Unit;
@@ -76,6 +78,18 @@ pub(super) fn distribution_actions(
     file: File,
     range: Span,
 ) -> Cancellable<Vec<CodeAction>> {
+    // The alternatives of the directives asked about, priced on all cores first.
+    a.on_all_cores(&|db, k, n| {
+        let (_, units) = units_of(db, file);
+        for u in units.iter().filter(|u| overlaps(u.range(), range)) {
+            let ir = lower(db, u.unit);
+            let asked: Vec<usize> = asked(db, u, &ir, range)
+                .into_iter()
+                .filter(|&i| u.written_here(ir.directives[i].span))
+                .collect();
+            price_share(db, u.unit, &asked, usize::MAX, (k, n));
+        }
+    })?;
     // First what the snapshot knows (cheap, cancellable); the ranges after, each in a
     // private database of its own.
     let offers = a.with_db(|db| {

@@ -106,36 +106,14 @@ impl Analysis {
         Ok(out)
     }
 
-    /// Analyzes every unit of `file` on all cores (a snapshot per thread, units dealt
-    /// round-robin), so that a whole-file answer after a cold open does not analyze its
+    /// Analyzes every unit of `file` on all cores (units dealt round-robin), so that a whole-file answer after a cold open does not analyze its
     /// procedures one after the other. Memoized: a second call costs a lookup per unit.
     fn analyze_units(&self, file: File) -> Cancellable<()> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
-        if threads < 2 {
-            return Ok(());
-        }
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|k| {
-                    let db = self.db().clone();
-                    scope.spawn(move || {
-                        salsa::Cancelled::catch(|| {
-                            let Ok(f) = file_units(&db, file) else { return };
-                            for &unit in f.units.iter().skip(k).step_by(threads) {
-                                crate::db::unit_diagnostics(&db, unit);
-                            }
-                        })
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect::<Cancellable<Vec<()>>>()
-                .map(|_| ())
+        self.on_all_cores(&|db, k, threads| {
+            let Ok(f) = file_units(db, file) else { return };
+            for &unit in f.units.iter().skip(k).step_by(threads) {
+                crate::db::unit_diagnostics(db, unit);
+            }
         })
     }
 }
