@@ -60,7 +60,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         }
         Format::Text => crate::text::render(&report),
     };
-    print!("{out}");
+    crate::stdout::write(&out);
     if report.has_errors() {
         ExitCode::from(1)
     } else {

@@ -1,6 +1,7 @@
 //! `costline machines` and `--machine NAME|PATH`: finding machine models.
 
 use costline_engine::machine::{Catalog, Machine, MachineError, Source};
+use std::fmt::Write;
 use std::process::ExitCode;
 
 /// The catalog seen from the current directory.
@@ -22,6 +23,7 @@ pub fn resolve(spec: Option<&str>) -> Result<Machine, MachineError> {
 pub fn list() -> ExitCode {
     let catalog = catalog();
     let mut failed = false;
+    let mut listing = String::new();
     for e in &catalog.entries {
         let origin = match &e.source {
             Source::Shipped => "shipped".to_string(),
@@ -34,17 +36,18 @@ pub fn list() -> ExitCode {
                 } else {
                     ""
                 };
-                println!("{}{default}  [{origin}]", m.name);
-                println!("    {}", m.description);
-                println!("    provenance: {}", m.provenance);
+                let _ = writeln!(listing, "{}{default}  [{origin}]", m.name);
+                let _ = writeln!(listing, "    {}", m.description);
+                let _ = writeln!(listing, "    provenance: {}", m.provenance);
             }
             Err(err) => {
                 failed = true;
-                println!("{}  [{origin}]", e.name);
-                println!("    invalid: {err}");
+                let _ = writeln!(listing, "{}  [{origin}]", e.name);
+                let _ = writeln!(listing, "    invalid: {err}");
             }
         }
     }
+    crate::stdout::write(&listing);
     if failed {
         ExitCode::from(1)
     } else {

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod lsp;
 mod machines;
+mod stdout;
 mod text;
 mod train;
 

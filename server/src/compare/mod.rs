@@ -118,7 +118,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
     };
     let targets = targets(&files, &options);
     if targets.is_empty() {
-        println!("no DISTRIBUTE directive with formats: nothing to compare");
+        crate::stdout::write("no DISTRIBUTE directive with formats: nothing to compare\n");
         return ExitCode::SUCCESS;
     }
     let mut all = Vec::new();
@@ -136,13 +136,10 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         all.push(compared);
     }
     match args.format {
-        Format::Text => print!("{}", report::text(&all, &options.machine.name)),
+        Format::Text => crate::stdout::write(&report::text(&all, &options.machine.name)),
         Format::Json => {
             let doc = json::document(&all, &options.machine.name);
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&doc).expect("serializes")
-            );
+            crate::stdout::write(&(serde_json::to_string_pretty(&doc).expect("serializes") + "\n"));
         }
     }
     if let Some(out) = &args.svg {
@@ -152,7 +149,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
             return ExitCode::from(1);
         }
         if args.format == Format::Text {
-            println!("plot written to {out}");
+            crate::stdout::write(&format!("plot written to {out}\n"));
         }
     }
     ExitCode::SUCCESS
