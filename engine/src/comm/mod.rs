@@ -26,6 +26,7 @@ pub mod pattern;
 pub mod placement;
 pub mod records;
 pub mod reduction;
+pub mod remap;
 mod wrap;
 
 pub use cost::{CommMetrics, Network, Topology};
