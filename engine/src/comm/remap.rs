@@ -61,7 +61,11 @@ impl Remap {
     /// Whether the remapping leaves every element where it is (same mapping, or from
     /// a replicated array).
     pub fn is_identity(&self) -> bool {
-        self.from.is_none() || self.from == self.to
+        match (&self.from, &self.to) {
+            (None, _) => true,
+            (Some(a), Some(b)) => a.same_placement(b),
+            (Some(_), None) => false,
+        }
     }
 
     /// The elements moved per (sender, receiver) in one remapping, under `env`.
