@@ -255,9 +255,9 @@ impl Remap {
                 .owners(&index)
                 .ok_or_else(|| format!("element {index:?} of `{}` has no owner", self.array))?;
             let owners2 = match &v2 {
-                Some(v) => v.owners(&index).ok_or_else(|| {
-                    format!("element {index:?} of `{}` has no owner", self.array)
-                })?,
+                Some(v) => v
+                    .owners(&index)
+                    .ok_or_else(|| format!("element {index:?} of `{}` has no owner", self.array))?,
                 None => everyone.iter().copied().collect(),
             };
             if let Some(&sender) = owners1.first() {

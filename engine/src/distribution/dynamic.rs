@@ -19,8 +19,8 @@
 //! the first branch's mapping continues. GO TO jumps are not followed: the mapping of
 //! a jump's target is the one the statements before it in the text leave.
 
-use super::{Mapping, TemplateIndex};
 use super::resolve::{Resolver, UnitMappings};
+use super::{Mapping, TemplateIndex};
 use crate::comm::remap::Remap;
 use crate::diagnostics::Diagnostic;
 use crate::hpf::{Directive, DirectiveKind, FormatClause};
@@ -473,10 +473,7 @@ fn same(a: &Option<Mapping>, b: &Option<Mapping>) -> bool {
 
 /// Whether two states place every array and template alike.
 fn same_state(a: &State, b: &State) -> bool {
-    a.len() == b.len()
-        && a
-            .iter()
-            .all(|(k, m)| b.get(k).is_some_and(|n| same(m, n)))
+    a.len() == b.len() && a.iter().all(|(k, m)| b.get(k).is_some_and(|n| same(m, n)))
 }
 
 /// A mapping as it reads in a message: `a(BLOCK, *) onto pr`.
@@ -498,3 +495,5 @@ fn describe(m: &Option<Mapping>) -> String {
     format!("{}({}) onto {}", d.target, formats.join(", "), d.onto.name)
 }
 
+#[cfg(test)]
+mod tests;

@@ -101,7 +101,11 @@ fn brute(from: &Spec, to: &Spec, n: i64, m: i64, grid: &[i64]) -> Moved {
 fn directives(name: &str, spec: &Spec) -> String {
     match spec {
         Spec::Direct([f1, f2]) => {
-            format!("!HPF$ DISTRIBUTE {name}({}, {}) ONTO g\n", f1.text(), f2.text())
+            format!(
+                "!HPF$ DISTRIBUTE {name}({}, {}) ONTO g\n",
+                f1.text(),
+                f2.text()
+            )
         }
         Spec::RowsReplicated([f1, f2]) => format!(
             "!HPF$ TEMPLATE t_{name}(n, m)\n!HPF$ DISTRIBUTE t_{name}({}, {}) ONTO g\n\
@@ -135,7 +139,10 @@ fn engine(from: &Spec, to: &Spec, n: i64, m: i64, grid: &[i64]) -> Result<Moved,
     let maps = mappings(from, to, n, m, grid);
     let remap = Remap {
         array: "a".into(),
-        shape: vec![(Sym::one(), Sym::int(n.into())), (Sym::one(), Sym::int(m.into()))],
+        shape: vec![
+            (Sym::one(), Sym::int(n.into())),
+            (Sym::one(), Sym::int(m.into())),
+        ],
         from: maps.arrays.get("a").cloned(),
         to: maps.arrays.get("b").cloned(),
     };
@@ -179,10 +186,7 @@ impl Choices {
                 grid[1]
             };
             let f2 = self.format(m, p2);
-            let distributed = [f1, f2]
-                .iter()
-                .filter(|f| !matches!(f, F::Star))
-                .count();
+            let distributed = [f1, f2].iter().filter(|f| !matches!(f, F::Star)).count();
             if distributed == grid.len() {
                 // Block sizes were drawn for the grid dimension each lands on.
                 let fix = |f: F, extent: i64, p: i64| match f {
@@ -256,7 +260,12 @@ fn a_transposing_redistribution_is_all_to_all() {
         to: maps.arrays.get("b").cloned(),
     };
     let records = remap
-        .records(4, 10.0, &|v| (v == "n" || v == "m").then_some(8), &FreqOptions::default())
+        .records(
+            4,
+            10.0,
+            &|v| (v == "n" || v == "m").then_some(8),
+            &FreqOptions::default(),
+        )
         .unwrap();
     assert_eq!(records.len(), 12);
     assert!(
@@ -300,7 +309,10 @@ fn unknown_extents_are_named() {
         to: maps.arrays.get("b").cloned(),
     };
     let err = remap
-        .moved(&|v| (v == "n" || v == "m").then_some(8), &FreqOptions::default())
+        .moved(
+            &|v| (v == "n" || v == "m").then_some(8),
+            &FreqOptions::default(),
+        )
         .unwrap_err();
     assert!(err.contains("`p`"), "{err}");
 }
