@@ -371,7 +371,8 @@ pub struct StatementReport {
     /// Number of enclosing loops (the P^3T+ nesting level).
     pub depth: usize,
     /// `assign`, `call`, `if`, `select`, `goto`, `exit`, `cycle`, `return`, `stop`,
-    /// `continue`, or what an opaque statement is (`write`, `allocate`, ...).
+    /// `continue`, `redistribute`, `realign`, or what an opaque statement is (`write`,
+    /// `allocate`, ...).
     pub kind: String,
     /// The statement as lowered (after normalization), for reading.
     pub text: String,
@@ -691,8 +692,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 line,
                 column,
                 depth,
-                kind: statement_kind(kind),
-                text: statement_text(kind),
+                kind: statement_kind(unit, kind),
+                text: statement_text(unit, kind),
                 refs: statement_refs(kind),
                 comm: comm_records(u.comm.of(s.id)),
                 comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
@@ -919,8 +920,12 @@ fn array_report(unit: &Unit, s: &Symbol) -> ArrayReport {
     }
 }
 
-fn statement_kind(kind: &StmtKind) -> String {
+fn statement_kind(unit: &Unit, kind: &StmtKind) -> String {
     match kind {
+        StmtKind::Remap { directive } => match unit.directives.get(*directive).map(|d| &d.kind) {
+            Some(crate::hpf::DirectiveKind::Realign(_)) => "realign",
+            _ => "redistribute",
+        },
         StmtKind::Assign { .. } => "assign",
         StmtKind::Loop(_) => "loop",
         StmtKind::If(_) => "if",
@@ -990,8 +995,12 @@ fn ref_report(r: &ArrayRef, access: &'static str) -> RefReport {
 }
 
 /// The statement's own line as lowered (for a compound statement, its header).
-fn statement_text(kind: &StmtKind) -> String {
+fn statement_text(unit: &Unit, kind: &StmtKind) -> String {
     match kind {
+        StmtKind::Remap { directive } => unit
+            .directives
+            .get(*directive)
+            .map_or_else(String::new, |d| d.kind.to_string()),
         StmtKind::If(i) => i
             .branches
             .iter()

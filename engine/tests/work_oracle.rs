@@ -729,3 +729,91 @@ fn work_analysis_matches_the_hand_examples() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert!(formulas > 20, "only {formulas} work formulas compared");
 }
+
+/// REDISTRIBUTE and REALIGN as they run: the simulator remaps where the directive
+/// stands, the engine follows the mapping in force; work vectors must agree, and the
+/// statements between two remappings must see the remapped layout.
+#[test]
+fn work_follows_remapping_at_run_time() {
+    // The time loop of tests/fixtures/free/remap_in_time_loop.f90 (one unit).
+    let time_loop = "program remap
+  integer, parameter :: n = 12
+  real :: a(n, n), b(n, n)
+  integer :: it, i, j
+!HPF$ PROCESSORS pr(3)
+!HPF$ DYNAMIC :: a
+!HPF$ DISTRIBUTE a(BLOCK, *) ONTO pr
+!HPF$ DISTRIBUTE b(*, BLOCK)
+  do it = 1, 10
+    do i = 1, n
+      do j = 1, i
+        a(i, j) = a(i, j) + 1.0  ! rows
+      end do
+    end do
+!HPF$ REDISTRIBUTE a(*, BLOCK) ONTO pr
+    do i = 1, n
+      do j = 1, i
+        a(i, j) = a(i, j) * 2.0 + b(i, j)  ! columns
+      end do
+    end do
+!HPF$ REDISTRIBUTE a(BLOCK, *) ONTO pr
+  end do
+end program remap
+";
+    // REALIGN with a template, inside a loop and in the branches of an IF; after the
+    // REDISTRIBUTE of `t` in the THEN branch (taken), `v` goes by column blocks of 3:
+    // the lower triangle's columns 1-3, 4-6, 7-9 and 10 hold 27, 18, 9 and 1 elements.
+    let realign = "program realign
+  integer, parameter :: n = 10
+  real :: u(n, n), v(n, n)
+  integer :: i, j, k
+!HPF$ PROCESSORS pr(4)
+!HPF$ TEMPLATE t(n, n)
+!HPF$ DYNAMIC :: v, t
+!HPF$ DISTRIBUTE t(CYCLIC(2), *) ONTO pr
+!HPF$ ALIGN u(i, j) WITH t(i, j)
+!HPF$ ALIGN v(i, j) WITH t(i, j)
+  do k = 1, 3
+!HPF$ REALIGN v(i, j) WITH t(j, i)
+    do i = 1, n
+      do j = 1, n - i + 1
+        v(i, j) = u(j, i)  ! transposed
+      end do
+    end do
+!HPF$ REALIGN v(i, j) WITH t(i, j)
+  end do
+  if (n > 5) then
+!HPF$ REDISTRIBUTE t(*, BLOCK) ONTO pr
+    v(1, 1) = 0.0  ! then
+  end if
+  do i = 1, n
+    do j = 1, i
+      v(i, j) = u(i, j)  ! after
+    end do
+  end do
+end program realign
+";
+    let mut failures = Vec::new();
+    for (name, source, marker, expected) in [
+        ("time loop", time_loop, "! columns", None),
+        ("realign", realign, "! after", Some(&[27u64, 18, 9, 1][..])),
+    ] {
+        let file = analyze(source, &[]).unwrap_or_else(|e| panic!("{e}"));
+        let sim = simulate(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Err(e) = compare_freq(&file, &sim).and_then(|()| compare_work(&file, &sim)) {
+            failures.push(format!("{name}: {e}"));
+        }
+        if let Some(expected) = expected {
+            let got = &sim.statements[&line_of(source, marker)].work;
+            assert_eq!(got, expected, "{name}: `{marker}`");
+        }
+    }
+    // Between the REDISTRIBUTEs, `a(i, j)` with j <= i goes by columns: column block
+    // k (4 columns) holds the lower triangle's columns 4k+1..4k+4, 10 times.
+    let sim = run(time_loop, &[]);
+    let columns = &sim.statements[&line_of(time_loop, "! columns")].work;
+    assert_eq!(columns, &[10 * 42, 10 * 26, 10 * 10]);
+    let rows = &sim.statements[&line_of(time_loop, "! rows")].work;
+    assert_eq!(rows, &[10 * 10, 10 * 26, 10 * 42]);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -49,8 +49,10 @@ fn free_form_hpf_program_using_a_module_from_another_file() {
     );
 }
 
-/// NUMBER_OF_PROCESSORS() takes the `p` binding (without it, a warning says so);
-/// REDISTRIBUTE and INHERIT are named as not modelled where they are.
+/// NUMBER_OF_PROCESSORS() takes the `p` binding (without it, a warning says so); each
+/// REDISTRIBUTE of the time loop is an all-to-all exchange (12 pairs × 10 iterations ×
+/// 16·16 reals) and the statements between them use the (*, BLOCK) mapping, so `b` is
+/// read locally; INHERIT is named as not modelled.
 #[test]
 fn number_of_processors_and_remapping() {
     snapshot(
@@ -64,6 +66,21 @@ fn number_of_processors_and_remapping() {
     );
     let (text, _) = check(&["tests/fixtures/free/remap_in_time_loop.f90"]);
     assert!(text.contains("warning[processors-unknown]"), "{text}");
+}
+
+/// REALIGN inside a loop (undone before its end) and REDISTRIBUTE of a template in the
+/// branches of an IF: the arrays aligned with it follow, and the branches leaving
+/// different mappings are diagnosed.
+#[test]
+fn realign_and_remapping_branches() {
+    snapshot(
+        "realign_branches",
+        &["tests/fixtures/free/realign_branches.f90"],
+        0,
+    );
+    let (text, _) = check(&["tests/fixtures/free/realign_branches.f90"]);
+    assert!(text.contains("warning[remap-in-branch]"), "{text}");
+    assert!(!text.contains("remap-in-loop"), "{text}");
 }
 
 #[test]

@@ -26,6 +26,7 @@ pub mod pattern;
 pub mod placement;
 pub mod records;
 pub mod reduction;
+pub mod remap;
 mod wrap;
 
 pub use cost::{CommMetrics, Network, Topology};
@@ -91,6 +92,63 @@ pub enum RefKind {
     Reduction(Box<reduction::Reduction>),
     /// Not followed (why): an indirection, a non-affine subscript, an unknown owner.
     Irregular(String),
+    /// A REDISTRIBUTE or REALIGN moving the array ([`remap`]), once per execution of
+    /// its statement.
+    Remap(Box<RemapComm>),
+}
+
+/// The remapping of one array by one REDISTRIBUTE or REALIGN statement.
+#[derive(Clone, Debug)]
+pub struct RemapComm {
+    pub remap: remap::Remap,
+    /// The statement: the records are per execution of it.
+    pub stmt: StmtId,
+    /// Whether its frequency is exact (no probabilities, no assumed trip counts).
+    pub exact: bool,
+}
+
+/// The remappings of a REDISTRIBUTE or REALIGN statement, one reference per array it
+/// moves (the arrays aligned with a redistributed one included), run where the
+/// statement stands: once per execution, inside every enclosing loop.
+fn remap_refs(
+    unit: &Unit,
+    maps: &crate::distribution::UnitMappings,
+    s: &Stmt,
+    loops: &placement::Enclosing,
+    exact: bool,
+) -> Vec<RefComm> {
+    let StmtKind::Remap { directive } = s.kind else {
+        return Vec::new();
+    };
+    let text = unit
+        .directives
+        .get(directive)
+        .map_or_else(String::new, |d| d.kind.to_string());
+    maps.dynamic
+        .remaps(s.id)
+        .iter()
+        .map(|r| RefComm {
+            array: r.array.clone(),
+            reference: format!("{} ({})", r.array, text),
+            span: s.span,
+            elem_bytes: element_bytes(unit, &r.array),
+            placement: Placement {
+                kept: loops.len(),
+                hoisted: 0,
+                blocked_by: loops.last().map(|(stmt, l)| placement::Blocker {
+                    stmt: stmt.id,
+                    header: l.header,
+                    var: l.var().map(str::to_string),
+                }),
+            },
+            indexed_by_kept_loop: false,
+            kind: RefKind::Remap(Box::new(RemapComm {
+                remap: r.clone(),
+                stmt: s.id,
+                exact,
+            })),
+        })
+        .collect()
 }
 
 /// A countable reference: the executing processors' arrangement, the sender's, the
@@ -133,6 +191,14 @@ pub fn unit_comm(
     let mut stmts = HashMap::new();
     let mut loops: placement::Enclosing = Vec::new();
     visit(&unit.body, &mut loops, &mut |s, loops| {
+        if let StmtKind::Remap { .. } = s.kind {
+            let exact = freqs.of(s.id).is_some_and(crate::freq::Count::is_exact);
+            let refs = remap_refs(unit, maps, s, loops, exact);
+            if !refs.is_empty() {
+                stmts.insert(s.id, refs);
+            }
+            return;
+        }
         let StmtKind::Assign { lhs, rhs } = &s.kind else {
             return;
         };
@@ -140,7 +206,7 @@ pub fn unit_comm(
         for read in element_refs(rhs) {
             let r = read.reference;
             let Expr::Array(a) = r else { continue };
-            let Some(mapping) = maps.arrays.get(&a.name) else {
+            let Some(mapping) = maps.at(s.id, &a.name) else {
                 continue;
             };
             let reference = r.to_string();
@@ -200,14 +266,14 @@ fn reduction_ref(
     for a in &call.args {
         a.value.visit(&mut |e| {
             if let Expr::Array(r) = e
-                && maps.arrays.contains_key(&r.name)
+                && maps.at(s.id, &r.name).is_some()
             {
                 arrays.push(r.name.clone());
             }
         });
     }
     let first = arrays.first()?;
-    let mapping = &maps.arrays[first];
+    let mapping = maps.at(s.id, first)?;
     let placement = arrays
         .iter()
         .map(|a| placement::place(loops, a, None))

@@ -51,6 +51,10 @@ impl Pattern {
         let receivers: BTreeSet<usize> = records.iter().map(|x| x.to).collect();
         let grid: Option<Vec<i128>> = match &r.kind {
             RefKind::Counted(c) => super::records::extents(&c.senders, env).ok(),
+            RefKind::Remap(m) => m
+                .remap
+                .senders()
+                .and_then(|a| super::records::extents(a, env).ok()),
             RefKind::Irregular(_) | RefKind::Reduction(_) | RefKind::Local => None,
         };
         let size: i128 = grid.as_ref().map_or(0, |g| g.iter().product());

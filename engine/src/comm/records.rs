@@ -65,6 +65,8 @@ pub struct RefValues {
     pub processors: usize,
     /// NT, TD, TT and the critical path, when there are records and they are priced.
     pub metrics: Option<CommMetrics>,
+    /// A REDISTRIBUTE or REALIGN moving the array (not a read).
+    pub remap: bool,
 }
 
 /// The communication of every assignment of a unit under the bindings.
@@ -80,7 +82,7 @@ impl RefValues {
     /// vectorize over: one message per element (not said of reductions, whose message
     /// is one result whatever the placement).
     pub fn element_wise(&self) -> bool {
-        self.placement.element_wise() && self.pattern != Pattern::Reduction
+        self.placement.element_wise() && self.pattern != Pattern::Reduction && !self.remap
     }
 }
 
@@ -195,6 +197,13 @@ fn ref_values(
                 Err(why) => (Err(why), false),
             }
         }
+        RefKind::Remap(m) => match freq(m.stmt) {
+            Some(times) => match m.remap.records(r.elem_bytes, times, env, options) {
+                Ok(records) => (Ok(records), m.exact),
+                Err(why) => (Err(why), false),
+            },
+            None => (Err("its frequency is unknown".to_string()), false),
+        },
         RefKind::Irregular(why) => (Err(format!("not modelled: {why}")), false),
     };
     let pattern = match (&records, &r.kind) {
@@ -214,6 +223,7 @@ fn ref_values(
         pattern,
         processors: processors(r, env),
         metrics: None,
+        remap: matches!(r.kind, RefKind::Remap(_)),
     }
 }
 
@@ -258,6 +268,10 @@ fn processors(r: &RefComm, env: Env) -> usize {
     let p = match &r.kind {
         RefKind::Counted(c) => size(&c.executing).max(size(&c.senders)),
         RefKind::Reduction(red) => size(&red.participants),
+        RefKind::Remap(m) => {
+            let sizes = [m.remap.senders(), m.remap.receivers()];
+            sizes.into_iter().flatten().map(size).max().unwrap_or(1)
+        }
         RefKind::Irregular(_) | RefKind::Local => 1,
     };
     usize::try_from(p).unwrap_or(usize::MAX)

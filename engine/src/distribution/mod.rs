@@ -13,6 +13,7 @@
 //! `$c1, $c2, ...` (P^3T+ equation (4) and its cyclic counterparts), so the symbolic sum
 //! can count the iterations a processor executes.
 
+pub mod dynamic;
 mod resolve;
 
 pub use resolve::{UnitMappings, mappings};
@@ -171,6 +172,13 @@ impl Mapping {
 }
 
 impl Mapping {
+    /// Whether `other` places every element on the same processors: the same
+    /// distribution (whichever directive declared it) and template indices.
+    pub fn same_placement(&self, other: &Mapping) -> bool {
+        let (a, b) = (&*self.distribution, &*other.distribution);
+        a.dims == b.dims && a.onto == b.onto && self.index == other.index
+    }
+
     /// Whether some elements have several owners: a template dimension the array is
     /// replicated along, or a grid dimension no template dimension is distributed over.
     pub fn replicated(&self) -> bool {

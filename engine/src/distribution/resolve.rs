@@ -21,6 +21,8 @@ pub struct UnitMappings {
     pub arrangements: Vec<Arrangement>,
     /// What could not be modelled, and default arrangements assumed.
     pub diagnostics: Vec<Diagnostic>,
+    /// The mappings REDISTRIBUTE and REALIGN put in force ([`super::dynamic`]).
+    pub dynamic: super::dynamic::Flow,
 }
 
 impl UnitMappings {
@@ -76,15 +78,15 @@ impl UnitMappings {
     }
 }
 
-struct Resolver<'a> {
-    unit: &'a Unit,
+pub(super) struct Resolver<'a> {
+    pub(super) unit: &'a Unit,
     arrangements: HashMap<String, Arrangement>,
     /// Template shapes: (lower, extent) per dimension.
-    templates: HashMap<String, Vec<(Sym, Sym)>>,
-    distributions: HashMap<String, Arc<Distribution>>,
-    aligns: HashMap<String, (&'a Align, Span)>,
-    resolved: HashMap<String, Option<Mapping>>,
-    diagnostics: Vec<Diagnostic>,
+    pub(super) templates: HashMap<String, Vec<(Sym, Sym)>>,
+    pub(super) distributions: HashMap<String, Arc<Distribution>>,
+    pub(super) aligns: HashMap<String, (&'a Align, Span)>,
+    pub(super) resolved: HashMap<String, Option<Mapping>>,
+    pub(super) diagnostics: Vec<Diagnostic>,
 }
 
 /// Resolves the mappings of `unit`'s arrays from its PROCESSORS, TEMPLATE, DISTRIBUTE
@@ -143,12 +145,6 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
                     r.aligns.insert(alignee.name.clone(), (a, d.span));
                 }
             }
-            DirectiveKind::Redistribute(_) | DirectiveKind::Realign(_) => r.warn(
-                d.span,
-                "remapping at run time is not modelled yet: the statements after it keep \
-                 the declared mapping, and the remapping's communication is not counted"
-                    .into(),
-            ),
             DirectiveKind::Inherit(names) => {
                 for n in names {
                     r.warn(
@@ -176,6 +172,8 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
             arrays.insert(n, m);
         }
     }
+    // REDISTRIBUTE and REALIGN, following control flow.
+    let dynamic = super::dynamic::flow(&mut r, &arrays);
     let mut arrangements: Vec<Arrangement> = r.arrangements.into_values().collect();
     arrangements.sort_by_key(|a| {
         unit.directives.iter().position(
@@ -186,6 +184,7 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
         arrays,
         arrangements,
         diagnostics: r.diagnostics,
+        dynamic,
     }
 }
 
@@ -209,7 +208,7 @@ impl Resolver<'_> {
     }
 
     /// The declared (lower, extent) of each dimension of array `name`.
-    fn array_shape(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
+    pub(super) fn array_shape(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
         let dims = self.unit.symbols.get(name)?.dims.as_ref()?;
         dims.iter()
             .map(|d| {
@@ -264,7 +263,7 @@ impl Resolver<'_> {
         }
     }
 
-    fn distribute_one(
+    pub(super) fn distribute_one(
         &mut self,
         target: &Named,
         formats: &[DistFormat],
@@ -372,7 +371,7 @@ impl Resolver<'_> {
 
     /// The mapping of `name` (an array): distributed directly, or aligned (following the
     /// chain of alignments), or none.
-    fn mapping(&mut self, name: &str, depth: usize) -> Option<Mapping> {
+    pub(super) fn mapping(&mut self, name: &str, depth: usize) -> Option<Mapping> {
         if let Some(m) = self.resolved.get(name) {
             return m.clone();
         }
@@ -409,7 +408,7 @@ impl Resolver<'_> {
     }
 
     /// `ALIGN name(sources) WITH target(subscripts)`, composed with the target's mapping.
-    fn align(
+    pub(super) fn align(
         &mut self,
         name: &str,
         a: &Align,

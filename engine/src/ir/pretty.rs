@@ -129,5 +129,6 @@ fn write_stmt(out: &mut String, s: &Stmt, indent: usize) {
         StmtKind::Stop => writeln!(out, "{pad}{label}stop"),
         StmtKind::Continue => writeln!(out, "{pad}{label}continue"),
         StmtKind::Other { what } => writeln!(out, "{pad}{label}<{what}>"),
+        StmtKind::Remap { directive } => writeln!(out, "{pad}{label}<remap #{directive}>"),
     };
 }

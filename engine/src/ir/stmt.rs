@@ -50,6 +50,12 @@ pub enum StmtKind {
     Return,
     Stop,
     Continue,
+    /// `!HPF$ REDISTRIBUTE` or `!HPF$ REALIGN`: an executable remapping, placed where
+    /// the directive stands among the statements; `directive` indexes
+    /// [`super::Unit::directives`].
+    Remap {
+        directive: usize,
+    },
     /// An executable statement the analyses treat as opaque work: I/O, ALLOCATE, ...
     Other {
         what: String,

@@ -141,7 +141,8 @@ fn spread(
     let Expr::Array(r) = lhs else {
         return Spread::Replicated;
     };
-    let Some(mapping) = maps.arrays.get(&r.name) else {
+    // The mapping in force at the statement (REDISTRIBUTE and REALIGN change it).
+    let Some(mapping) = maps.at(id, &r.name) else {
         return Spread::Replicated;
     };
     let irregular = |why: String| Spread::Irregular {

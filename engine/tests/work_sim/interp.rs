@@ -20,7 +20,8 @@ pub struct Counts {
 /// The state of one run of a unit.
 pub struct Interp<'a> {
     unit: &'a Unit,
-    mapping: &'a Mapping,
+    /// The mapping in force (REDISTRIBUTE and REALIGN change it as they run).
+    mapping: Mapping,
     /// The values of integer names: constants, bindings, loop variables and integer
     /// scalars assigned a known value.
     vars: BTreeMap<String, i64>,
@@ -49,7 +50,7 @@ impl<'a> Interp<'a> {
         });
         Interp {
             unit,
-            mapping,
+            mapping: mapping.clone(),
             vars: constants.clone(),
             counts,
         }
@@ -82,6 +83,10 @@ impl<'a> Interp<'a> {
                 None => Ok(()),
             },
             StmtKind::Continue => Ok(()),
+            StmtKind::Remap { directive } => {
+                let d = &self.unit.directives[*directive];
+                self.mapping.remap(&d.kind, &env)
+            }
             _ => Err(format!(
                 "not simulated: {}",
                 pretty::render(std::slice::from_ref(s)).trim()

@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 type Position = Vec<Option<i64>>;
 
 /// The processors of a unit and how its arrays and templates map onto them.
+#[derive(Clone)]
 pub struct Mapping {
     /// |P|: the number of abstract processors.
     pub processors: usize,
@@ -26,9 +27,12 @@ pub struct Mapping {
     shapes: BTreeMap<String, Vec<(i64, i64)>>,
     distributions: BTreeMap<String, Distribution>,
     alignments: BTreeMap<String, Alignment>,
+    /// The arrangements, by name (REDISTRIBUTE names one).
+    arrangements: BTreeMap<String, Vec<i64>>,
 }
 
 /// `DISTRIBUTE T(formats) ONTO PR`.
+#[derive(Clone)]
 struct Distribution {
     /// The extents of the arrangement PR.
     grid: Vec<i64>,
@@ -37,6 +41,7 @@ struct Distribution {
 }
 
 /// One distributed dimension of a template.
+#[derive(Clone)]
 struct DimDistribution {
     /// The grid dimension it uses: distributed dimensions take the grid's in order.
     grid_dim: usize,
@@ -45,6 +50,7 @@ struct DimDistribution {
     format: Format,
 }
 
+#[derive(Clone)]
 enum Format {
     /// `BLOCK` (size ceil(n/P_k)) or `BLOCK(m)` (size m): contiguous blocks, one per processor.
     Block(i64),
@@ -53,6 +59,7 @@ enum Format {
 }
 
 /// `ALIGN A(sources) WITH T(subscripts)`.
+#[derive(Clone)]
 struct Alignment {
     sources: Vec<AlignSource>,
     target: String,
@@ -60,6 +67,7 @@ struct Alignment {
 }
 
 /// One align subscript, resolved.
+#[derive(Clone)]
 enum Target {
     /// An expression in the align dummies (and the unit's constants).
     Expr(Expr),
@@ -128,6 +136,7 @@ impl Mapping {
             shapes,
             distributions: BTreeMap::new(),
             alignments: BTreeMap::new(),
+            arrangements: arrangements.clone(),
         };
         for d in &unit.directives {
             match &d.kind {
@@ -191,10 +200,11 @@ impl Mapping {
                 | DirectiveKind::Independent(_)
                 | DirectiveKind::Sequence { .. }
                 | DirectiveKind::Unmodelled(_) => {}
+                // Executable: applied where they stand ([`Mapping::remap`]).
                 DirectiveKind::Redistribute(_)
                 | DirectiveKind::Realign(_)
-                | DirectiveKind::Dynamic(_)
-                | DirectiveKind::Inherit(_) => {
+                | DirectiveKind::Dynamic(_) => {}
+                DirectiveKind::Inherit(_) => {
                     return Err(format!("`{}` is not simulated", d.kind));
                 }
             }
@@ -207,6 +217,65 @@ impl Mapping {
             return Err(format!("`{both}` is both distributed and aligned"));
         }
         Ok(mapping)
+    }
+
+    /// Executes `REDISTRIBUTE` or `REALIGN` (HPF 2.0 section 8.5): a redistributed
+    /// object gets its new distribution, and what is aligned with it, looked up through
+    /// the alignment chain element by element, follows; a realigned array gets its new
+    /// alignment. Errs on realigning an array others are aligned with (they would have
+    /// to keep their old mapping, which this simulator does not represent).
+    pub fn remap(
+        &mut self,
+        kind: &DirectiveKind,
+        env: &dyn Fn(&str) -> Option<i64>,
+    ) -> Result<(), String> {
+        match kind {
+            DirectiveKind::Redistribute(dist) => {
+                let FormatClause::Prescriptive(formats) = &dist.formats else {
+                    return Err(format!("`{kind}`: only prescriptive formats are simulated"));
+                };
+                let grid = match &dist.onto {
+                    Some(Onto::Target { name, section, .. }) if section.is_empty() => self
+                        .arrangements
+                        .get(&name.name)
+                        .cloned()
+                        .ok_or_else(|| format!("`{}` is not an arrangement", name.name))?,
+                    None if self.arrangements.len() == 1 => {
+                        self.arrangements.values().next().cloned().expect("one")
+                    }
+                    _ => return Err(format!("`{kind}`: this ONTO is not simulated")),
+                };
+                for t in &dist.distributees {
+                    if self.alignments.contains_key(&t.name) {
+                        return Err(format!("`{}` is aligned: not simulated", t.name));
+                    }
+                    let d = self.distribution(&t.name, formats, &grid, env)?;
+                    self.distributions.insert(t.name.clone(), d);
+                }
+                Ok(())
+            }
+            DirectiveKind::Realign(align) => {
+                for a in &align.alignees {
+                    if self.alignments.values().any(|x| x.target == a.name) {
+                        return Err(format!("`{}` is an align target: not simulated", a.name));
+                    }
+                    let rank = self.rank(&a.name)?;
+                    let sources = align
+                        .sources
+                        .clone()
+                        .unwrap_or_else(|| vec![AlignSource::Colon; rank]);
+                    let target_rank = self.rank(&align.target.name)?;
+                    let subscripts = align.subscripts.clone().unwrap_or_else(|| {
+                        vec![AlignSubscript::Triplet(Default::default()); target_rank]
+                    });
+                    let alignment =
+                        self.alignment(sources, &align.target.name, &subscripts, env)?;
+                    self.alignments.insert(a.name.clone(), alignment);
+                }
+                Ok(())
+            }
+            _ => Err(format!("`{kind}` is not executable")),
+        }
     }
 
     /// The declared bounds of an array or template.

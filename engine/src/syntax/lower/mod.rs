@@ -178,6 +178,14 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
             attach_independent(&mut body, d.span, ind, &mut l.diagnostics);
         }
     }
+    for (k, d) in directives.iter().enumerate() {
+        if matches!(
+            d.kind,
+            DirectiveKind::Redistribute(_) | DirectiveKind::Realign(_)
+        ) {
+            place_remap(&mut body, k, d.span);
+        }
+    }
     renumber(&mut body, &mut 0);
     let (found, pragma_diagnostics) = find_pragmas(src);
     l.diagnostics.extend(pragma_diagnostics);
@@ -282,6 +290,51 @@ fn attach_independent(
             "INDEPENDENT applies to the DO or FORALL that follows it, and none follows",
         )),
     }
+}
+
+/// Puts the executable remapping of directive `k` (REDISTRIBUTE, REALIGN) among the
+/// statements where it stands: before the first statement that starts after it, in the
+/// innermost loop body, IF branch or CASE block around it.
+fn place_remap(body: &mut Vec<Stmt>, k: usize, at: Span) {
+    let remap = Stmt {
+        id: StmtId(0),
+        span: at,
+        label: None,
+        kind: StmtKind::Remap { directive: k },
+    };
+    fn go(stmts: &mut Vec<Stmt>, remap: Stmt) {
+        let at = remap.span.start;
+        let Some(k) = stmts.iter().position(|s| s.span.end > at) else {
+            stmts.push(remap);
+            return;
+        };
+        if stmts[k].span.start >= at {
+            stmts.insert(k, remap);
+            return;
+        }
+        // The last block that starts before the directive.
+        let inner = match &mut stmts[k].kind {
+            StmtKind::Loop(l) => Some(&mut l.body),
+            StmtKind::If(i) => i
+                .branches
+                .iter_mut()
+                .rev()
+                .find(|b| b.span.start <= at)
+                .map(|b| &mut b.body),
+            StmtKind::Select(sel) => sel
+                .cases
+                .iter_mut()
+                .rev()
+                .find(|c| c.span.start <= at)
+                .map(|c| &mut c.body),
+            _ => None,
+        };
+        match inner {
+            Some(block) => go(block, remap),
+            None => stmts.insert(k + 1, remap),
+        }
+    }
+    go(body, remap);
 }
 
 /// Each pragma applies to the statement on its line, or to the next statement; one of
