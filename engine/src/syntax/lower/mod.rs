@@ -216,6 +216,7 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         uses: l.uses,
         implicit: l.implicit,
         symbols: l.symbols,
+        outer: scope.symbols.clone(),
         directives,
         pragmas,
         body,
