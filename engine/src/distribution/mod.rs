@@ -14,8 +14,10 @@
 //! can count the iterations a processor executes.
 
 mod resolve;
+mod visible;
 
 pub use resolve::{UnitMappings, mappings};
+pub use visible::Visible;
 
 use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};
 use smallvec::{SmallVec, smallvec};
