@@ -1780,6 +1780,14 @@ end program
     let (file, sim) = run(source, &[]);
     let compared = compare(&file, &sim).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(compared, 1);
-    let records: usize = sim.statements.values().flatten().map(|r| r.records.len()).sum();
-    assert!(records >= 3, "{records} records: the shift should cross both grid dimensions");
+    let records: usize = sim
+        .statements
+        .values()
+        .flatten()
+        .map(|r| r.records.len())
+        .sum();
+    assert!(
+        records >= 3,
+        "{records} records: the shift should cross both grid dimensions"
+    );
 }

@@ -592,7 +592,12 @@ fn a_used_module_array_counts_as_if_declared_in_the_unit() {
     let local = run(&["tests/fixtures/modules/relax_local.f90"]);
     assert_eq!(used, local);
     assert_eq!(used[0][0], serde_json::json!([15, 16, 16, 15]));
-    assert_eq!(used[0][1].as_array().map(Vec::len), Some(6), "{}", used[0][1]);
+    assert_eq!(
+        used[0][1].as_array().map(Vec::len),
+        Some(6),
+        "{}",
+        used[0][1]
+    );
 }
 
 /// A header with PARAMETERs, COMMON (blocks separated by commas, blank COMMON) and
@@ -616,4 +621,11 @@ fn a_common_header_and_units_that_disagree_on_its_mapping() {
 #[test]
 fn a_six_dimensional_distribution() {
     snapshot("six_d", &["tests/fixtures/free/six_d.f90"], 0);
+}
+
+/// `C costline: fixed-form 132`: a statement past column 72 (after a tab) is read
+/// whole; `!HPF$&` continues a directive.
+#[test]
+fn fixed_form_with_132_columns_by_file_pragma() {
+    snapshot("wide132", &["tests/fixtures/fixed/wide132.f"], 0);
 }
