@@ -562,3 +562,87 @@ fn a_large_header_and_deep_nesting_are_fast() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Module variables keep their mappings in the units that USE them (ONLY with a
+/// rename, a plain USE, a local array ALIGNed with the module's TEMPLATE) and in a
+/// host's contained procedure; a local declaration hides the module's array.
+#[test]
+fn module_variables_and_host_association_carry_mappings() {
+    snapshot(
+        "modules_carry_mappings",
+        &[
+            "tests/fixtures/modules/grid.f90",
+            "tests/fixtures/modules/solver.f90",
+        ],
+        0,
+    );
+}
+
+/// The work and communication of each statement of `unit` in a JSON report.
+fn unit_statements(report: &serde_json::Value, unit: &str) -> Vec<serde_json::Value> {
+    report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["units"].as_array().unwrap().iter())
+        .filter(|u| u["name"] == unit)
+        .flat_map(|u| u["statements"].as_array().unwrap().iter())
+        .map(|s| serde_json::json!([s["work"], s["comm"]]))
+        .collect()
+}
+
+/// USE of a module's distributed arrays is the same as declaring and distributing them
+/// in the unit: the same work per processor and the same communication records.
+#[test]
+fn a_used_module_array_counts_as_if_declared_in_the_unit() {
+    let run = |files: &[&str]| {
+        let mut args = files.to_vec();
+        args.extend(["--format", "json"]);
+        let (json, code) = check(&args);
+        assert_eq!(code, 0);
+        unit_statements(&serde_json::from_str(&json).unwrap(), "relax")
+    };
+    let used = run(&[
+        "tests/fixtures/modules/grid.f90",
+        "tests/fixtures/modules/solver.f90",
+    ]);
+    let local = run(&["tests/fixtures/modules/relax_local.f90"]);
+    assert_eq!(used, local);
+    assert_eq!(used[0][0], serde_json::json!([15, 16, 16, 15]));
+    assert_eq!(
+        used[0][1].as_array().map(Vec::len),
+        Some(6),
+        "{}",
+        used[0][1]
+    );
+}
+
+/// A header with PARAMETERs, COMMON (blocks separated by commas, blank COMMON) and
+/// PROCESSORS/DISTRIBUTE/ALIGN included by fixed-form files, and a file declaring the
+/// blocks with other mappings: each unit analysed with its own, the disagreement
+/// warned about in every unit that declares it.
+#[test]
+fn a_common_header_and_units_that_disagree_on_its_mapping() {
+    snapshot(
+        "common_header",
+        &[
+            "tests/fixtures/common/init.f",
+            "tests/fixtures/common/relax.f",
+            "tests/fixtures/common/report.f",
+        ],
+        0,
+    );
+}
+
+/// A 6-D array distributed (*, BLOCK, BLOCK, *, *, *) onto a 2-D grid.
+#[test]
+fn a_six_dimensional_distribution() {
+    snapshot("six_d", &["tests/fixtures/free/six_d.f90"], 0);
+}
+
+/// `C costline: fixed-form 132`: a statement past column 72 (after a tab) is read
+/// whole; `!HPF$&` continues a directive.
+#[test]
+fn fixed_form_with_132_columns_by_file_pragma() {
+    snapshot("wide132", &["tests/fixtures/fixed/wide132.f"], 0);
+}

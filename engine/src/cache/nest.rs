@@ -262,7 +262,7 @@ fn add_ref(
     keys: &mut BTreeMap<(String, String, Vec<usize>), usize>,
 ) {
     let Expr::Array(a) = e else { return };
-    let Some(sym) = inputs.unit.symbols.get(&a.name) else {
+    let Some(sym) = inputs.unit.symbol(&a.name) else {
         return;
     };
     let Some(dims) = sym.dims.as_ref() else {

@@ -670,8 +670,7 @@ fn counted(
 /// twice its KIND, DOUBLE COMPLEX 16, CHARACTER its length.
 pub fn element_bytes(unit: &Unit, array: &str) -> u64 {
     let ty = unit
-        .symbols
-        .get(array)
+        .symbol(array)
         .and_then(|s| s.ty.as_ref())
         .or_else(|| unit.implicit.type_of(array));
     let Some(ty) = ty else { return 4 };

@@ -2,6 +2,7 @@
 //! which read the bindings) → constants and values under the bindings → diagnostics.
 
 use super::inputs::Settings;
+use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
 use super::scope::{exports, identifiers, imports, scope};
 use super::units::{UnitText, base, host_of};
@@ -81,10 +82,13 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
     Arc::new(frequencies(&lower(db, unit), options))
 }
 
-/// How the unit's arrays are distributed.
+/// How the unit's arrays are distributed, its host's and modules' included.
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitMappings> {
-    Arc::new(distribution::mappings(&lower(db, unit)))
+    Arc::new(distribution::mappings(
+        &lower(db, unit),
+        &imported_mappings(db, unit).visible,
+    ))
 }
 
 /// How the work of every assignment is spread (owner computes, replicated, assumed
@@ -173,6 +177,13 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
         .map(|(n, v)| (n.clone(), *v))
         .collect();
     values.extend(fold_constants(&ir, &lookup, bindings));
+    // The sizes of imported mappings in names the unit does not see.
+    let imported = imported_mappings(db, unit);
+    for name in imported.hidden.keys() {
+        if let Some(v) = hidden_value(db, unit, name) {
+            values.insert(name.clone(), v);
+        }
+    }
     let mut notes = Vec::new();
     let mentioned = identifiers(db, unit);
     let mpi = mentioned.iter().any(|n| n.starts_with("mpi_"));
@@ -190,7 +201,8 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
         let hpf = ["number_of_processors", "processors_shape", "distribute"]
             .iter()
             .any(|w| mentioned.contains(*w));
-        if mentioned.contains(name) || (name == "p" && (mpi || hpf)) {
+        let sized = imported.vars.contains(name) && !ir.symbols.contains_key(name);
+        if mentioned.contains(name) || sized || (name == "p" && (mpi || hpf)) {
             values.insert(name.clone(), *value);
         }
     }
@@ -481,6 +493,11 @@ pub fn unit_diagnostics<'db>(
     out.extend(freq::notes::notes(&ir, &freqs(db, unit)));
     let maps = mappings(db, unit);
     out.extend(maps.diagnostics.iter().cloned());
+    out.extend(
+        super::common::common_notes(db, base(db, unit))
+            .iter()
+            .cloned(),
+    );
     let known = constants(db, unit);
     out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
     out.extend(imbalance::diagnostics(

@@ -14,9 +14,11 @@
 //! values come out equal. Changing a binding re-runs constants and values only.
 
 pub mod analysis;
+mod common;
 mod host;
 mod include_search;
 mod inputs;
+mod mapped;
 mod modules;
 mod program;
 mod scope;

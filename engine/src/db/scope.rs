@@ -4,6 +4,7 @@
 //! it, not every user.
 
 use super::analysis::{lower, uses};
+use super::mapped::outer_directive_names;
 use super::modules::module_graph;
 use super::units::{UnitText, host_of};
 use crate::diagnostics::Diagnostic;
@@ -136,7 +137,12 @@ pub fn scope<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Scope {
             Some((n.clone(), sym))
         })
         .collect();
-    Scope { symbols }
+    let (processors, templates) = outer_directive_names(db, unit).clone();
+    Scope {
+        symbols,
+        processors,
+        templates,
+    }
 }
 
 #[cfg(test)]

@@ -217,6 +217,44 @@ fn a_module_edit_reaches_its_users_only_through_what_they_see() {
     assert_eq!(ran(&counts, "lower"), 1, "{counts:?}");
 }
 
+/// A module's distributed arrays reach their users' mappings; changing one array's
+/// distribution re-resolves the module and the one user naming it, and moving a
+/// directive inside the module re-resolves no user.
+#[test]
+fn a_module_mapping_edit_reaches_only_the_users_naming_the_array() {
+    let module = "module grid\n  integer, parameter :: n = 64\n  real :: u(n), v(n)\n!hpf$ processors pr(4)\n!hpf$ distribute u(block) onto pr\n!hpf$ distribute v(block) onto pr\nend module grid\n";
+    let users = "subroutine on_u\n  use grid\n  integer :: i\n  do i = 1, n\n    u(i) = 0.0\n  end do\nend subroutine\n\nsubroutine on_v\n  use grid\n  integer :: i\n  do i = 1, n\n    v(i) = 1.0\n  end do\nend subroutine\n";
+    let mut f = Fixture::new(&[("grid.f90", module.into()), ("users.f90", users.into())]);
+    let work = |f: &Fixture, u: usize| {
+        let users = &f.analyze_all()[1];
+        let unit = &users.units[u];
+        let mut out = Vec::new();
+        unit.unit.walk(&mut |s, _| {
+            if let Some(load) = unit.values.load(s.id) {
+                out.push(load.per_processor().to_vec());
+            }
+        });
+        out
+    };
+    assert_eq!(work(&f, 0), [vec![16.0; 4]]);
+    assert_eq!(work(&f, 1), [vec![16.0; 4]]);
+
+    let counts = f.edit(0, "distribute v(block)", "distribute v(cyclic(20))");
+    assert_eq!(
+        ran(&counts, "mappings"),
+        2,
+        "the module and on_v: {counts:?}"
+    );
+    assert_eq!(ran(&counts, "lower"), 1, "only the module: {counts:?}");
+    assert_eq!(work(&f, 0), [vec![16.0; 4]]);
+    assert_eq!(work(&f, 1), [vec![20.0, 20.0, 20.0, 4.0]]);
+
+    // A blank line before the directives: the module's spans move, its users'
+    // mappings stay.
+    let counts = f.edit(0, "!hpf$ processors", "\n!hpf$ processors");
+    assert_eq!(ran(&counts, "mappings"), 1, "only the module: {counts:?}");
+}
+
 #[test]
 fn a_binding_change_reevaluates_without_reanalysis() {
     let text = "subroutine s(a, n, p)\n  integer :: n, p, i\n  real :: a(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE a(BLOCK) ONTO pr\n  do i = 1, n\n    a(i) = 0.0\n  end do\nend subroutine\n\nsubroutine other(b)\n  real :: b(10)\n  b = 1.0\nend subroutine\n";

@@ -15,8 +15,10 @@
 
 pub mod dynamic;
 mod resolve;
+mod visible;
 
 pub use resolve::{UnitMappings, mappings};
+pub use visible::Visible;
 
 use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};
 use smallvec::{SmallVec, smallvec};

@@ -1,5 +1,6 @@
 //! From a unit's HPF directives to the mapping of each of its arrays.
 
+use super::visible::Visible;
 use super::{Arrangement, DistDim, Distribution, Format, Mapping, TemplateIndex, block_size};
 use crate::diagnostics::Diagnostic;
 use crate::freq::convert::{Names, Scope};
@@ -23,6 +24,9 @@ pub struct UnitMappings {
     pub diagnostics: Vec<Diagnostic>,
     /// The mappings REDISTRIBUTE and REALIGN put in force ([`super::dynamic`]).
     pub dynamic: super::dynamic::Flow,
+    /// The unit's own arrangements, templates and mapped arrays (what its contained
+    /// procedures and a module's users see, with what it sees from outside).
+    pub visible: Visible,
 }
 
 impl UnitMappings {
@@ -80,6 +84,8 @@ impl UnitMappings {
 
 pub(super) struct Resolver<'a> {
     pub(super) unit: &'a Unit,
+    /// The host's and USEd modules' mappings.
+    outer: &'a Visible,
     arrangements: HashMap<String, Arrangement>,
     /// Template shapes: (lower, extent) per dimension.
     pub(super) templates: HashMap<String, Vec<(Sym, Sym)>>,
@@ -90,10 +96,13 @@ pub(super) struct Resolver<'a> {
 }
 
 /// Resolves the mappings of `unit`'s arrays from its PROCESSORS, TEMPLATE, DISTRIBUTE
-/// and ALIGN directives.
-pub fn mappings(unit: &Unit) -> UnitMappings {
+/// and ALIGN directives, seeing `outer`: the arrays of its host and USEd modules keep
+/// their mappings (unless a local declaration hides them), and its directives may name
+/// their arrangements, templates and arrays.
+pub fn mappings(unit: &Unit, outer: &Visible) -> UnitMappings {
     let mut r = Resolver {
         unit,
+        outer,
         arrangements: HashMap::new(),
         templates: HashMap::new(),
         distributions: HashMap::new(),
@@ -163,6 +172,7 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
     let names: Vec<String> = unit
         .symbols
         .values()
+        .chain(unit.outer.values())
         .filter(|s| s.is_array())
         .map(|s| s.name.clone())
         .collect();
@@ -174,6 +184,7 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
     }
     // REDISTRIBUTE and REALIGN, following control flow.
     let dynamic = super::dynamic::flow(&mut r, &arrays);
+    let visible = r.visible(&arrays);
     let mut arrangements: Vec<Arrangement> = r.arrangements.into_values().collect();
     arrangements.sort_by_key(|a| {
         unit.directives.iter().position(
@@ -185,10 +196,46 @@ pub fn mappings(unit: &Unit) -> UnitMappings {
         arrangements,
         diagnostics: r.diagnostics,
         dynamic,
+        visible,
     }
 }
 
 impl Resolver<'_> {
+    /// Whether the unit declares `name` itself (hiding the host's or a module's).
+    fn local(&self, name: &str) -> bool {
+        self.unit.symbols.contains_key(name)
+    }
+
+    /// The unit's own arrangements, templates and mapped arrays.
+    fn visible(&mut self, arrays: &HashMap<String, Mapping>) -> Visible {
+        let mut v = Visible::default();
+        for (name, a) in &self.arrangements {
+            v.arrangements.insert(name.clone(), a.clone());
+        }
+        let templates: Vec<String> = self.templates.keys().cloned().collect();
+        for t in templates {
+            v.shapes.insert(t.clone(), self.templates[&t].clone());
+            if let Some(m) = self.mapping(&t, 0) {
+                v.mappings.insert(t, m);
+            }
+        }
+        for (name, m) in arrays.iter().filter(|(n, _)| self.local(n)) {
+            if let Some(shape) = self.shape_of(name) {
+                v.shapes.insert(name.clone(), shape);
+            }
+            v.mappings.insert(name.clone(), m.clone());
+        }
+        v
+    }
+
+    /// A PROCESSORS arrangement by name: the unit's, else one it sees.
+    fn arrangement(&self, name: &str) -> Option<Arrangement> {
+        self.arrangements
+            .get(name)
+            .or_else(|| self.outer.arrangements.get(name))
+            .cloned()
+    }
+
     fn sym(&self, e: &Expr) -> Result<Sym, String> {
         Scope {
             unit: self.unit,
@@ -207,7 +254,7 @@ impl Resolver<'_> {
             .map_err(|e| format!("{e:?}"))
     }
 
-    /// The declared (lower, extent) of each dimension of array `name`.
+    /// The declared (lower, extent) of each dimension of the unit's array `name`.
     pub(super) fn array_shape(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
         let dims = self.unit.symbols.get(name)?.dims.as_ref()?;
         dims.iter()
@@ -225,11 +272,17 @@ impl Resolver<'_> {
             .collect()
     }
 
+    /// The shape of a template or array: the unit's, else one it sees.
     fn shape_of(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
         self.templates
             .get(name)
             .cloned()
             .or_else(|| self.array_shape(name))
+            .or_else(|| {
+                (!self.local(name))
+                    .then(|| self.outer.shapes.get(name).cloned())
+                    .flatten()
+            })
     }
 
     fn info(&mut self, span: Span, message: String) {
@@ -282,9 +335,7 @@ impl Resolver<'_> {
             .count();
         let onto = match onto {
             Some(Onto::Target { name, .. }) => self
-                .arrangements
-                .get(&name.name)
-                .cloned()
+                .arrangement(&name.name)
                 .ok_or_else(|| format!("`{}` is no PROCESSORS arrangement", name.name))?,
             Some(Onto::Transcriptive) => return Err("ONTO * is a transcriptive mapping".into()),
             // Without ONTO, the unit's one arrangement of the right rank, if it has one.
@@ -400,6 +451,8 @@ impl Resolver<'_> {
                     None
                 }
             }
+        } else if !self.local(name) {
+            self.outer.mappings.get(name).cloned()
         } else {
             None
         };

@@ -88,6 +88,10 @@ pub struct Unit {
     pub uses: Vec<Use>,
     pub implicit: ImplicitRules,
     pub symbols: SymbolTable,
+    /// The entities of the host and the USEd modules the unit's text mentions (its
+    /// lowering scope: kinds, types and shapes, no values). A local declaration of the
+    /// same name hides one here.
+    pub outer: SymbolTable,
     /// HPF directives of the unit, in source order.
     pub directives: Vec<Directive>,
     /// `!costline:` pragmas and the statements they apply to.
@@ -102,6 +106,12 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// The entity `name` refers to: the unit's own declaration, else its host's or a
+    /// USEd module's.
+    pub fn symbol(&self, name: &str) -> Option<&Symbol> {
+        self.symbols.get(name).or_else(|| self.outer.get(name))
+    }
+
     /// Visits every statement in pre-order with its loop nesting level.
     pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Stmt, usize)) {
         walk(&self.body, f);

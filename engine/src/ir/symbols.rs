@@ -18,8 +18,10 @@ pub struct Symbol {
     pub attrs: Attrs,
     /// The value of a PARAMETER constant, or an initializer.
     pub value: Option<Expr>,
-    /// The COMMON block holding this entity (`""` for blank COMMON).
-    pub common: Option<String>,
+    /// The COMMON block holding this entity (`""` for blank COMMON) and its position
+    /// among the block's members in this unit (0-based: storage association pairs
+    /// members by position, not by name).
+    pub common: Option<(String, usize)>,
     /// Where the entity is declared (the first declaration naming it).
     pub span: Span,
 }

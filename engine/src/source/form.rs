@@ -36,12 +36,58 @@ impl SourceForm {
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase);
+        if let Some(form) = pragma(text) {
+            return form;
+        }
         match extension.as_deref() {
             Some("f" | "for" | "ftn" | "f77" | "fpp") => SourceForm::FIXED,
             Some("f90" | "f95" | "f03" | "f08") => SourceForm::Free,
             _ => sniff(text),
         }
     }
+}
+
+/// The file pragma `!costline: fixed-form [N]` or `!costline: free-form` on a comment
+/// line (`C`, `c` or `*` in column 1 also introduce it, as fixed form allows): the
+/// form the file is in whatever its extension says, N the fixed-form line length
+/// (72 when absent; 132 for the extended lines compilers accept with
+/// `-ffixed-line-length-132` and the like). The first such line counts; one with an
+/// unusable length is ignored (and reported where the unit's pragmas are).
+pub fn pragma(text: &str) -> Option<SourceForm> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    for line in lines(text) {
+        let line = &text[line.start..line.end];
+        let body = match line.as_bytes().first() {
+            Some(b'c' | b'C' | b'*') => &line[1..],
+            _ => line
+                .trim_start_matches([' ', '\t'])
+                .strip_prefix('!')
+                .unwrap_or(""),
+        };
+        let body = body.trim_start();
+        let Some(head) = body
+            .get(..9)
+            .filter(|h| h.eq_ignore_ascii_case("costline:"))
+        else {
+            continue;
+        };
+        let mut words = body[head.len()..].split_whitespace();
+        let key = words.next().unwrap_or("").to_ascii_lowercase();
+        let value = words.next();
+        match (key.as_str(), value) {
+            ("free-form", None) => return Some(SourceForm::Free),
+            ("fixed-form", None) => return Some(SourceForm::FIXED),
+            ("fixed-form", Some(n)) => {
+                if let Ok(line_length) = n.parse::<usize>()
+                    && (72..=1024).contains(&line_length)
+                {
+                    return Some(SourceForm::Fixed { line_length });
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// What one line says about the form.
@@ -134,6 +180,30 @@ fn ends_with_ampersand(code: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_file_pragma_overrides_the_extension() {
+        let text = "C costline: fixed-form 132\n      X = 1\n";
+        let f = SourceForm::detect("a.f90", text);
+        assert_eq!(f, SourceForm::Fixed { line_length: 132 });
+        assert_eq!(
+            SourceForm::detect("a.f", "! costline: free-form\nx = 1\n"),
+            SourceForm::Free
+        );
+        assert_eq!(
+            SourceForm::detect("a.f90", "!COSTLINE: Fixed-Form\n"),
+            SourceForm::FIXED
+        );
+        // An unusable length leaves the extension's form.
+        assert_eq!(
+            SourceForm::detect("a.f", "!costline: fixed-form 9\n"),
+            SourceForm::FIXED
+        );
+        assert_eq!(
+            SourceForm::detect("a.f90", "!costline: fixed-form x\n"),
+            SourceForm::Free
+        );
+    }
 
     #[test]
     fn by_extension() {

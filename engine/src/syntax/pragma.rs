@@ -5,6 +5,8 @@
 //!   condition (default 1/2, as in ParaScope's estimator).
 //! - `!costline: trips 100` on a loop whose trip count cannot be derived (DO WHILE,
 //!   DO without control, data-dependent bounds).
+//! - `!costline: fixed-form 132` / `free-form`: the file's form (read by
+//!   `crate::source::SourceForm::detect`; checked here).
 //!
 //! A pragma applies to the statement on its line, or, alone on its line, to the next
 //! statement.
@@ -36,7 +38,8 @@ pub fn find_pragmas(text: &str) -> (Vec<Pragma>, Vec<Diagnostic>) {
             let line_text = line.trim_end_matches(['\n', '\r']);
             let span = Span::new(offset + start, offset + line_text.len());
             match parse(body) {
-                Ok(kind) => pragmas.push(Pragma { span, kind }),
+                Ok(Some(kind)) => pragmas.push(Pragma { span, kind }),
+                Ok(None) => {}
                 Err(msg) => diagnostics.push(Diagnostic::warning(span, "pragma", msg)),
             }
         }
@@ -65,24 +68,39 @@ fn pragma_body(line: &str) -> Option<(usize, &str)> {
     None
 }
 
-fn parse(body: &str) -> Result<PragmaKind, String> {
+/// A statement pragma; `None` for the file pragmas `fixed-form [N]` and `free-form`,
+/// which `crate::source::SourceForm::detect` reads.
+fn parse(body: &str) -> Result<Option<PragmaKind>, String> {
     let mut words = body.split_whitespace();
     let key = words.next().unwrap_or("").to_ascii_lowercase();
     let value = words.next();
+    match (key.as_str(), value) {
+        ("free-form", None) => return Ok(None),
+        ("fixed-form", None) => return Ok(None),
+        ("fixed-form", Some(n)) => {
+            return match n.parse::<usize>() {
+                Ok(72..=1024) => Ok(None),
+                _ => Err(format!(
+                    "the fixed-form line length must be a whole number from 72 to 1024, not `{n}`"
+                )),
+            };
+        }
+        _ => {}
+    }
     if let Some(extra) = words.next() {
         return Err(format!("unexpected `{extra}` after the pragma's value"));
     }
     match (key.as_str(), value) {
         ("probability", Some(v)) => parse_probability(v)
-            .map(PragmaKind::Probability)
+            .map(|p| Some(PragmaKind::Probability(p)))
             .ok_or_else(|| format!("probability must be a number from 0 to 1, not `{v}`")),
         ("trips", Some(v)) => v
             .parse::<u64>()
-            .map(PragmaKind::Trips)
+            .map(|t| Some(PragmaKind::Trips(t)))
             .map_err(|_| format!("trips must be a whole number, not `{v}`")),
         ("probability" | "trips", None) => Err(format!("`{key}` needs a value")),
         _ => Err(format!(
-            "unknown costline pragma `{key}` (known: `probability P`, `trips N`)"
+            "unknown costline pragma `{key}` (known: `probability P`, `trips N`, `fixed-form [N]`, `free-form`)"
         )),
     }
 }
@@ -135,7 +153,7 @@ mod tests {
             msgs,
             [
                 "probability must be a number from 0 to 1, not `1.5`",
-                "unknown costline pragma `trip` (known: `probability P`, `trips N`)",
+                "unknown costline pragma `trip` (known: `probability P`, `trips N`, `fixed-form [N]`, `free-form`)",
                 "trips must be a whole number, not `-1`",
             ]
         );

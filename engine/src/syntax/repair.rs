@@ -38,6 +38,16 @@ pub fn parse_repaired(text: String) -> Repaired {
         };
     }
     let statements = logical_statements(&text);
+    if common_commas(&mut text, &statements) {
+        tree = cst::parse(&text);
+        if !tree.root_node().has_error() {
+            return Repaired {
+                text,
+                tree,
+                left_out,
+            };
+        }
+    }
     // A statement cut short (`x = 1 +`, `call f(a,` — what an editor holds while the
     // user types) lets tree-sitter read on into the next line and report its error
     // there, often at an END that cannot be left out: leave these out first.
@@ -84,6 +94,83 @@ pub fn parse_repaired(text: String) -> Repaired {
         tree,
         left_out,
     }
+}
+
+/// Rewrites the COMMON spellings the grammar lacks into ones it parses, keeping every
+/// offset: the comma before a block name (`common /a/ x, /b/ y`) is blanked; blank
+/// COMMON's `//` is blanked when it opens the statement (the members before any
+/// block name are blank COMMON's) and becomes `/_/` elsewhere (`common /a/ x, // z`;
+/// `_` is no Fortran name, and lowering reads it as blank COMMON). Returns whether
+/// anything changed.
+fn common_commas(text: &mut String, statements: &[LogicalStmt]) -> bool {
+    let mut edits: Vec<(usize, u8)> = Vec::new();
+    for stmt in statements {
+        let (_, rest) = split_label(&stmt.head);
+        let is_common = rest
+            .strip_prefix("common")
+            .is_some_and(|r| r.starts_with([' ', '/']) || r.is_empty());
+        if !is_common {
+            continue;
+        }
+        let bytes = &text.as_bytes()[stmt.start..stmt.line_end];
+        let Some(keyword) = bytes
+            .windows(6)
+            .position(|w| w.eq_ignore_ascii_case(b"common"))
+        else {
+            continue;
+        };
+        let skip = |mut j: usize| {
+            while j < bytes.len() {
+                match bytes[j] {
+                    b' ' | b'\t' | b'&' | b'\n' | b'\r' => j += 1,
+                    b'!' => {
+                        while j < bytes.len() && bytes[j] != b'\n' {
+                            j += 1;
+                        }
+                    }
+                    _ => break,
+                }
+            }
+            j
+        };
+        let first = skip(keyword + 6);
+        let (mut depth, mut slashes) = (0i32, Vec::new());
+        let mut i = keyword + 6;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'(' => depth += 1,
+                b')' => depth -= 1,
+                b'!' => {
+                    while i < bytes.len() && bytes[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                b',' if depth == 0 && bytes.get(skip(i + 1)) == Some(&b'/') => {
+                    edits.push((stmt.start + i, b' '));
+                }
+                b'/' if depth == 0 && bytes.get(i + 1) == Some(&b'/') => {
+                    slashes.push(i);
+                    i += 1;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        for j in slashes {
+            if j == first {
+                edits.push((stmt.start + j, b' '));
+                edits.push((stmt.start + j + 1, b' '));
+            } else if j > 0 && matches!(bytes[j - 1], b' ' | b',') {
+                edits.push((stmt.start + j - 1, b'/'));
+                edits.push((stmt.start + j, b'_'));
+            }
+        }
+    }
+    for &(at, b) in &edits {
+        let s = [b];
+        text.replace_range(at..at + 1, std::str::from_utf8(&s).expect("ASCII"));
+    }
+    !edits.is_empty()
 }
 
 /// Whether a statement (its head, lower-case) obviously ends early: an open parenthesis
@@ -212,6 +299,19 @@ mod tests {
         assert_eq!(r.text.len(), text.len());
         let sexp = r.tree.root_node().to_sexp();
         assert!(sexp.contains("do_loop"), "{sexp}");
+    }
+
+    #[test]
+    fn commas_between_common_blocks_parse() {
+        let text = "subroutine s\n  real x(10), y, z, w(2,3), v\n  common /a/ x, /b/ y\n  common // z, /c/ w, &\n     & /d/ v\n  common x2, y2\n  common /e/ e1, // e2 /f/ f1 // f2\nend\n";
+        let r = parse_repaired(text.to_string());
+        let sexp = r.tree.root_node().to_sexp();
+        assert!(!r.tree.root_node().has_error(), "{sexp}");
+        assert!(r.left_out.is_empty(), "{sexp}");
+        assert_eq!(r.text.len(), text.len());
+        assert!(r.text.contains("common /a/ x  /b/ y"));
+        assert!(r.text.contains("common    z  /c/ w  &"));
+        assert!(r.text.contains("common /e/ e1 /_/ e2 /f/ f1/_/ f2"));
     }
 
     #[test]

@@ -360,7 +360,11 @@ impl Lowerer<'_> {
                 let mut group_block = String::new();
                 for m in named_children(c) {
                     if m.kind() == "name" {
+                        // `/_/`: blank COMMON's `//` as syntax::repair rewrites it.
                         group_block = cst::lower_text(m, self.src);
+                        if group_block.trim() == "_" {
+                            group_block.clear();
+                        }
                     } else if let Some(name) = self.declarator(m) {
                         members.push((group_block.clone(), name));
                     }
@@ -371,8 +375,16 @@ impl Lowerer<'_> {
             }
         }
         for (block, name) in members {
-            if let Some(sym) = self.symbols.get_mut(&name) {
-                sym.common = Some(block);
+            // A block may be continued by later COMMON statements: positions go on.
+            let position = self
+                .symbols
+                .values()
+                .filter(|s| s.common.as_ref().is_some_and(|(b, _)| *b == block))
+                .count();
+            if let Some(sym) = self.symbols.get_mut(&name)
+                && sym.common.is_none()
+            {
+                sym.common = Some((block, position));
             }
         }
     }

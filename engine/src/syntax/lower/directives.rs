@@ -18,9 +18,10 @@ struct Mappings {
 
 impl Lowerer<'_> {
     pub(super) fn check_directives(&mut self, directives: &[Directive]) {
+        // The host's and modules' arrangements and templates, hidden by the unit's own.
         let mut m = Mappings {
-            processors: HashMap::new(),
-            templates: HashMap::new(),
+            processors: self.scope.processors.clone().into_iter().collect(),
+            templates: self.scope.templates.clone().into_iter().collect(),
         };
         for d in directives {
             match &d.kind {

@@ -19,6 +19,7 @@ use crate::ir::{
 };
 use crate::normalize::Shapes;
 use crate::span::Span;
+use std::collections::BTreeMap;
 use tree_sitter::{Node, Tree};
 
 /// What a unit sees from outside: the entities of its host and of the modules it uses
@@ -26,6 +27,10 @@ use tree_sitter::{Node, Tree};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scope {
     pub symbols: SymbolTable,
+    /// The host's and modules' PROCESSORS arrangements the unit names, with their ranks.
+    pub processors: BTreeMap<String, usize>,
+    /// The host's and modules' TEMPLATEs the unit names, with their ranks.
+    pub templates: BTreeMap<String, usize>,
 }
 
 /// One unit's own text, parsed.
@@ -224,6 +229,7 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         uses: l.uses,
         implicit: l.implicit,
         symbols: l.symbols,
+        outer: scope.symbols.clone(),
         directives,
         pragmas,
         body,
