@@ -13,8 +13,10 @@
 //! `$c1, $c2, ...` (P^3T+ equation (4) and its cyclic counterparts), so the symbolic sum
 //! can count the iterations a processor executes.
 
+mod layout;
 mod resolve;
 
+pub use layout::{Layout, LayoutDim, LayoutFormat, LayoutIndex};
 pub use resolve::{UnitMappings, mappings};
 
 use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};
