@@ -17,7 +17,7 @@ mod layout;
 mod resolve;
 
 pub use layout::{Layout, LayoutDim, LayoutFormat, LayoutIndex};
-pub use resolve::{UnitMappings, mappings};
+pub use resolve::{DummyMapping, UnitMappings, mappings, mappings_with, transcriptive_dummies};
 
 use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};
 use smallvec::{SmallVec, smallvec};
