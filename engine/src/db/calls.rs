@@ -252,19 +252,55 @@ pub fn bind(callee: &Unit, actuals: &[(Option<String>, Actual)]) -> Binding {
     out
 }
 
-/// The procedures of the workspace by name (the first of a name), and the recursive
-/// cycles of the call graph.
-#[derive(Debug, Default, PartialEq, salsa::SalsaValue)]
-pub struct CallGraph<'db> {
-    pub procedures: HashMap<String, UnitText<'db>>,
+/// The procedures of the workspace by name (the first of a name). Its value changes
+/// with any procedure's text: read it through [`procedure`] where a cut-off matters.
+#[salsa::tracked(returns(ref))]
+pub fn procedures(db: &dyn salsa::Database) -> HashMap<String, UnitText<'_>> {
+    let mut out: HashMap<String, UnitText> = HashMap::new();
+    for &file in Workspace::get(db).files(db) {
+        if let Ok(f) = file_units(db, file) {
+            for &u in &f.units {
+                if u.kind(db) != UnitKind::Module {
+                    out.entry(u.name(db).clone()).or_insert(u);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A procedure's name, as the key of [`procedure`].
+#[salsa::interned(debug)]
+pub struct ProcName<'db> {
+    #[returns(ref)]
+    pub name: String,
+}
+
+/// The procedure of the workspace named `name`: unchanged (so its readers cut off)
+/// while that procedure's text is.
+#[salsa::tracked(returns(copy))]
+pub fn procedure<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Option<UnitText<'db>> {
+    procedures(db).get(name.name(db)).copied()
+}
+
+/// The procedure named `name`, if the workspace has one.
+pub fn procedure_named<'db>(db: &'db dyn salsa::Database, name: &str) -> Option<UnitText<'db>> {
+    procedure(db, ProcName::new(db, name.to_string()))
+}
+
+/// The call graph of the workspace by name: who calls whom, and the recursive cycles.
+/// Built from the units' lowered statements (nothing that depends on values, so the
+/// queries binding dummies can read it) and unchanged by edits that keep every call.
+#[derive(Debug, Default, PartialEq)]
+pub struct CallGraph {
     /// The units that call each procedure, each once, in workspace order.
-    pub callers: HashMap<String, Vec<UnitText<'db>>>,
+    pub callers: HashMap<String, Vec<String>>,
     /// The members of each recursive cycle (a procedure calling itself, or several
     /// calling each other), by member.
     pub cycles: BTreeMap<String, Vec<String>>,
 }
 
-impl CallGraph<'_> {
+impl CallGraph {
     /// Whether a call from `caller` to `callee` closes a recursive cycle.
     pub fn recursive(&self, caller: &str, callee: &str) -> bool {
         self.cycles
@@ -273,28 +309,14 @@ impl CallGraph<'_> {
     }
 }
 
-/// The call graph of the workspace, from the units' lowered statements (nothing that
-/// depends on values, so the queries binding dummies can read it).
 #[salsa::tracked(returns(ref))]
-pub fn call_graph(db: &dyn salsa::Database) -> CallGraph<'_> {
-    let mut units: Vec<UnitText> = Vec::new();
-    for &file in Workspace::get(db).files(db) {
-        if let Ok(f) = file_units(db, file) {
-            units.extend(f.units.iter().copied());
-        }
-    }
-    let mut procedures: HashMap<String, UnitText> = HashMap::new();
-    for &u in &units {
-        if u.kind(db) != UnitKind::Module {
-            procedures.entry(u.name(db).clone()).or_insert(u);
-        }
-    }
+pub fn call_graph(db: &dyn salsa::Database) -> CallGraph {
+    let procedures = procedures(db);
     let mut edges: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    let mut callers: HashMap<String, Vec<UnitText>> = HashMap::new();
-    for &u in &units {
-        if u.kind(db) == UnitKind::Module {
-            continue;
-        }
+    let mut callers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut units: Vec<&UnitText> = procedures.values().collect();
+    units.sort_by_key(|u| u.name(db));
+    for &u in units {
         let mut called: Vec<String> = callee_names(&lower(db, u))
             .into_iter()
             .filter(|n| procedures.contains_key(n))
@@ -302,10 +324,7 @@ pub fn call_graph(db: &dyn salsa::Database) -> CallGraph<'_> {
         called.sort();
         called.dedup();
         for c in &called {
-            let list = callers.entry(c.clone()).or_default();
-            if !list.contains(&u) {
-                list.push(u);
-            }
+            callers.entry(c.clone()).or_default().push(u.name(db).clone());
         }
         edges.entry(u.name(db).as_str()).or_default().extend(called);
     }
@@ -313,11 +332,7 @@ pub fn call_graph(db: &dyn salsa::Database) -> CallGraph<'_> {
         .into_iter()
         .map(|(k, v)| (k, v.into_iter().collect()))
         .collect();
-    CallGraph {
-        procedures,
-        callers,
-        cycles,
-    }
+    CallGraph { callers, cycles }
 }
 
 /// The calls a procedure receives from outside its recursive cycle, and the binding
@@ -343,11 +358,13 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
     let graph = call_graph(db);
     let name = unit.name(db);
     let mut sites = Vec::new();
-    for &caller in graph.callers.get(name).into_iter().flatten() {
-        let caller_name = caller.name(db);
+    for caller_name in graph.callers.get(name).into_iter().flatten() {
         if caller_name == name || graph.recursive(caller_name, name) {
             continue;
         }
+        let Some(caller) = procedure_named(db, caller_name) else {
+            continue;
+        };
         let mut rank = 0;
         for s in call_sites(db, caller).iter().filter(|s| &s.callee == name) {
             rank += 1;
@@ -483,11 +500,10 @@ pub fn callees<'db>(
     if sites.is_empty() {
         return Vec::new();
     }
-    let graph = call_graph(db);
     sites
         .iter()
         .filter_map(|s| {
-            let callee = *graph.procedures.get(&s.callee)?;
+            let callee = procedure_named(db, &s.callee)?;
             let ir = lower(db, callee);
             Some((s.stmt, as_called(db, callee, bind(&ir, &s.actuals))))
         })
@@ -513,9 +529,8 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
         return Arc::new(out);
     }
     let caller = lower(db, unit);
-    let graph = call_graph(db);
     for s in sites.iter() {
-        let Some(&callee) = graph.procedures.get(&s.callee) else {
+        let Some(callee) = procedure_named(db, &s.callee) else {
             continue;
         };
         let ir = lower(db, callee);

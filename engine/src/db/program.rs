@@ -103,14 +103,14 @@ impl<'db> Walk<'db> {
         }
         let db = self.db;
         let s = summary(db, unit);
-        let graph = sites::call_graph(db);
+        let procedures = sites::procedures(db);
         let variants: HashMap<StmtId, UnitText<'db>> =
             sites::callees(db, unit).into_iter().collect();
         let mut total = Totals::own(&s);
         let mut per_call: HashMap<StmtId, Totals> = HashMap::new();
         self.active.push(s.name.clone());
         for c in &s.calls {
-            let (Some(&callee), Some(count)) = (graph.procedures.get(&c.callee), c.value) else {
+            let (Some(&callee), Some(count)) = (procedures.get(&c.callee), c.value) else {
                 continue;
             };
             let callee = variants
