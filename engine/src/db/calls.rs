@@ -241,6 +241,14 @@ pub fn bind(callee: &Unit, actuals: &[(Option<String>, Actual)]) -> Binding {
             Actual::Array {
                 extents, mapping, ..
             } if sym.is_array() => {
+                // An assumed-shape dimension takes the actual's extent.
+                let dims = sym.dims.as_deref().unwrap_or_default();
+                let conform = extents.as_ref().is_some_and(|e| e.len() == dims.len());
+                for (k, (d, n)) in dims.iter().zip(extents.iter().flatten()).enumerate() {
+                    if conform && d.upper == Bound::Deferred && sym.attrs.dummy {
+                        out.values.push((format!("size({dummy},{})", k + 1), *n));
+                    }
+                }
                 out.arrays
                     .push((dummy.to_string(), extents.clone(), mapping.clone()))
             }
@@ -324,7 +332,10 @@ pub fn call_graph(db: &dyn salsa::Database) -> CallGraph {
         called.sort();
         called.dedup();
         for c in &called {
-            callers.entry(c.clone()).or_default().push(u.name(db).clone());
+            callers
+                .entry(c.clone())
+                .or_default()
+                .push(u.name(db).clone());
         }
         edges.entry(u.name(db).as_str()).or_default().extend(called);
     }
