@@ -413,9 +413,12 @@ fn disagreements(
 ) -> Vec<Diagnostic> {
     let transcriptive = crate::distribution::transcriptive_dummies(ir);
     let site = |s: &(String, usize, Option<f64>, Binding)| {
-        let count =
-            s.2.map_or("an unknown number of".to_string(), |c| c.to_string());
-        format!("call {} in `{}` ({count} times per run)", s.1, s.0)
+        let count = match s.2 {
+            None => "an unknown number of times".to_string(),
+            Some(c) if c == 1.0 => "once".to_string(),
+            Some(c) => format!("{c} times"),
+        };
+        format!("call {} from `{}` ({count} per run of `{}`)", s.1, s.0, s.0)
     };
     let mut out = Vec::new();
     for dummy in &ir.dummies {
@@ -444,31 +447,25 @@ fn disagreements(
             .iter()
             .filter(|s| describe(&s.3) != taken)
             .map(|s| {
-                format!(
-                    "{} at {}",
-                    describe(&s.3).unwrap_or_else(|| "unknown".into()),
-                    site(s)
-                )
+                let what = describe(&s.3).unwrap_or_else(|| "unknown".into());
+                format!("{what} by {}", site(s))
             })
             .collect();
         if others.is_empty() {
             continue;
         }
-        let what = if sym.is_array() { "mapping" } else { "value" };
+        let what = if sym.is_array() { "mappings" } else { "values" };
         out.push(Diagnostic::info(
             sym.span,
             "call-binding",
             format!(
-                "the calls disagree on `{dummy}`: {}, but {}; this report shows the \
-                 {what} of the call that runs most ({}), and each caller's totals count \
-                 every call with its own",
-                format!(
-                    "{} at {}",
-                    taken.unwrap_or_else(|| "unknown".into()),
-                    site(chosen)
-                ),
+                "the calls pass `{dummy}` different {what}: {} by {}, {}; this report shows \
+                 `{}` as called by the first (it runs most), and every caller's totals \
+                 count each call with its own",
+                taken.unwrap_or_else(|| "unknown".into()),
+                site(chosen),
                 others.join(", "),
-                site(chosen)
+                ir.name
             ),
         ));
     }
