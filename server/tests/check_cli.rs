@@ -84,8 +84,13 @@ fn calls_bind_dummies_and_remap_prescriptive_ones() {
     let main = &report["files"][0]["units"][0];
     assert_eq!(main["metrics"]["nt"], 24.0);
     assert_eq!(main["metrics"]["td_bytes"], 24576.0);
-    let diagnostics = report["files"][0]["diagnostics"].as_array().expect("diagnostics");
-    let codes: Vec<&str> = diagnostics.iter().filter_map(|d| d["code"].as_str()).collect();
+    let diagnostics = report["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics");
+    let codes: Vec<&str> = diagnostics
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
     assert!(codes.contains(&"call-remap"), "{codes:?}");
     assert!(codes.contains(&"call-binding"), "{codes:?}");
     assert!(!codes.contains(&"descriptive-mismatch"), "{codes:?}");

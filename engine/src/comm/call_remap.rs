@@ -9,6 +9,12 @@
 use crate::distribution::{Layout, LayoutIndex};
 use std::collections::BTreeMap;
 
+/// Grid coordinates, `None` where free (any).
+type Coords = Vec<Option<i64>>;
+
+/// The coordinates one array position determines: (grid dimension, coordinate).
+type Partial = Vec<(usize, i64)>;
+
 /// Combinations of per-dimension owner classes beyond this many are not counted.
 const MAX_CLASSES: usize = 1 << 20;
 
@@ -25,10 +31,10 @@ pub fn remap(
     to: &Layout,
 ) -> Result<BTreeMap<(usize, usize), u64>, String> {
     // Per array dimension: (coordinates under `from`, under `to`) -> elements.
-    let mut combined: Vec<(Vec<Option<i64>>, Vec<Option<i64>>, u64)> =
+    let mut combined: Vec<(Coords, Coords, u64)> =
         vec![(constant_coordinates(from)?, constant_coordinates(to)?, 1)];
     for (dim, &n) in extents.iter().enumerate() {
-        let mut classes: BTreeMap<(Vec<(usize, i64)>, Vec<(usize, i64)>), u64> = BTreeMap::new();
+        let mut classes: BTreeMap<(Partial, Partial), u64> = BTreeMap::new();
         for j in 0..n.max(0) {
             let key = (
                 coordinates_along(from, dim, j)?,
@@ -77,7 +83,7 @@ pub fn remap(
 
 /// The coordinates every element has: template dimensions with a constant index; the
 /// rest free (`None`).
-fn constant_coordinates(l: &Layout) -> Result<Vec<Option<i64>>, String> {
+fn constant_coordinates(l: &Layout) -> Result<Coords, String> {
     let mut out = vec![None; l.grid.len()];
     for d in &l.dims {
         if let (Some(g), LayoutIndex::Constant(x)) = (d.grid, d.index) {
@@ -91,7 +97,7 @@ fn constant_coordinates(l: &Layout) -> Result<Vec<Option<i64>>, String> {
 }
 
 /// The grid coordinates position `j` of array dimension `dim` determines.
-fn coordinates_along(l: &Layout, dim: usize, j: i64) -> Result<Vec<(usize, i64)>, String> {
+fn coordinates_along(l: &Layout, dim: usize, j: i64) -> Result<Partial, String> {
     let mut out = Vec::new();
     for d in &l.dims {
         let (

@@ -29,6 +29,9 @@ use crate::symbolic::{Env, Num, Sym};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+/// How many bindings of one procedure besides the reported one are analysed each.
+pub const MAX_VARIANTS: usize = 8;
+
 /// The mapping of an actual array argument in its caller.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ActualMapping {
@@ -354,6 +357,10 @@ pub struct Incoming {
     pub sites: Vec<(String, usize, Option<f64>, Binding)>,
     /// The binding of the site that runs most often (per run of its caller).
     pub chosen: Option<Binding>,
+    /// The other bindings analysed as variants: the first [`MAX_VARIANTS`] distinct
+    /// ones, in call order; a call with another counts as the procedure as reported
+    /// (and a call from the procedure's own recursive cycle too).
+    pub variants: Vec<Binding>,
     /// Where the running sites disagree, what was taken (spans: the dummies').
     pub notes: Vec<Diagnostic>,
 }
@@ -395,11 +402,35 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
             }
         })
         .or(sites.first());
-    let notes = chosen
+    let mut notes = chosen
         .map(|c| disagreements(&ir, c, &running))
         .unwrap_or_default();
+    let mut variants: Vec<Binding> = Vec::new();
+    let mut distinct = 0;
+    for s in &running {
+        if chosen.is_some_and(|c| c.3 == s.3) || variants.contains(&s.3) {
+            continue;
+        }
+        distinct += 1;
+        if variants.len() < MAX_VARIANTS {
+            variants.push(s.3.clone());
+        }
+    }
+    if distinct > MAX_VARIANTS {
+        notes.push(Diagnostic::info(
+            ir.header,
+            "call-binding",
+            format!(
+                "`{name}` is called with {} different bindings of its dummies: the first \
+                 {MAX_VARIANTS} besides the one reported are analysed each, the calls with \
+                 the others count as the one reported",
+                distinct + 1
+            ),
+        ));
+    }
     Arc::new(Incoming {
         chosen: chosen.map(|c| c.3.clone()),
+        variants,
         sites,
         notes,
     })
@@ -415,7 +446,7 @@ fn disagreements(
     let site = |s: &(String, usize, Option<f64>, Binding)| {
         let count = match s.2 {
             None => "an unknown number of times".to_string(),
-            Some(c) if c == 1.0 => "once".to_string(),
+            Some(c) if (c - 1.0).abs() < f64::EPSILON => "once".to_string(),
             Some(c) => format!("{c} times"),
         };
         format!("call {} from `{}` ({count} per run of `{}`)", s.1, s.0, s.0)
@@ -491,7 +522,8 @@ pub fn as_called<'db>(
     callee: UnitText<'db>,
     binding: Binding,
 ) -> UnitText<'db> {
-    if incoming(db, callee).chosen.as_ref() == Some(&binding) {
+    let incoming = incoming(db, callee);
+    if incoming.chosen.as_ref() == Some(&binding) || !incoming.variants.contains(&binding) {
         callee
     } else {
         at_site(db, callee, binding)
