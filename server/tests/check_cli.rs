@@ -52,7 +52,7 @@ fn free_form_hpf_program_using_a_module_from_another_file() {
 /// NUMBER_OF_PROCESSORS() takes the `p` binding (without it, a warning says so); each
 /// REDISTRIBUTE of the time loop is an all-to-all exchange (12 pairs × 10 iterations ×
 /// 16·16 reals) and the statements between them use the (*, BLOCK) mapping, so `b` is
-/// read locally; INHERIT is named as not modelled.
+/// read locally; the INHERIT dummy takes the actual's mapping and extent.
 #[test]
 fn number_of_processors_and_remapping() {
     snapshot(
@@ -81,6 +81,35 @@ fn realign_and_remapping_branches() {
     let (text, _) = check(&["tests/fixtures/free/realign_branches.f90"]);
     assert!(text.contains("warning[remap-in-branch]"), "{text}");
     assert!(!text.contains("remap-in-loop"), "{text}");
+}
+
+/// Calls bind their callee's dummies: `m` takes `n`'s value; the INHERIT dummy takes
+/// each call's actual mapping (BLOCK ten times, CYCLIC once: the report shows the first
+/// and says so); the prescriptive `(*, BLOCK)` dummy gets its `(BLOCK, *)` actual
+/// remapped on entry and back (3072 elements each way: 24 messages of 1 KiB among 4
+/// processors); the descriptive dummy's assertion holds.
+#[test]
+fn calls_bind_dummies_and_remap_prescriptive_ones() {
+    snapshot(
+        "inherit_calls",
+        &["tests/fixtures/free/inherit_calls.f90"],
+        0,
+    );
+    let (json, _) = check(&["tests/fixtures/free/inherit_calls.f90", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let main = &report["files"][0]["units"][0];
+    assert_eq!(main["metrics"]["nt"], 24.0);
+    assert_eq!(main["metrics"]["td_bytes"], 24576.0);
+    let diagnostics = report["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics");
+    let codes: Vec<&str> = diagnostics
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"call-remap"), "{codes:?}");
+    assert!(codes.contains(&"call-binding"), "{codes:?}");
+    assert!(!codes.contains(&"descriptive-mismatch"), "{codes:?}");
 }
 
 #[test]

@@ -105,6 +105,15 @@ impl UnitCommValues {
         self.stmts.iter()
     }
 
+    /// These values with `refs` added to their statements (the remapping records of
+    /// calls, [`super::call_remap`]).
+    pub fn with(mut self, refs: &[(StmtId, RefValues)]) -> UnitCommValues {
+        for (id, r) in refs {
+            self.stmts.entry(*id).or_default().push(r.clone());
+        }
+        self
+    }
+
     /// The unit's own communication per run (Definition 4.6 without its calls): the sum
     /// over its statements, if any has metrics.
     pub fn total(&self, unit: &crate::ir::Unit) -> Option<CommMetrics> {

@@ -1,6 +1,7 @@
 //! The per-unit queries: parse → lower → counts, mappings and work formulas (none of
 //! which read the bindings) → constants and values under the bindings → diagnostics.
 
+use super::calls;
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
@@ -42,7 +43,7 @@ impl std::fmt::Debug for Parsed {
 /// noted). Only lowering reads the tree, so few are kept.
 #[salsa::tracked(returns(ref), lru = 64)]
 pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Parsed {
-    if unit.directives(db).is_some() {
+    if base(db, unit) != unit {
         return parse(db, base(db, unit)).clone();
     }
     Parsed(Arc::new(ParsedUnit::parse(
@@ -67,6 +68,9 @@ pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
         ir.directives = directives.clone();
         return Arc::new(ir);
     }
+    if unit.site(db).is_some() {
+        return lower(db, base(db, unit));
+    }
     let parsed = parse(db, unit);
     let host = unit.host(db).as_deref();
     Arc::new(lowering::lower(&parsed.0, host, scope(db, unit)))
@@ -75,19 +79,40 @@ pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
 /// freq(S) of every statement and loop, as formulas.
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFrequencies> {
-    if unit.directives(db).is_some() {
+    if base(db, unit) != unit {
         return freqs(db, base(db, unit));
     }
     let options = Settings::get(db).freq(db);
     Arc::new(frequencies(&lower(db, unit), options))
 }
 
-/// How the unit's arrays are distributed, its host's and modules' included.
+/// How the unit's arrays are distributed, its host's and modules' included;
+/// transcriptive dummies take the mappings of
+/// the actuals of the call the unit is analysed as called from ([`calls::binding`]).
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitMappings> {
-    Arc::new(distribution::mappings(
-        &lower(db, unit),
+    let ir = lower(db, unit);
+    let transcriptive = distribution::transcriptive_dummies(&ir);
+    let mut inherited = HashMap::new();
+    if !transcriptive.is_empty()
+        && let Some(b) = calls::binding(db, unit)
+    {
+        for d in transcriptive {
+            match b.mapping(&d) {
+                Some(calls::ActualMapping::Mapped(l)) => {
+                    inherited.insert(d, Some(l.clone()));
+                }
+                Some(calls::ActualMapping::Replicated) => {
+                    inherited.insert(d, None);
+                }
+                Some(calls::ActualMapping::Unknown) | None => {}
+            }
+        }
+    }
+    Arc::new(distribution::mappings_with(
+        &ir,
         &imported_mappings(db, unit).visible,
+        &inherited,
     ))
 }
 
@@ -132,7 +157,7 @@ pub fn stmt_formula<'db>(
 
 /// The values of the integer names a unit sees, and notes on bindings that override a
 /// PARAMETER.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Constants {
     pub values: BTreeMap<String, i64>,
     pub notes: Vec<Diagnostic>,
@@ -143,6 +168,13 @@ pub struct Constants {
 /// bindings of the names it mentions.
 #[salsa::tracked(returns(clone))]
 pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
+    if let Some(site) = unit.site(db) {
+        // As called from one site: its values in place of those the callers agree on.
+        let mut c = Constants::clone(&constants(db, base(db, unit)));
+        c.values
+            .extend(site.values.iter().map(|(n, v)| (n.clone(), *v)));
+        return Arc::new(c);
+    }
     if unit.directives(db).is_some() {
         return constants(db, base(db, unit));
     }
@@ -206,6 +238,10 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
             values.insert(name.clone(), *value);
         }
     }
+    // Integer dummies take the values their callers pass (over any binding).
+    if let Some(b) = calls::binding(db, unit) {
+        values.extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
+    }
     Arc::new(Constants { values, notes })
 }
 
@@ -228,7 +264,7 @@ fn exported_constants<'db>(
 /// freq(S) of every statement under the bindings.
 #[salsa::tracked(returns(clone))]
 pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Counts> {
-    if unit.directives(db).is_some() {
+    if unit.directives(db).is_some() && unit.site(db).is_none() {
         return counts(db, base(db, unit));
     }
     let known = constants(db, unit);
@@ -281,12 +317,10 @@ pub fn comm_records<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> A
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let counts = counts(db, unit);
     let freq = |id| counts.value(id);
-    Arc::new(comm_model::unit_comm_records(
-        &comm(db, unit),
-        &freq,
-        &env,
-        Settings::get(db).freq(db),
-    ))
+    Arc::new(
+        comm_model::unit_comm_records(&comm(db, unit), &freq, &env, Settings::get(db).freq(db))
+            .with(&calls::call_remaps(db, unit).refs),
+    )
 }
 
 /// The communication records priced on the machine: NT, TD, TT and the critical path
@@ -307,7 +341,7 @@ pub fn ops<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> Arc<HashMap<StmtId, OpCounts>> {
-    if unit.directives(db).is_some() {
+    if base(db, unit) != unit {
         return ops(db, base(db, unit));
     }
     let ir = lower(db, unit);
@@ -498,6 +532,11 @@ pub fn unit_diagnostics<'db>(
             .iter()
             .cloned(),
     );
+    if !ir.dummies.is_empty() {
+        out.extend(calls::incoming(db, unit).notes.iter().cloned());
+    }
+    out.extend(calls::call_remaps(db, unit).diagnostics.iter().cloned());
+    out.extend(calls::recursion(db, unit));
     let known = constants(db, unit);
     out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
     out.extend(imbalance::diagnostics(

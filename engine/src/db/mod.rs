@@ -14,6 +14,7 @@
 //! values come out equal. Changing a binding re-runs constants and values only.
 
 pub mod analysis;
+pub mod calls;
 mod common;
 mod host;
 mod include_search;

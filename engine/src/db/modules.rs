@@ -93,7 +93,7 @@ pub fn duplicate_modules(db: &dyn salsa::Database, file: File) -> Vec<Diagnostic
 
 /// The strongly connected components of the USE graph that are cycles (more than one
 /// module, or a module using itself), by member (Tarjan's algorithm, iterative).
-fn cycles(edges: &BTreeMap<&str, Vec<String>>) -> BTreeMap<String, BTreeSet<String>> {
+pub(super) fn cycles(edges: &BTreeMap<&str, Vec<String>>) -> BTreeMap<String, BTreeSet<String>> {
     struct State<'a> {
         index: BTreeMap<&'a str, usize>,
         low: BTreeMap<&'a str, usize>,

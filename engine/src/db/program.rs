@@ -7,6 +7,7 @@
 //! [`context`] picks its share, cut off when that share did not change.
 
 use super::analysis::{cache, comm_values, freqs, lower, unit_times_with, values};
+use super::calls as sites;
 use super::inputs::Workspace;
 use super::units::{UnitText, file_units};
 use crate::comm::CommMetrics;
@@ -50,87 +51,88 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
     })
 }
 
-/// Per unit (by index), its own value with its calls' folded in: `add(total, callee's
-/// total, the call's count)` for each call of a unit of the workspace (P^3T+ Definitions
-/// 4.4 and 4.7: a call adds its callee's parameters times the call's count). A
-/// recursive call adds nothing for the unit being computed.
-fn call_graph_totals<T: Copy>(
-    summaries: &[Arc<Summary>],
-    own: &dyn Fn(&Summary) -> T,
-    add: &dyn Fn(T, T, f64) -> T,
-) -> Vec<T> {
-    let by_name: HashMap<&str, usize> = summaries
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.kind != UnitKind::Module)
-        .map(|(i, s)| (s.name.as_str(), i))
-        .collect();
-    struct Walk<'a, T> {
-        summaries: &'a [Arc<Summary>],
-        by_name: HashMap<&'a str, usize>,
-        own: &'a dyn Fn(&Summary) -> T,
-        add: &'a dyn Fn(T, T, f64) -> T,
-        memo: Vec<Option<T>>,
-    }
-    impl<T: Copy> Walk<'_, T> {
-        fn resolve(&mut self, i: usize) -> T {
-            if let Some(t) = self.memo[i] {
-                return t;
-            }
-            let mut total = (self.own)(&self.summaries[i]);
-            self.memo[i] = Some(total);
-            let summaries = self.summaries;
-            for call in &summaries[i].calls {
-                let (Some(&j), Some(count)) = (self.by_name.get(call.callee.as_str()), call.value)
-                else {
-                    continue;
-                };
-                let callee = self.resolve(j);
-                total = (self.add)(total, callee, count.to_f64());
-            }
-            self.memo[i] = Some(total);
-            total
+/// What a unit costs per run: communication (NT, TD, TT, CT), computation and predicted
+/// time, cache lines.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Totals {
+    pub comm: Option<CommMetrics>,
+    pub time: (f64, f64),
+    pub lines: f64,
+}
+
+impl Totals {
+    /// A unit's own statements' (not its calls').
+    fn own(s: &Summary) -> Totals {
+        Totals {
+            comm: s.comm,
+            time: s.time,
+            lines: s.cache_lines,
         }
     }
-    let mut walk = Walk {
-        summaries,
-        by_name,
-        own,
-        add,
-        memo: vec![None; summaries.len()],
-    };
-    (0..summaries.len()).map(|i| walk.resolve(i)).collect()
+
+    /// `self + k·t` (P^3T+ Definitions 4.4, 4.7, 4.10: a call adds its callee's
+    /// parameters times the call's count).
+    fn plus(self, t: &Totals, k: f64) -> Totals {
+        Totals {
+            comm: match (self.comm, t.comm) {
+                (c, None) => c,
+                (c, Some(m)) => Some(c.unwrap_or_default().plus(&m, k)),
+            },
+            time: (self.time.0 + k * t.time.0, self.time.1 + k * t.time.1),
+            lines: self.lines + k * t.lines,
+        }
+    }
 }
 
-/// Each unit's communication per run with its calls' (NT, TD, TT and CT).
-fn comm_totals(summaries: &[Arc<Summary>]) -> Vec<Option<CommMetrics>> {
-    call_graph_totals(
-        summaries,
-        &|s| s.comm,
-        &|total, callee, count| match callee {
-            Some(c) => Some(total.unwrap_or_default().plus(&c, count)),
-            None => total,
-        },
-    )
+/// Each unit's totals with its calls', every call adding the totals of its callee as
+/// called from there (a variant when its binding differs from the one the callee is
+/// analysed under, [`sites::as_called`]). A call closing a recursive cycle adds its
+/// callee's own costs only (the recursion counted one level deep).
+struct Walk<'db> {
+    db: &'db dyn salsa::Database,
+    memo: HashMap<UnitText<'db>, Totals>,
+    /// What each call adds per run of its unit, by unit and calling statement.
+    per_call: HashMap<UnitText<'db>, HashMap<StmtId, Totals>>,
+    active: Vec<String>,
 }
 
-/// Each unit's computation and predicted time per run with its calls'.
-fn time_totals(summaries: &[Arc<Summary>]) -> Vec<(f64, f64)> {
-    call_graph_totals(
-        summaries,
-        &|s| s.time,
-        &|(ct, time), (callee_ct, callee_time), count| {
-            (ct + callee_ct * count, time + callee_time * count)
-        },
-    )
-}
-
-/// Each unit's cache lines per run with its calls' (Definitions 4.10–4.11: a call adds
-/// its callee's lines per run times the call's count).
-fn cache_totals(summaries: &[Arc<Summary>]) -> Vec<f64> {
-    call_graph_totals(summaries, &|s| s.cache_lines, &|total, callee, count| {
-        total + callee * count
-    })
+impl<'db> Walk<'db> {
+    fn total(&mut self, unit: UnitText<'db>) -> Totals {
+        if let Some(t) = self.memo.get(&unit) {
+            return *t;
+        }
+        let db = self.db;
+        let s = summary(db, unit);
+        let procedures = sites::procedures(db);
+        let variants: HashMap<StmtId, UnitText<'db>> =
+            sites::callees(db, unit).into_iter().collect();
+        let mut total = Totals::own(&s);
+        let mut per_call: HashMap<StmtId, Totals> = HashMap::new();
+        self.active.push(s.name.clone());
+        for c in &s.calls {
+            let (Some(&callee), Some(count)) = (procedures.get(&c.callee), c.value) else {
+                continue;
+            };
+            let callee = variants
+                .get(&c.stmt)
+                .copied()
+                .filter(|v| v.name(db) == &c.callee)
+                .unwrap_or(callee);
+            let t = if self.active.contains(&c.callee) {
+                Totals::own(&summary(db, callee))
+            } else {
+                self.total(callee)
+            };
+            let count = count.to_f64();
+            total = total.plus(&t, count);
+            let slot = per_call.entry(c.stmt).or_default();
+            *slot = slot.plus(&t, count);
+        }
+        self.active.pop();
+        self.memo.insert(unit, total);
+        self.per_call.insert(unit, per_call);
+        total
+    }
 }
 
 /// The runs and wd of every unit of the workspace.
@@ -139,12 +141,14 @@ pub struct Program<'db> {
     pub units: HashMap<UnitText<'db>, (Runs, Option<f64>)>,
     /// wd of each procedure by name.
     pub wd_by_name: HashMap<String, f64>,
-    /// Communication per run of each procedure, its calls' included, by name.
-    pub comm_by_name: HashMap<String, CommMetrics>,
-    /// Computation and predicted time per run of each procedure, its calls' included.
-    pub time_by_name: HashMap<String, (f64, f64)>,
-    /// Cache lines per run of each procedure, its calls' included.
-    pub cache_by_name: HashMap<String, f64>,
+    /// What each call of each unit adds per run of the unit, by calling statement.
+    pub calls: HashMap<UnitText<'db>, CallTotals>,
+}
+
+/// What each call of a unit adds per run of the unit, by calling statement.
+#[derive(Debug, Default, PartialEq, salsa::SalsaValue)]
+pub struct CallTotals {
+    pub by_stmt: HashMap<StmtId, Totals>,
 }
 
 /// Combines the summaries of every unit of every file, in workspace order.
@@ -181,31 +185,27 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
         .filter(|(s, _)| s.kind != UnitKind::Module)
         .filter_map(|(s, wd)| Some((s.name.clone(), (*wd)?)))
         .collect();
-    let comm_by_name = summaries
+    let mut walk = Walk {
+        db,
+        memo: HashMap::new(),
+        per_call: HashMap::new(),
+        active: Vec::new(),
+    };
+    for &u in &units {
+        walk.total(u);
+    }
+    let calls = units
         .iter()
-        .zip(comm_totals(&summaries))
-        .filter(|(s, _)| s.kind != UnitKind::Module)
-        .filter_map(|(s, m)| Some((s.name.clone(), m?)))
-        .collect();
-    let time_by_name = summaries
-        .iter()
-        .zip(time_totals(&summaries))
-        .filter(|(s, _)| s.kind != UnitKind::Module)
-        .map(|(s, t)| (s.name.clone(), t))
-        .collect();
-    let cache_by_name = summaries
-        .iter()
-        .zip(cache_totals(&summaries))
-        .filter(|(s, _)| s.kind != UnitKind::Module)
-        .map(|(s, t)| (s.name.clone(), t))
+        .filter_map(|u| {
+            let by_stmt = walk.per_call.remove(u)?;
+            Some((*u, CallTotals { by_stmt }))
+        })
         .collect();
     let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
     Program {
         units,
         wd_by_name,
-        comm_by_name,
-        time_by_name,
-        cache_by_name,
+        calls,
     }
 }
 
@@ -239,27 +239,14 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         .cloned()
         .unwrap_or_else(|| (Runs::once(Vec::new(), Some(calls::NO_CALLER)), None));
     let own = summary(db, unit);
-    let mut call_comm: HashMap<StmtId, CommMetrics> = HashMap::new();
-    for c in &own.calls {
-        if let (Some(m), Some(count)) = (p.comm_by_name.get(&c.callee), c.value) {
-            let slot = call_comm.entry(c.stmt).or_default();
-            *slot = slot.plus(m, count.to_f64());
-        }
-    }
-    let mut call_time: HashMap<StmtId, (f64, f64)> = HashMap::new();
-    for c in &own.calls {
-        if let (Some((ct, t)), Some(count)) = (p.time_by_name.get(&c.callee), c.value) {
-            let slot = call_time.entry(c.stmt).or_default();
-            slot.0 += ct * count.to_f64();
-            slot.1 += t * count.to_f64();
-        }
-    }
-    let mut call_lines: HashMap<StmtId, f64> = HashMap::new();
-    for c in &own.calls {
-        if let (Some(lines), Some(count)) = (p.cache_by_name.get(&c.callee), c.value) {
-            *call_lines.entry(c.stmt).or_default() += lines * count.to_f64();
-        }
-    }
+    let per_call = p.calls.get(&unit);
+    let each = per_call.into_iter().flat_map(|c| &c.by_stmt);
+    let call_comm = each
+        .clone()
+        .filter_map(|(id, t)| Some((*id, t.comm?)))
+        .collect();
+    let call_time = each.clone().map(|(id, t)| (*id, t.time)).collect();
+    let call_lines = each.map(|(id, t)| (*id, t.lines)).collect();
     let callee_wds = own
         .items
         .iter()

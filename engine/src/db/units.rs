@@ -3,6 +3,7 @@
 //! content, so the per-unit queries of a unit nobody edited are reused whatever
 //! happened around it.
 
+use super::calls::Binding;
 use super::inputs::File;
 use crate::diagnostics::Diagnostic;
 use crate::hpf::Directive;
@@ -35,17 +36,40 @@ pub struct UnitText<'db> {
     /// The directives replacing the unit's own; `None` for the unit as written.
     #[returns(ref)]
     pub directives: Option<Vec<Directive>>,
+    /// What a call site binds the dummies to, for the procedure as called from there
+    /// (see `super::calls`); `None` for the unit as its callers agree on it.
+    #[returns(ref)]
+    pub site: Option<Binding>,
 }
 
 /// The unit as written, of a variant (the unit itself when it is not one).
 pub fn base<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> UnitText<'db> {
-    if unit.directives(db).is_none() {
+    if unit.directives(db).is_none() && unit.site(db).is_none() {
         return unit;
     }
     with_directives(db, unit, None)
 }
 
-/// The variant of `unit` whose HPF directives are `directives`.
+/// The variant of `unit` as called with `binding` (its own directives).
+pub fn at_site<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    binding: Binding,
+) -> UnitText<'db> {
+    UnitText::new(
+        db,
+        unit.file(db),
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.host(db).clone(),
+        unit.text(db).clone(),
+        None,
+        Some(binding),
+    )
+}
+
+/// The variant of `unit` whose HPF directives are `directives` (of the unit as its
+/// callers agree on it).
 pub fn variant<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
@@ -68,6 +92,7 @@ fn with_directives<'db>(
         unit.host(db).clone(),
         unit.text(db).clone(),
         directives,
+        None,
     )
 }
 
@@ -96,7 +121,16 @@ pub fn file_units<'db>(
         .iter()
         .map(|c| {
             let host = c.parent.map(|p| chunks[p].name.clone());
-            UnitText::new(db, file, c.kind, c.name.clone(), host, c.text(text), None)
+            UnitText::new(
+                db,
+                file,
+                c.kind,
+                c.name.clone(),
+                host,
+                c.text(text),
+                None,
+                None,
+            )
         })
         .collect();
     let mut diagnostics = source.diagnostics().to_vec();

@@ -14,10 +14,12 @@
 //! can count the iterations a processor executes.
 
 pub mod dynamic;
+mod layout;
 mod resolve;
 mod visible;
 
-pub use resolve::{UnitMappings, mappings};
+pub use layout::{Layout, LayoutDim, LayoutFormat, LayoutIndex};
+pub use resolve::{DummyMapping, UnitMappings, mappings, mappings_with, transcriptive_dummies};
 pub use visible::Visible;
 
 use crate::symbolic::{Constraint, Name, Rational, Sym, SymError};

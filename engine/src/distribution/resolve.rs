@@ -1,7 +1,9 @@
 //! From a unit's HPF directives to the mapping of each of its arrays.
 
 use super::visible::Visible;
-use super::{Arrangement, DistDim, Distribution, Format, Mapping, TemplateIndex, block_size};
+use super::{
+    Arrangement, DistDim, Distribution, Format, Layout, Mapping, TemplateIndex, block_size,
+};
 use crate::diagnostics::Diagnostic;
 use crate::freq::convert::{Names, Scope};
 use crate::hpf::{
@@ -27,6 +29,40 @@ pub struct UnitMappings {
     /// The unit's own arrangements, templates and mapped arrays (what its contained
     /// procedures and a module's users see, with what it sees from outside).
     pub visible: Visible,
+    /// How each mapped dummy argument is mapped.
+    pub dummies: HashMap<String, DummyMapping>,
+}
+
+/// How a dummy argument's mapping relates to its actual's (HPF 2.0 §4.4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DummyMapping {
+    /// `DISTRIBUTE x(BLOCK)`, or ALIGN: the actual is remapped to it at the call.
+    Prescriptive,
+    /// `DISTRIBUTE x *(BLOCK)`: asserted to be the actual's already.
+    Descriptive,
+    /// `INHERIT :: x`, `DISTRIBUTE x *`: the actual's mapping, whatever it is.
+    Transcriptive,
+}
+
+/// The dummies of `unit` whose mapping is transcriptive (`INHERIT`, `DISTRIBUTE x *`).
+pub fn transcriptive_dummies(unit: &Unit) -> Vec<String> {
+    let mut out: Vec<String> = unit
+        .directives
+        .iter()
+        .flat_map(|d| match &d.kind {
+            DirectiveKind::Inherit(names) => names.iter().map(|n| n.name.clone()).collect(),
+            DirectiveKind::Distribute(Distribute {
+                distributees,
+                formats: FormatClause::Transcriptive,
+                ..
+            }) => distributees.iter().map(|n| n.name.clone()).collect(),
+            _ => Vec::new(),
+        })
+        .filter(|n| unit.dummies.contains(n))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 impl UnitMappings {
@@ -93,14 +129,31 @@ pub(super) struct Resolver<'a> {
     pub(super) aligns: HashMap<String, (&'a Align, Span)>,
     pub(super) resolved: HashMap<String, Option<Mapping>>,
     pub(super) diagnostics: Vec<Diagnostic>,
+    /// The mapping of each transcriptive dummy's actual (`None`: replicated); a dummy
+    /// absent has no call that tells.
+    inherited: &'a HashMap<String, Option<Layout>>,
+    dummies: HashMap<String, DummyMapping>,
 }
 
 /// Resolves the mappings of `unit`'s arrays from its PROCESSORS, TEMPLATE, DISTRIBUTE
-/// and ALIGN directives, seeing `outer`: the arrays of its host and USEd modules keep
-/// their mappings (unless a local declaration hides them), and its directives may name
-/// their arrangements, templates and arrays.
+/// and ALIGN directives, seeing `outer` (see [`mappings_with`]), with no call telling
+/// what transcriptive dummies inherit.
 pub fn mappings(unit: &Unit, outer: &Visible) -> UnitMappings {
+    mappings_with(unit, outer, &HashMap::new())
+}
+
+/// Resolves the mappings of `unit`'s arrays, seeing `outer`: the arrays of its host and
+/// USEd modules keep their mappings (unless a local declaration hides them), and its
+/// directives may name their arrangements, templates and arrays; a transcriptive dummy
+/// (INHERIT, `DISTRIBUTE x *`) takes the mapping `inherited` gives its actual.
+pub fn mappings_with(
+    unit: &Unit,
+    outer: &Visible,
+    inherited: &HashMap<String, Option<Layout>>,
+) -> UnitMappings {
     let mut r = Resolver {
+        inherited,
+        dummies: HashMap::new(),
         unit,
         outer,
         arrangements: HashMap::new(),
@@ -156,14 +209,7 @@ pub fn mappings(unit: &Unit, outer: &Visible) -> UnitMappings {
             }
             DirectiveKind::Inherit(names) => {
                 for n in names {
-                    r.warn(
-                        n.span,
-                        format!(
-                            "INHERIT is not modelled yet: `{}` counts as replicated in this \
-                             procedure, whatever mapping its actual argument has",
-                            n.name
-                        ),
-                    );
+                    r.transcriptive(&n.name, n.span);
                 }
             }
             _ => {}
@@ -179,6 +225,11 @@ pub fn mappings(unit: &Unit, outer: &Visible) -> UnitMappings {
     let mut arrays = HashMap::new();
     for n in names {
         if let Some(m) = r.mapping(&n, 0) {
+            if unit.dummies.contains(&n) {
+                r.dummies
+                    .entry(n.clone())
+                    .or_insert(DummyMapping::Prescriptive);
+            }
             arrays.insert(n, m);
         }
     }
@@ -197,6 +248,7 @@ pub fn mappings(unit: &Unit, outer: &Visible) -> UnitMappings {
         diagnostics: r.diagnostics,
         dynamic,
         visible,
+        dummies: r.dummies,
     }
 }
 
@@ -296,12 +348,79 @@ impl Resolver<'_> {
             .push(Diagnostic::warning(span, "not-modelled", message));
     }
 
-    fn distribute(&mut self, dist: &Distribute, span: Span) {
-        let FormatClause::Prescriptive(formats) = &dist.formats else {
-            if !matches!(dist.formats, FormatClause::Absent) || dist.onto.is_some() {
-                self.info(span, "descriptive and transcriptive mappings of dummy arguments are not modelled yet: their arrays count as replicated".into());
-            }
+    /// Dummy `name` takes its actual's mapping (what `inherited` says), or counts as
+    /// replicated, said so, when no call tells.
+    fn transcriptive(&mut self, name: &str, span: Span) {
+        if !self.unit.dummies.iter().any(|d| d == name) {
+            self.warn(
+                span,
+                format!("`{name}` is no dummy argument: its transcriptive mapping means nothing; it counts as replicated"),
+            );
             return;
+        }
+        self.dummies
+            .insert(name.to_string(), DummyMapping::Transcriptive);
+        match self.inherited.get(name) {
+            Some(Some(layout)) => {
+                let lowers = self.declared_lowers(name);
+                let m = layout.mapping(name, &lowers, span);
+                self.resolved.insert(name.to_string(), Some(m));
+            }
+            Some(None) => {
+                self.resolved.insert(name.to_string(), None);
+            }
+            None => self.warn(
+                span,
+                format!(
+                    "`{name}` takes its actual argument's mapping, and no call among the inputs \
+                     tells it (or the actual's mapping has no values under the bindings): it \
+                     counts as replicated here"
+                ),
+            ),
+        }
+    }
+
+    /// The declared lower bounds of array `name` (1 where not given or not constant).
+    fn declared_lowers(&self, name: &str) -> Vec<i64> {
+        let Some(dims) = self.unit.symbols.get(name).and_then(|s| s.dims.as_ref()) else {
+            return Vec::new();
+        };
+        dims.iter()
+            .map(|d| {
+                d.lower
+                    .as_ref()
+                    .and_then(|l| self.sym(l).ok())
+                    .and_then(|s| s.as_int())
+                    .and_then(|v| i64::try_from(v).ok())
+                    .unwrap_or(1)
+            })
+            .collect()
+    }
+
+    fn distribute(&mut self, dist: &Distribute, span: Span) {
+        let formats = match &dist.formats {
+            FormatClause::Prescriptive(formats) => formats,
+            FormatClause::Descriptive(formats) => {
+                // Asserted to be the actual's: the dummy has it (a call whose actual
+                // differs is told where it is made).
+                for t in &dist.distributees {
+                    self.dummies
+                        .insert(t.name.clone(), DummyMapping::Descriptive);
+                }
+                formats
+            }
+            FormatClause::Transcriptive => {
+                for t in &dist.distributees {
+                    self.transcriptive(&t.name, t.span);
+                }
+                return;
+            }
+            FormatClause::Absent => {
+                if dist.onto.is_some() {
+                    self.info(span, "DISTRIBUTE with ONTO and no formats is not modelled: its arrays count as replicated".into());
+                }
+                return;
+            }
         };
         for target in &dist.distributees {
             if let Err(why) = self.distribute_one(target, formats, dist.onto.as_ref(), span) {

@@ -158,9 +158,17 @@ fn resolve(
     }
 }
 
+/// The names `unit` calls (CALL statements and function references), in order,
+/// repeated as often as they are called.
+pub fn callee_names(unit: &Unit) -> Vec<String> {
+    let mut out = Vec::new();
+    unit.walk(&mut |s, _| out.extend(called(&s.kind)));
+    out
+}
+
 /// The units a statement calls: CALL statements and function references in its own
 /// expressions (not in nested statements).
-fn called(kind: &StmtKind) -> Vec<String> {
+pub fn called(kind: &StmtKind) -> Vec<String> {
     let mut out = Vec::new();
     let mut visit = |e: &Expr| {
         e.visit(&mut |e| {

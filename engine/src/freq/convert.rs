@@ -3,7 +3,7 @@
 //! constraint sets with a probability. Anything that depends on data (an array element,
 //! a real variable, a function result) is not converted; the caller treats it as data.
 
-use crate::ir::{BaseType, BinaryOp, Expr, UnaryOp, Unit};
+use crate::ir::{BaseType, BinaryOp, Bound, Expr, UnaryOp, Unit};
 use crate::symbolic::{Constraint, Rational, Rel, Sym};
 use std::sync::Arc;
 
@@ -121,6 +121,9 @@ impl Scope<'_> {
                 }
             }
             Expr::Call(c) => {
+                if let Some(shape) = self.shape_inquiry(c) {
+                    return shape;
+                }
                 let args = c
                     .args
                     .iter()
@@ -148,6 +151,57 @@ impl Scope<'_> {
                 Err(format!("`{e}` is not an integer expression"))
             }
         }
+    }
+
+    /// `LBOUND(x, k)`, `UBOUND(x, k)`, `SIZE(x, k)` and `SIZE(x)` of a declared array
+    /// `x`: from its declaration, an assumed-shape (`:`) dimension's extent being the
+    /// unknown `size(x,k)` (what a call binds, the actual's extent); `None` for another
+    /// call.
+    fn shape_inquiry(&self, c: &crate::ir::Call) -> Option<Result<Sym, DataDependent>> {
+        if !matches!(c.name.as_str(), "lbound" | "ubound" | "size") {
+            return None;
+        }
+        let array = match &c.args.first()?.value {
+            Expr::Name(n) => n,
+            Expr::Array(r) if r.subscripts.is_empty() => &r.name,
+            _ => return None,
+        };
+        let dims = self.unit.symbols.get(array)?.dims.as_ref()?;
+        let dim = |k: usize| -> Result<(Sym, Sym), DataDependent> {
+            let d = dims
+                .get(k)
+                .ok_or_else(|| format!("`{array}` has no dimension {}", k + 1))?;
+            let lower = d.lower.as_ref().map_or(Ok(Sym::one()), |l| self.sym(l))?;
+            let extent = match &d.upper {
+                Bound::Explicit(u) => self
+                    .sym(u)?
+                    .sub(&lower)
+                    .and_then(|e| e.add_int(1))
+                    .map_err(|_| format!("the extent of `{array}`"))?,
+                Bound::Deferred => Sym::var(&format!("size({array},{})", k + 1)),
+                Bound::Assumed => return Err(format!("the assumed size of `{array}`")),
+            };
+            Ok((lower, extent))
+        };
+        let k = match c.args.get(1).map(|a| &a.value) {
+            Some(Expr::Int(k)) if *k >= 1 => Some(*k as usize - 1),
+            Some(_) => return Some(Err(format!("the result of `{}`", c.name))),
+            None => None,
+        };
+        Some(match (c.name.as_str(), k) {
+            ("size", None) => (0..dims.len()).try_fold(Sym::one(), |acc, k| {
+                acc.mul(&dim(k)?.1)
+                    .map_err(|_| format!("the size of `{array}`"))
+            }),
+            (_, None) => Err(format!("the result of `{}`", c.name)),
+            ("lbound", Some(k)) => dim(k).map(|d| d.0),
+            ("ubound", Some(k)) => dim(k).and_then(|(l, n)| {
+                l.add(&n)
+                    .and_then(|u| u.add_int(-1))
+                    .map_err(|_| format!("the upper bound of `{array}`"))
+            }),
+            (_, Some(k)) => dim(k).map(|d| d.1),
+        })
     }
 
     /// Whether a name denotes an integer: declared or implicitly integer; undeclared

@@ -179,6 +179,7 @@ fn may_be_unit_statement(word: &str, rest: &[u8]) -> bool {
                 | "elemental"
                 | "impure"
                 | "non_recursive"
+                | "extrinsic"
         ),
     }
 }
@@ -502,6 +503,12 @@ fn classify_procedure(head: &str) -> Statement {
                 };
             }
             "recursive" | "pure" | "elemental" | "impure" | "non_recursive" | "module" => {}
+            // HPF's EXTRINSIC(HPF_LOCAL), EXTRINSIC(HPF_SERIAL), ...
+            "extrinsic" => {
+                if !words.skip_parens() {
+                    return Statement::Other;
+                }
+            }
             "integer" | "real" | "complex" | "logical" | "character" | "doubleprecision"
             | "doublecomplex" | "double"
                 if !typed =>

@@ -18,7 +18,7 @@ use costline_engine::diagnostics::Severity;
 use costline_engine::ir::StmtKind;
 use costline_engine::project::{self, FileAnalysis};
 use interp::Interp;
-use mapping::Mapping;
+pub use mapping::Mapping;
 use std::collections::BTreeMap;
 
 /// What every assignment of a unit did in one run.

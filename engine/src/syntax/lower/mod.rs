@@ -44,11 +44,15 @@ pub struct ParsedUnit {
     /// Statements left out because they could not be parsed: their first line's span
     /// and text.
     pub left_out: Vec<(Span, String)>,
+    /// The `EXTRINSIC(kind)` prefix of the unit statement (blanked before parsing: the
+    /// grammar has no HPF prefixes), lower-case, with its span.
+    pub extrinsic: Option<(String, Span)>,
 }
 
 impl ParsedUnit {
     pub fn parse(kind: UnitKind, name: String, text: String) -> ParsedUnit {
         let original = text.clone();
+        let (text, extrinsic) = strip_extrinsic(text);
         let repaired = parse_repaired(text);
         let left_out = repaired
             .left_out
@@ -61,6 +65,7 @@ impl ParsedUnit {
             text: repaired.text,
             tree: repaired.tree,
             left_out,
+            extrinsic,
         }
     }
 
@@ -221,6 +226,19 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         .map(cst::span)
         .or_else(|| body.first().map(|s| s.span))
         .unwrap_or_default();
+    let mut diagnostics = l.diagnostics;
+    if let Some((kind, span)) = &parsed.extrinsic {
+        diagnostics.push(Diagnostic::warning(
+            *span,
+            "not-modelled",
+            format!(
+                "EXTRINSIC({kind}) is not modelled yet: `{}` is analysed as an HPF procedure \
+                 (global work over its dummies' whole extents, owner computes), not as each \
+                 processor running it on its local part",
+                parsed.name
+            ),
+        ));
+    }
     Unit {
         kind: parsed.kind,
         name: parsed.name.clone(),
@@ -235,8 +253,40 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         body,
         header: header_span,
         span: Span::new(0, src.len()),
-        diagnostics: l.diagnostics,
+        diagnostics,
     }
+}
+
+/// `text` with the `EXTRINSIC(kind)` prefix of its unit statement (the first line
+/// naming SUBROUTINE or FUNCTION) blanked, and the kind with its span.
+fn strip_extrinsic(mut text: String) -> (String, Option<(String, Span)>) {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let lower = line.to_ascii_lowercase();
+        let trimmed = lower.trim_start();
+        if trimmed.starts_with('!') || trimmed.is_empty() {
+            at += line.len();
+            continue;
+        }
+        if !(lower.contains("subroutine") || lower.contains("function")) {
+            break;
+        }
+        let Some(rest) = trimmed.strip_prefix("extrinsic") else {
+            break;
+        };
+        let (Some(open), Some(close)) = (rest.find('('), rest.find(')')) else {
+            break;
+        };
+        if open > close || !rest[..open].trim().is_empty() {
+            break;
+        }
+        let start = at + (line.len() - trimmed.len());
+        let end = start + "extrinsic".len() + close + 1;
+        let kind = rest[open + 1..close].trim().to_string();
+        text.replace_range(start..end, &" ".repeat(end - start));
+        return (text, Some((kind, Span::new(start, end))));
+    }
+    (text, None)
 }
 
 /// Dummy arguments of a SUBROUTINE or FUNCTION statement, in order.

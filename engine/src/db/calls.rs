@@ -1,0 +1,800 @@
+//! Calls across units: what each call site passes (integer values, the actual arrays'
+//! extents and mappings, valued under the caller's constants), what a procedure's dummies
+//! are bound to, the call graph's recursive cycles, and the implicit remapping at a call.
+//!
+//! A procedure as written is analysed under the binding of its call site that runs most
+//! often (per run of its caller; the first on ties): integer dummies take that site's
+//! values, transcriptive dummies its actuals' mappings; where the running sites disagree
+//! a note says what was taken. Each call site whose binding differs is analysed as a
+//! variant of the procedure keyed by its binding ([`super::units::at_site`]), so the
+//! callers' totals weight each call's own costs by its own frequency (P^3T+ Definitions
+//! 4.4, 4.7, 4.10). Callers in the callee's own recursive cycle bind nothing (their
+//! values would depend on the callee's own).
+
+use super::analysis::{constants, counts, lower, mappings};
+use super::inputs::Workspace;
+use super::modules::cycles;
+use super::units::{UnitText, at_site, base, file_units};
+use crate::comm::call_remap;
+use crate::comm::pattern::Pattern;
+use crate::comm::placement::Placement;
+use crate::comm::records::{Record, RefValues};
+use crate::diagnostics::Diagnostic;
+use crate::distribution::{DummyMapping, Layout};
+use crate::freq::calls::callee_names;
+use crate::freq::convert::{Names, Scope};
+use crate::ir::{Bound, Expr, Intent, StmtId, StmtKind, Unit, UnitKind};
+use crate::span::Span;
+use crate::symbolic::{Env, Num, Sym};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// How many bindings of one procedure besides the reported one are analysed each.
+pub const MAX_VARIANTS: usize = 8;
+
+/// The mapping of an actual array argument in its caller.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ActualMapping {
+    /// Not mapped: every processor holds all of it.
+    Replicated,
+    Mapped(Layout),
+    /// Mapped, but a size or bound has no value under the caller's bindings.
+    Unknown,
+}
+
+/// One actual argument as its caller knows it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Actual {
+    /// An integer expression with a value under the caller's constants.
+    Integer(i64),
+    /// A whole array: its extents (when valued) and its mapping.
+    Array {
+        name: String,
+        extents: Option<Vec<i64>>,
+        mapping: ActualMapping,
+    },
+    /// Anything else, as written: a section, a real or an unvalued expression.
+    Other(String),
+}
+
+/// A CALL statement of a unit with its actuals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    pub stmt: StmtId,
+    /// The statement, unit-relative.
+    pub span: Span,
+    pub callee: String,
+    /// How often it runs per run of the caller.
+    pub count: Option<f64>,
+    /// Each actual with its keyword, if any.
+    pub actuals: Vec<(Option<String>, Actual)>,
+}
+
+/// What a call binds a procedure's dummies to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Binding {
+    /// Integer scalar dummies with a value.
+    pub values: Vec<(String, i64)>,
+    /// Array dummies associated with a whole actual array: its extents and mapping.
+    pub arrays: Vec<(String, Option<Vec<i64>>, ActualMapping)>,
+}
+
+impl Binding {
+    /// The mapping the actual associated with dummy `name` has, if any.
+    pub fn mapping(&self, name: &str) -> Option<&ActualMapping> {
+        self.arrays.iter().find(|a| a.0 == name).map(|a| &a.2)
+    }
+}
+
+/// The CALL statements of `unit` (MPI's left out) with their actuals valued.
+#[salsa::tracked(returns(clone))]
+pub fn call_sites<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<Site>> {
+    let ir = lower(db, unit);
+    let mut calls = Vec::new();
+    ir.walk(&mut |s, _| {
+        if let StmtKind::Call(c) = &s.kind
+            && !c.name.starts_with("mpi_")
+        {
+            calls.push((s, c));
+        }
+    });
+    if calls.is_empty() {
+        return Arc::new(Vec::new());
+    }
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let maps = mappings(db, unit);
+    let counts = counts(db, unit);
+    let sites = calls
+        .into_iter()
+        .map(|(s, c)| Site {
+            stmt: s.id,
+            span: s.span,
+            callee: c.name.clone(),
+            count: counts.value(s.id),
+            actuals: c
+                .args
+                .iter()
+                .map(|a| (a.keyword.clone(), actual(&ir, &maps, s.id, &a.value, &env)))
+                .collect(),
+        })
+        .collect();
+    Arc::new(sites)
+}
+
+/// An actual argument of the call `stmt` valued under `env`, with the mapping in force
+/// at the call (a REDISTRIBUTE or REALIGN before it counts).
+fn actual(
+    ir: &Unit,
+    maps: &crate::distribution::UnitMappings,
+    stmt: StmtId,
+    e: &Expr,
+    env: Env,
+) -> Actual {
+    let whole = match e {
+        Expr::Array(r) if r.subscripts.is_empty() => Some(r.name.as_str()),
+        Expr::Name(n) if ir.symbols.get(n).is_some_and(|s| s.is_array()) => Some(n.as_str()),
+        _ => None,
+    };
+    if let Some(name) = whole {
+        let shape = declared_shape(ir, name, env);
+        let mapping = match maps.at(stmt, name) {
+            None => ActualMapping::Replicated,
+            Some(m) => match shape.as_ref().and_then(|s| {
+                let lowers: Vec<Sym> = s.iter().map(|(l, _)| Sym::int(*l as i128)).collect();
+                Layout::of(m, &lowers, env)
+            }) {
+                Some(l) => ActualMapping::Mapped(l),
+                None => ActualMapping::Unknown,
+            },
+        };
+        return Actual::Array {
+            name: name.to_string(),
+            extents: shape.map(|s| s.into_iter().map(|(_, n)| n).collect()),
+            mapping,
+        };
+    }
+    let scope = Scope {
+        unit: ir,
+        names: &Names::default(),
+        integers: false,
+    };
+    match scope.sym(e).ok().and_then(|s| int(&s, env)) {
+        Some(v) => Actual::Integer(v),
+        None => Actual::Other(e.to_string()),
+    }
+}
+
+fn int(s: &Sym, env: Env) -> Option<i64> {
+    match s.eval(env).ok()? {
+        Num::Exact(r) => r.as_integer().and_then(|v| i64::try_from(v).ok()),
+        Num::Approx(_) => None,
+    }
+}
+
+/// The (lower bound, extent) of each dimension of array `name` under `env`; `None`
+/// when a bound is assumed or has no value.
+pub fn declared_shape(ir: &Unit, name: &str, env: Env) -> Option<Vec<(i64, i64)>> {
+    let scope = Scope {
+        unit: ir,
+        names: &Names::default(),
+        integers: true,
+    };
+    let value = |e: &Expr| scope.sym(e).ok().and_then(|s| int(&s, env));
+    ir.symbols
+        .get(name)?
+        .dims
+        .as_ref()?
+        .iter()
+        .map(|d| {
+            let lower = d.lower.as_ref().map_or(Some(1), value)?;
+            let Bound::Explicit(u) = &d.upper else {
+                return None;
+            };
+            Some((lower, value(u)? - lower + 1))
+        })
+        .collect()
+}
+
+/// The declared lower bounds of array `name` (1 where not given or not valued).
+fn declared_lowers(ir: &Unit, name: &str, env: Env) -> Vec<i64> {
+    let scope = Scope {
+        unit: ir,
+        names: &Names::default(),
+        integers: true,
+    };
+    ir.symbols
+        .get(name)
+        .and_then(|s| s.dims.as_ref())
+        .map(|dims| {
+            dims.iter()
+                .map(|d| {
+                    d.lower
+                        .as_ref()
+                        .and_then(|l| scope.sym(l).ok())
+                        .and_then(|s| int(&s, env))
+                        .unwrap_or(1)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What `actuals` bind `callee`'s dummies to: by position up to the first keyword,
+/// then by keyword.
+pub fn bind(callee: &Unit, actuals: &[(Option<String>, Actual)]) -> Binding {
+    let mut out = Binding::default();
+    let mut positional = true;
+    for (k, (keyword, a)) in actuals.iter().enumerate() {
+        positional &= keyword.is_none();
+        let dummy = match keyword {
+            Some(kw) => kw.as_str(),
+            None if positional => match callee.dummies.get(k) {
+                Some(d) => d.as_str(),
+                None => continue,
+            },
+            None => continue,
+        };
+        let Some(sym) = callee.symbols.get(dummy) else {
+            continue;
+        };
+        let integer = Scope {
+            unit: callee,
+            names: &Names::default(),
+            integers: false,
+        }
+        .is_integer(dummy);
+        match a {
+            Actual::Integer(v) if !sym.is_array() && integer => {
+                out.values.push((dummy.to_string(), *v))
+            }
+            Actual::Array {
+                extents, mapping, ..
+            } if sym.is_array() => {
+                // An assumed-shape dimension takes the actual's extent.
+                let dims = sym.dims.as_deref().unwrap_or_default();
+                let conform = extents.as_ref().is_some_and(|e| e.len() == dims.len());
+                for (k, (d, n)) in dims.iter().zip(extents.iter().flatten()).enumerate() {
+                    if conform && d.upper == Bound::Deferred && sym.attrs.dummy {
+                        out.values.push((format!("size({dummy},{})", k + 1), *n));
+                    }
+                }
+                out.arrays
+                    .push((dummy.to_string(), extents.clone(), mapping.clone()))
+            }
+            _ => {}
+        }
+    }
+    out.values.sort();
+    out.arrays.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// The procedures of the workspace by name (the first of a name). Its value changes
+/// with any procedure's text: read it through [`procedure`] where a cut-off matters.
+#[salsa::tracked(returns(ref))]
+pub fn procedures(db: &dyn salsa::Database) -> HashMap<String, UnitText<'_>> {
+    let mut out: HashMap<String, UnitText> = HashMap::new();
+    for &file in Workspace::get(db).files(db) {
+        if let Ok(f) = file_units(db, file) {
+            for &u in &f.units {
+                if u.kind(db) != UnitKind::Module {
+                    out.entry(u.name(db).clone()).or_insert(u);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A procedure's name, as the key of [`procedure`].
+#[salsa::interned(debug)]
+pub struct ProcName<'db> {
+    #[returns(ref)]
+    pub name: String,
+}
+
+/// The procedure of the workspace named `name`: unchanged (so its readers cut off)
+/// while that procedure's text is.
+#[salsa::tracked(returns(copy))]
+pub fn procedure<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Option<UnitText<'db>> {
+    procedures(db).get(name.name(db)).copied()
+}
+
+/// The procedure named `name`, if the workspace has one.
+pub fn procedure_named<'db>(db: &'db dyn salsa::Database, name: &str) -> Option<UnitText<'db>> {
+    procedure(db, ProcName::new(db, name.to_string()))
+}
+
+/// The call graph of the workspace by name: who calls whom, and the recursive cycles.
+/// Built from the units' lowered statements (nothing that depends on values, so the
+/// queries binding dummies can read it) and unchanged by edits that keep every call.
+#[derive(Debug, Default, PartialEq)]
+pub struct CallGraph {
+    /// The units that call each procedure, each once, in workspace order.
+    pub callers: HashMap<String, Vec<String>>,
+    /// The members of each recursive cycle (a procedure calling itself, or several
+    /// calling each other), by member.
+    pub cycles: BTreeMap<String, Vec<String>>,
+}
+
+impl CallGraph {
+    /// Whether a call from `caller` to `callee` closes a recursive cycle.
+    pub fn recursive(&self, caller: &str, callee: &str) -> bool {
+        self.cycles
+            .get(callee)
+            .is_some_and(|c| c.iter().any(|m| m == caller))
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn call_graph(db: &dyn salsa::Database) -> CallGraph {
+    let procedures = procedures(db);
+    let mut edges: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut callers: HashMap<String, Vec<String>> = HashMap::new();
+    let mut units: Vec<&UnitText> = procedures.values().collect();
+    units.sort_by_key(|u| u.name(db));
+    for &u in units {
+        let mut called: Vec<String> = callee_names(&lower(db, u))
+            .into_iter()
+            .filter(|n| procedures.contains_key(n))
+            .collect();
+        called.sort();
+        called.dedup();
+        for c in &called {
+            callers
+                .entry(c.clone())
+                .or_default()
+                .push(u.name(db).clone());
+        }
+        edges.entry(u.name(db).as_str()).or_default().extend(called);
+    }
+    let cycles = cycles(&edges)
+        .into_iter()
+        .map(|(k, v)| (k, v.into_iter().collect()))
+        .collect();
+    CallGraph { callers, cycles }
+}
+
+/// The calls a procedure receives from outside its recursive cycle, and the binding
+/// the procedure as written is analysed under.
+#[derive(Debug, Default, PartialEq)]
+pub struct Incoming {
+    /// (caller, its call's rank among its calls of this procedure, count, binding).
+    pub sites: Vec<(String, usize, Option<f64>, Binding)>,
+    /// The binding of the site that runs most often (per run of its caller).
+    pub chosen: Option<Binding>,
+    /// The other bindings analysed as variants: the first [`MAX_VARIANTS`] distinct
+    /// ones, in call order; a call with another counts as the procedure as reported
+    /// (and a call from the procedure's own recursive cycle too).
+    pub variants: Vec<Binding>,
+    /// Where the running sites disagree, what was taken (spans: the dummies').
+    pub notes: Vec<Diagnostic>,
+}
+
+/// The calls `unit` (as written) receives and what its dummies are bound to.
+#[salsa::tracked(returns(clone))]
+pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Incoming> {
+    let unit = base(db, unit);
+    let ir = lower(db, unit);
+    if ir.dummies.is_empty() {
+        return Arc::new(Incoming::default());
+    }
+    let graph = call_graph(db);
+    let name = unit.name(db);
+    let mut sites = Vec::new();
+    for caller_name in graph.callers.get(name).into_iter().flatten() {
+        if caller_name == name || graph.recursive(caller_name, name) {
+            continue;
+        }
+        let Some(caller) = procedure_named(db, caller_name) else {
+            continue;
+        };
+        let mut rank = 0;
+        for s in call_sites(db, caller).iter().filter(|s| &s.callee == name) {
+            rank += 1;
+            sites.push((caller_name.clone(), rank, s.count, bind(&ir, &s.actuals)));
+        }
+    }
+    let running: Vec<&(String, usize, Option<f64>, Binding)> =
+        sites.iter().filter(|s| s.2 != Some(0.0)).collect();
+    let chosen = running
+        .iter()
+        .copied()
+        .reduce(|best, s| {
+            if s.2.unwrap_or(-1.0) > best.2.unwrap_or(-1.0) {
+                s
+            } else {
+                best
+            }
+        })
+        .or(sites.first());
+    let mut notes = chosen
+        .map(|c| disagreements(&ir, c, &running))
+        .unwrap_or_default();
+    let mut variants: Vec<Binding> = Vec::new();
+    let mut distinct = 0;
+    for s in &running {
+        if chosen.is_some_and(|c| c.3 == s.3) || variants.contains(&s.3) {
+            continue;
+        }
+        distinct += 1;
+        if variants.len() < MAX_VARIANTS {
+            variants.push(s.3.clone());
+        }
+    }
+    if distinct > MAX_VARIANTS {
+        notes.push(Diagnostic::info(
+            ir.header,
+            "call-binding",
+            format!(
+                "`{name}` is called with {} different bindings of its dummies: the first \
+                 {MAX_VARIANTS} besides the one reported are analysed each, the calls with \
+                 the others count as the one reported",
+                distinct + 1
+            ),
+        ));
+    }
+    Arc::new(Incoming {
+        chosen: chosen.map(|c| c.3.clone()),
+        variants,
+        sites,
+        notes,
+    })
+}
+
+/// Notes on the dummies the running sites bind differently from `chosen`.
+fn disagreements(
+    ir: &Unit,
+    chosen: &(String, usize, Option<f64>, Binding),
+    running: &[&(String, usize, Option<f64>, Binding)],
+) -> Vec<Diagnostic> {
+    let transcriptive = crate::distribution::transcriptive_dummies(ir);
+    let site = |s: &(String, usize, Option<f64>, Binding)| {
+        let count = match s.2 {
+            None => "an unknown number of times".to_string(),
+            Some(c) if (c - 1.0).abs() < f64::EPSILON => "once".to_string(),
+            Some(c) => format!("{c} times"),
+        };
+        format!("call {} from `{}` ({count} per run of `{}`)", s.1, s.0, s.0)
+    };
+    let mut out = Vec::new();
+    for dummy in &ir.dummies {
+        let Some(sym) = ir.symbols.get(dummy) else {
+            continue;
+        };
+        let describe = |b: &Binding| -> Option<String> {
+            if sym.is_array() {
+                if !transcriptive.contains(dummy) {
+                    return None;
+                }
+                Some(match b.mapping(dummy)? {
+                    ActualMapping::Replicated => "replicated".to_string(),
+                    ActualMapping::Mapped(l) => l.describe(),
+                    ActualMapping::Unknown => "a mapping without values".to_string(),
+                })
+            } else {
+                b.values
+                    .iter()
+                    .find(|v| &v.0 == dummy)
+                    .map(|v| v.1.to_string())
+            }
+        };
+        let taken = describe(&chosen.3);
+        let others: Vec<String> = running
+            .iter()
+            .filter(|s| describe(&s.3) != taken)
+            .map(|s| {
+                let what = describe(&s.3).unwrap_or_else(|| "unknown".into());
+                format!("{what} by {}", site(s))
+            })
+            .collect();
+        if others.is_empty() {
+            continue;
+        }
+        let what = if sym.is_array() { "mappings" } else { "values" };
+        out.push(Diagnostic::info(
+            sym.span,
+            "call-binding",
+            format!(
+                "the calls pass `{dummy}` different {what}: {} by {}, {}; this report shows \
+                 `{}` as called by the first (it runs most), and every caller's totals \
+                 count each call with its own",
+                taken.unwrap_or_else(|| "unknown".into()),
+                site(chosen),
+                others.join(", "),
+                ir.name
+            ),
+        ));
+    }
+    out
+}
+
+/// The binding `unit` is analysed under: its site's, or (as written) its callers'
+/// chosen one; `None` when no call tells.
+pub fn binding<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Option<Binding> {
+    if let Some(b) = unit.site(db) {
+        return Some(b.clone());
+    }
+    if lower(db, unit).dummies.is_empty() {
+        return None;
+    }
+    incoming(db, unit).chosen.clone()
+}
+
+/// The procedure `callee` (as written) as called with `binding`: itself when that is
+/// the binding it is analysed under, else its variant keyed by the binding.
+pub fn as_called<'db>(
+    db: &'db dyn salsa::Database,
+    callee: UnitText<'db>,
+    binding: Binding,
+) -> UnitText<'db> {
+    let incoming = incoming(db, callee);
+    if incoming.chosen.as_ref() == Some(&binding) || !incoming.variants.contains(&binding) {
+        callee
+    } else {
+        at_site(db, callee, binding)
+    }
+}
+
+/// The variant of the procedure each CALL of `unit` reaches (calls of procedures
+/// outside the workspace left out), by statement.
+pub fn callees<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Vec<(StmtId, UnitText<'db>)> {
+    let sites = call_sites(db, unit);
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    sites
+        .iter()
+        .filter_map(|s| {
+            let callee = procedure_named(db, &s.callee)?;
+            let ir = lower(db, callee);
+            Some((s.stmt, as_called(db, callee, bind(&ir, &s.actuals))))
+        })
+        .collect()
+}
+
+/// The remapping records of a unit's calls and what they say.
+#[derive(Debug, Default, PartialEq)]
+pub struct CallRemaps {
+    pub refs: Vec<(StmtId, RefValues)>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The implicit remapping at each call of `unit` whose actual's mapping differs from
+/// a prescriptive or descriptive dummy's: to the dummy's mapping on entry, back on
+/// return (not for an INTENT(IN) dummy), each way one message per processor pair that
+/// exchanges elements, per execution of the call.
+#[salsa::tracked(returns(clone))]
+pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<CallRemaps> {
+    let mut out = CallRemaps::default();
+    let sites = call_sites(db, unit);
+    if sites.is_empty() {
+        return Arc::new(out);
+    }
+    let caller = lower(db, unit);
+    for s in sites.iter() {
+        let Some(callee) = procedure_named(db, &s.callee) else {
+            continue;
+        };
+        let ir = lower(db, callee);
+        let binding = bind(&ir, &s.actuals);
+        let variant = as_called(db, callee, binding);
+        let maps = mappings(db, variant);
+        let known = constants(db, variant);
+        let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+        let positional = s.actuals.iter().take_while(|a| a.0.is_none()).count();
+        for (k, (keyword, a)) in s.actuals.iter().enumerate() {
+            let Actual::Array {
+                name,
+                extents,
+                mapping,
+            } = a
+            else {
+                continue;
+            };
+            let dummy = match keyword {
+                Some(kw) => kw.as_str(),
+                None if k < positional => match ir.dummies.get(k) {
+                    Some(d) => d.as_str(),
+                    None => continue,
+                },
+                None => continue,
+            };
+            let kind = maps.dummies.get(dummy).copied();
+            let (Some(kind @ (DummyMapping::Prescriptive | DummyMapping::Descriptive)), Some(m)) =
+                (kind, maps.arrays.get(dummy))
+            else {
+                continue;
+            };
+            let lowers = declared_lowers(&ir, dummy, &env);
+            let lower_syms: Vec<Sym> = lowers.iter().map(|l| Sym::int(*l as i128)).collect();
+            let to = Layout::of(m, &lower_syms, &env);
+            let from = match mapping {
+                ActualMapping::Mapped(l) => Some(l.clone()),
+                ActualMapping::Replicated => to.as_ref().map(|t| Layout {
+                    arrangement: t.arrangement.clone(),
+                    grid: t.grid.clone(),
+                    dims: Vec::new(),
+                    lowers: Vec::new(),
+                }),
+                ActualMapping::Unknown => None,
+            };
+            let (Some(from), Some(to), Some(extents)) = (from, to, extents) else {
+                out.diagnostics.push(Diagnostic::warning(
+                    s.span,
+                    "not-modelled",
+                    format!(
+                        "the remapping of `{name}` to the mapping of `{dummy}` in `{}` is not \
+                         counted: a size or bound has no value under the bindings",
+                        s.callee
+                    ),
+                ));
+                continue;
+            };
+            let from = Layout {
+                lowers: if from.lowers.is_empty() {
+                    to.lowers.clone()
+                } else {
+                    from.lowers
+                },
+                ..from
+            };
+            let entry = call_remap::remap(extents, &from, &to);
+            let intent_in = ir
+                .symbols
+                .get(dummy)
+                .is_some_and(|d| d.attrs.intent == Some(Intent::In));
+            let back = if intent_in {
+                Ok(BTreeMap::new())
+            } else {
+                call_remap::remap(extents, &to, &from)
+            };
+            let (entry, back) = match (entry, back) {
+                (Ok(e), Ok(b)) => (e, b),
+                (Err(why), _) | (_, Err(why)) => {
+                    out.diagnostics
+                        .push(Diagnostic::warning(s.span, "not-modelled", why));
+                    continue;
+                }
+            };
+            if entry.is_empty() && back.is_empty() {
+                continue;
+            }
+            let moved: u64 = entry.values().sum();
+            let elem_bytes = crate::comm::element_bytes(&caller, name);
+            if kind == DummyMapping::Descriptive {
+                out.diagnostics.push(Diagnostic::warning(
+                    s.span,
+                    "descriptive-mismatch",
+                    format!(
+                        "`{dummy}` of `{}` asserts (descriptive) the mapping {}, but the actual \
+                         `{name}` is mapped {}: the assertion does not hold, and the \
+                         remapping it needs is counted",
+                        s.callee,
+                        to.describe(),
+                        from.describe()
+                    ),
+                ));
+            }
+            out.diagnostics.push(Diagnostic::info(
+                s.span,
+                "call-remap",
+                format!(
+                    "`{name}` is remapped from {} to {} (`{dummy}` of `{}`) on entry{}: \
+                     {moved} elements move per call",
+                    describe_or_replicated(&from),
+                    to.describe(),
+                    s.callee,
+                    if intent_in {
+                        " (INTENT(IN): not back on return)"
+                    } else {
+                        " and back on return"
+                    }
+                ),
+            ));
+            let records = s
+                .count
+                .ok_or_else(|| "the call's frequency is unknown".to_string())
+                .map(|f| records(&entry, &back, f, elem_bytes));
+            let processors = from.processors().max(to.processors()).max(1) as usize;
+            out.refs.push((
+                s.stmt,
+                RefValues {
+                    array: name.clone(),
+                    reference: format!("{name} -> {dummy} of {}", s.callee),
+                    span: s.span,
+                    elem_bytes,
+                    placement: Placement {
+                        kept: 0,
+                        hoisted: 0,
+                        blocked_by: None,
+                    },
+                    indexed_by_kept_loop: false,
+                    exact: records.is_ok(),
+                    pattern: match &records {
+                        Ok(r) if !r.is_empty() => Pattern::AllToAll,
+                        Ok(_) => Pattern::Local,
+                        Err(_) => Pattern::Unknown,
+                    },
+                    records,
+                    processors,
+                    metrics: None,
+                    remap: true,
+                },
+            ));
+        }
+    }
+    Arc::new(out)
+}
+
+fn describe_or_replicated(l: &Layout) -> String {
+    if l.dims.is_empty() {
+        "replicated".to_string()
+    } else {
+        l.describe()
+    }
+}
+
+/// The records of a remapping executed `freq` times: each way, one message per pair and
+/// execution, `elem_bytes` per element moved; sorted by (from, to).
+fn records(
+    entry: &BTreeMap<(usize, usize), u64>,
+    back: &BTreeMap<(usize, usize), u64>,
+    freq: f64,
+    elem_bytes: u64,
+) -> Vec<Record> {
+    let mut all: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
+    for (&(from, to), &n) in entry.iter().chain(back) {
+        let slot = all.entry((from, to)).or_default();
+        slot.0 += freq;
+        slot.1 += freq * (n * elem_bytes) as f64;
+    }
+    all.into_iter()
+        .filter(|(_, (m, _))| *m > 0.0)
+        .map(|((from, to), (messages, bytes))| Record {
+            from,
+            to,
+            messages,
+            bytes,
+        })
+        .collect()
+}
+
+/// A warning at each call of `unit` that closes a recursive cycle, naming it: the
+/// recursion is bounded at one level (the recursive call adds its callee's own costs
+/// once per call, not the callee's further calls) and the cycle's procedures count
+/// their runs per call.
+pub fn recursion<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Diagnostic> {
+    let ir = lower(db, unit);
+    if callee_names(&ir).is_empty() {
+        return Vec::new();
+    }
+    let graph = call_graph(db);
+    let name = unit.name(db);
+    let Some(cycle) = graph.cycles.get(name) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    ir.walk(&mut |s, _| {
+        for callee in crate::freq::calls::called(&s.kind) {
+            if callee != *name && !graph.recursive(name, &callee) {
+                continue;
+            }
+            out.push(Diagnostic::warning(
+                s.span,
+                "recursion",
+                format!(
+                    "recursive call of `{callee}` (cycle: {}): counted one level deep — the \
+                     call adds `{callee}`'s own costs once per call, not its further calls — \
+                     and the procedures of the cycle count their runs per call",
+                    cycle.join(" → ")
+                ),
+            ));
+        }
+    });
+    out
+}
