@@ -56,16 +56,7 @@ pub fn at_site<'db>(
     unit: UnitText<'db>,
     binding: Binding,
 ) -> UnitText<'db> {
-    UnitText::new(
-        db,
-        unit.file(db),
-        unit.kind(db),
-        unit.name(db).clone(),
-        unit.host(db).clone(),
-        unit.text(db).clone(),
-        None,
-        Some(binding),
-    )
+    keyed(db, unit, None, Some(binding))
 }
 
 /// The variant of `unit` whose HPF directives are `directives` (of the unit as its
@@ -84,6 +75,17 @@ fn with_directives<'db>(
     unit: UnitText<'db>,
     directives: Option<Vec<Directive>>,
 ) -> UnitText<'db> {
+    keyed(db, unit, directives, None)
+}
+
+/// `unit`'s text keyed with `directives` in place of its own and analysed as called
+/// with `site`.
+fn keyed<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    directives: Option<Vec<Directive>>,
+    site: Option<Binding>,
+) -> UnitText<'db> {
     UnitText::new(
         db,
         unit.file(db),
@@ -92,7 +94,7 @@ fn with_directives<'db>(
         unit.host(db).clone(),
         unit.text(db).clone(),
         directives,
-        None,
+        site,
     )
 }
 
