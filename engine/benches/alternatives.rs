@@ -3,13 +3,14 @@
 //! driver, `n` bound to 1024), each a salsa variant of its unit (issue 9: < 100 ms).
 
 use costline_engine::alternatives::{
-    distribute_directives, others, predict_layout, price_share, target_of,
+    Hand, distribute_directives, others, predict_layout, price_share, target_of,
 };
 use costline_engine::db::{AnalysisHost, file_units, lower};
 use costline_engine::project::{Detail, Options};
 use costline_engine::synthetic::workspace_file;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
+use std::sync::atomic::AtomicUsize;
 use std::time::Duration;
 
 const PATH: &str = "work.f90";
@@ -35,12 +36,14 @@ fn warm(text: &str) -> AnalysisHost {
 fn price(host: &AnalysisHost, count: usize) -> usize {
     let a = host.snapshot();
     let file = a.file_id(PATH).expect("in the workspace");
-    a.on_all_cores(&|db, k, n| {
+    let counter = AtomicUsize::new(0);
+    a.on_all_cores(&|db, _, _| {
+        let mut hand = Hand::new(&counter);
         let units = file_units(db, file).as_ref().expect("loads");
         let mut left = count;
         for &u in &units.units {
             let directives = distribute_directives(&lower(db, u));
-            left -= price_share(db, u, &directives, left, (k, n));
+            left -= price_share(db, u, &directives, left, &mut hand);
             if left == 0 {
                 return;
             }

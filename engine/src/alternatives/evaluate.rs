@@ -9,6 +9,7 @@ use super::rewrite::directives;
 use crate::db::{UnitText, base, constants, counts, lower, ops, times, variant};
 use crate::hpf::Directive;
 use crate::machine::ops::{OpKey, OpKind, OpType};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// What the analysis predicts for one run of the unit.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -134,20 +135,49 @@ pub fn others(target: &Target, p: i64) -> Vec<Layout> {
     out
 }
 
-/// Prices share `k` of `n` (the k-th, (k + n)-th, ... in order) of the first `limit`
-/// alternatives ([`others`]) of the DISTRIBUTEs `directives` of `unit`, for
-/// [`alternatives`] to find memoized: run by every thread of
-/// [`crate::db::Analysis::on_all_cores`], the alternatives are priced on all cores
-/// (each is a variant of its own, independent of the others). Returns how many there
-/// were (at most `limit`).
+/// One thread's hand of the alternatives priced on all cores: every thread enumerates
+/// the same jobs in the same order and prices those it claims from a counter they
+/// share, claiming the next as it comes free (alternatives cost unevenly: dealing them
+/// round-robin left one thread waiting for the other).
+pub struct Hand<'a> {
+    counter: &'a AtomicUsize,
+    job: usize,
+    claimed: usize,
+}
+
+impl<'a> Hand<'a> {
+    pub fn new(counter: &'a AtomicUsize) -> Hand<'a> {
+        Hand {
+            counter,
+            job: 0,
+            claimed: counter.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// Whether the next job in the order is this thread's.
+    fn take(&mut self) -> bool {
+        let mine = self.job == self.claimed;
+        if mine {
+            self.claimed = self.counter.fetch_add(1, Ordering::Relaxed);
+        }
+        self.job += 1;
+        mine
+    }
+}
+
+/// Prices the alternatives ([`others`]) of the DISTRIBUTEs `directives` of `unit` that
+/// `hand` claims, among the first `limit`, for [`alternatives`] to find memoized: run by
+/// every thread of [`crate::db::Analysis::on_all_cores`] with a hand on one counter,
+/// the alternatives are priced on all cores (each is a variant of its own). Returns how
+/// many there were (at most `limit`).
 pub fn price_share(
     db: &dyn salsa::Database,
     unit: UnitText<'_>,
     directives: &[usize],
     limit: usize,
-    (k, n): (usize, usize),
+    hand: &mut Hand,
 ) -> usize {
-    let mut job = 0;
+    let mut jobs = 0;
     for &d in directives {
         let Some(target) = target_of(db, unit, d) else {
             continue;
@@ -156,16 +186,16 @@ pub fn price_share(
             continue;
         };
         for layout in others(&target, p) {
-            if job == limit {
-                return job;
+            if jobs == limit {
+                return jobs;
             }
-            if job % n == k {
+            if hand.take() {
                 predict_layout(db, unit, &target, &layout, p);
             }
-            job += 1;
+            jobs += 1;
         }
     }
-    job
+    jobs
 }
 
 /// Every alternative of the DISTRIBUTE at `directive` on the processors it is written

@@ -12,7 +12,8 @@ mod rewrite;
 
 pub use candidates::{Target, candidates, distribute_directives, target};
 pub use evaluate::{
-    Evaluated, Prediction, alternatives, others, predict, predict_layout, price_share, target_of,
+    Evaluated, Hand, Prediction, alternatives, others, predict, predict_layout, price_share,
+    target_of,
 };
 pub use explore::Explorer;
 pub use layout::{Fmt, Grid, Layout, near_square};

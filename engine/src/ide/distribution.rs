@@ -9,7 +9,7 @@ use super::directive_edit::{keyword, paren_group, style};
 use super::label::seconds;
 use super::{UnitAt, overlaps, units_of};
 use crate::alternatives::{
-    Evaluated, Explorer, Layout, Prediction, Target, alternatives, price_share,
+    Evaluated, Explorer, Hand, Layout, Prediction, Target, alternatives, price_share,
 };
 use crate::db::{Analysis, Cancellable, File, lower, unit_diagnostics};
 use crate::hpf::{DirectiveKind, Onto};
@@ -17,6 +17,7 @@ use crate::ir::Unit;
 use crate::scaling::{Point, crossings_in_n};
 use crate::span::Span;
 use std::cell::RefCell;
+use std::sync::atomic::AtomicUsize;
 
 /// Findings whose fix may be another distribution.
 const DISTRIBUTION_FINDINGS: [&str; 3] = [
@@ -79,7 +80,9 @@ pub(super) fn distribution_actions(
     range: Span,
 ) -> Cancellable<Vec<CodeAction>> {
     // The alternatives of the directives asked about, priced on all cores first.
-    a.on_all_cores(&|db, k, n| {
+    let counter = AtomicUsize::new(0);
+    a.on_all_cores(&|db, _, _| {
+        let mut hand = Hand::new(&counter);
         let (_, units) = units_of(db, file);
         for u in units.iter().filter(|u| overlaps(u.range(), range)) {
             let ir = lower(db, u.unit);
@@ -87,7 +90,7 @@ pub(super) fn distribution_actions(
                 .into_iter()
                 .filter(|&i| u.written_here(ir.directives[i].span))
                 .collect();
-            price_share(db, u.unit, &asked, usize::MAX, (k, n));
+            price_share(db, u.unit, &asked, usize::MAX, &mut hand);
         }
     })?;
     // First what the snapshot knows (cheap, cancellable); the ranges after, each in a
