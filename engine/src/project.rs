@@ -61,6 +61,9 @@ pub struct UnitAnalysis {
     pub call_comm: HashMap<StmtId, CommMetrics>,
     /// The cache lines its calls load per run of the unit, by calling statement.
     pub call_lines: HashMap<StmtId, f64>,
+    /// Its calls of `EXTRINSIC(HPF_LOCAL)` procedures: the assignments each processor
+    /// executes in its part per run of the unit.
+    pub call_local: HashMap<StmtId, Vec<f64>>,
     /// Computation, communication and predicted time of its statements, loops and of
     /// the unit, per run, on the machine.
     pub times: Arc<UnitTimes>,
@@ -183,6 +186,7 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
                 comm: db::comm_values(db, u),
                 call_comm: context.call_comm.clone(),
                 call_lines: context.call_lines.clone(),
+                call_local: context.call_local.clone(),
                 times: db::times(db, u),
                 cache: db::cache(db, u),
                 diagnostics: db::unit_diagnostics(db, u),

@@ -117,7 +117,8 @@ pub struct Metrics {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub least_loaded: Option<Loaded>,
     /// How the work of an assignment is spread: `owner` (owner computes), `replicated`
-    /// (every processor), `even` (assumed: the owner could not be followed).
+    /// (every processor), `even` (assumed: the owner could not be followed); of a call of
+    /// an `EXTRINSIC(HPF_LOCAL)` procedure, `local` (each processor its own part).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spread: Option<&'static str>,
     /// Number of transfers (P^3T+ Definitions 4.4–4.6), per run of the unit.
@@ -234,6 +235,33 @@ impl Metrics {
 }
 
 impl Metrics {
+    /// These metrics with the work of a call of an `EXTRINSIC(HPF_LOCAL)` procedure: the
+    /// assignments each processor executes in its part (spread `local`).
+    fn with_local(self, work: Option<&Vec<f64>>) -> Metrics {
+        let Some(w) = work else { return self };
+        let load = Load::of(w.clone());
+        let mean = load.owork();
+        let loaded = |p: usize| {
+            (mean > 0.0).then(|| Loaded {
+                processor: p,
+                work_over_mean: w[p - 1] / mean,
+            })
+        };
+        let (most, least) = match load.extremes() {
+            Some((max, min)) => (loaded(max), loaded(min)),
+            None => (None, None),
+        };
+        Metrics {
+            work_total: Some(Value::of_f64(load.total())),
+            wd: Some(load.wd()),
+            owork: Some(mean),
+            most_loaded: most,
+            least_loaded: least,
+            spread: Some("local"),
+            ..self
+        }
+    }
+
     /// These metrics with the times of `t` (the per-processor computation when asked).
     fn with_time(self, t: Option<&Timing>, per_processor: bool) -> Metrics {
         match t.filter(|t| t.known) {
@@ -683,12 +711,12 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                 });
             }
             kind => statements.push(StatementReport {
-                work: u.values.load(s.id).map(|l| {
-                    l.per_processor()
-                        .iter()
-                        .map(|x| Value::of_f64(*x))
-                        .collect()
-                }),
+                work: u
+                    .values
+                    .load(s.id)
+                    .map(|l| l.per_processor())
+                    .or(u.call_local.get(&s.id).map(Vec::as_slice))
+                    .map(|w| w.iter().map(|x| Value::of_f64(*x)).collect()),
                 line,
                 column,
                 depth,
@@ -710,7 +738,8 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     u.values.load(s.id),
                 )
                 .with_comm(u.stmt_comm(s.id))
-                .with_time(u.times.of(s.id), false),
+                .with_time(u.times.of(s.id), false)
+                .with_local(u.call_local.get(&s.id)),
             }),
         }
     });

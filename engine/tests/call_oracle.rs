@@ -226,3 +226,115 @@ fn an_inherited_mapping_is_the_one_in_force_at_the_call() {
         "BLOCK and CYCLIC differ on the half-range loop"
     );
 }
+
+/// A main program passing `a(n, m)`, mapped `(fa, fb)` onto a p×q grid, to the
+/// EXTRINSIC(HPF_LOCAL) `kern` `reps` times; `kern` walks a triangle of its own part.
+fn local_kernel(n: i64, m: i64, grid: (i64, i64), fa: &str, fb: &str, reps: i64) -> String {
+    let (p, q) = grid;
+    format!(
+        "program main\n  integer, parameter :: n = {n}, m = {m}\n  real :: a(n, m)\n  integer :: it\n\
+         !HPF$ PROCESSORS pr({p}, {q})\n!HPF$ DISTRIBUTE a({fa}, {fb}) ONTO pr\n\
+         \x20 do it = 1, {reps}\n    call kern(a, it)\n  end do\nend program main\n\n\
+         extrinsic(hpf_local) subroutine kern(x, k)\n  real, dimension(:, :) :: x\n\
+         \x20 integer :: k, i, j\n  do j = 1, size(x, 2)\n    x(1, j) = 0.0\n\
+         \x20   do i = j, size(x, 1)\n      x(i, j) = x(i, j) + real(k)\n    end do\n  end do\n\
+         end subroutine kern\n"
+    )
+}
+
+/// An EXTRINSIC(HPF_LOCAL) procedure runs on each processor over that processor's own
+/// elements of the actual: the assignments each processor executes are those of the
+/// body run literally over the extents of the part the simulator's owners give it.
+#[test]
+fn a_local_procedure_does_each_processors_part() {
+    let formats = ["BLOCK", "CYCLIC", "CYCLIC(3)", "BLOCK(15)", "*"];
+    let mut checked = 0;
+    for (n, m, grid) in [(23, 17, (2, 3)), (16, 16, (4, 2)), (9, 30, (3, 3))] {
+        for (k, fa) in formats.iter().enumerate() {
+            let fb = formats[(k * 2 + 1) % formats.len()];
+            let (fa, fb) = (*fa, fb);
+            // A `*` dimension takes no grid dimension: keep the grid's rank equal to
+            // the distributed dimensions'.
+            let grid = match (fa, fb) {
+                ("*", "*") => continue,
+                ("*", _) | (_, "*") => (grid.0 * grid.1, 1),
+                _ => grid,
+            };
+            let source = local_kernel(n, m, grid, fa, fb, 3);
+            let source = if grid.1 == 1 {
+                source.replace(&format!("pr({}, 1)", grid.0), &format!("pr({})", grid.0))
+            } else {
+                source
+            };
+            let file = project::analyze(
+                &[("t.f90".to_string(), source.as_bytes().to_vec())],
+                &BTreeMap::new(),
+            )
+            .pop()
+            .expect("one file")
+            .expect("loads");
+            let values = file.units[0].constants.values.clone();
+            let env = move |name: &str| values.get(name).copied();
+            let sim = Mapping::new(&file.units[0].unit, &env).expect("mapping");
+            let processors = (grid.0 * grid.1) as usize;
+            let mut rows: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); processors];
+            let mut cols: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); processors];
+            for i in 1..=n {
+                for j in 1..=m {
+                    for p in sim.owners("a", &[i, j], &env).expect("owned") {
+                        rows[p].insert(i);
+                        cols[p].insert(j);
+                    }
+                }
+            }
+            // A part is a box: its rows are those the processors of its grid row own,
+            // its columns those of its grid column (a processor owning no element
+            // still has a part of extent 0 along one dimension only).
+            let (g1, g2) = (grid.0 as usize, grid.1 as usize);
+            let extent = |sets: &[BTreeSet<i64>], same: &dyn Fn(usize) -> Vec<usize>| {
+                (0..processors)
+                    .map(|p| {
+                        same(p)
+                            .into_iter()
+                            .flat_map(|o| sets[o].iter().copied())
+                            .collect::<BTreeSet<i64>>()
+                            .len() as i64
+                    })
+                    .collect::<Vec<i64>>()
+            };
+            let l1s = extent(&rows, &|p| (0..g2).map(|c| p % g1 + c * g1).collect());
+            let l2s = extent(&cols, &|p| (0..g1).map(|r| r + (p / g1) * g1).collect());
+            let expected: Vec<f64> = (0..processors)
+                .map(|p| {
+                    let (l1, l2) = (l1s[p], l2s[p]);
+                    let mut count = 0;
+                    for j in 1..=l2 {
+                        count += 1;
+                        for _ in j..=l1 {
+                            count += 1;
+                        }
+                    }
+                    3.0 * count as f64
+                })
+                .collect();
+            let report = serde_json::to_value(file_report(&file)).expect("serializes");
+            let call = report["units"][0]["statements"]
+                .as_array()
+                .expect("statements")
+                .iter()
+                .find(|s| s["kind"] == "call")
+                .expect("the call");
+            let got: Vec<f64> = call["work"]
+                .as_array()
+                .unwrap_or_else(|| panic!("a work vector ({fa}, {fb}): {call}"))
+                .iter()
+                .map(|w| w.as_f64().expect("a number"))
+                .collect();
+            assert_eq!(got, expected, "({fa}, {fb}) n={n} m={m} grid={grid:?}");
+            assert_eq!(call["metrics"]["spread"], "local");
+            assert!(call["comm"].is_null(), "no communication: {call}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "{checked} cases");
+}

@@ -37,6 +37,38 @@ fn snapshot(name: &str, files: &[&str], exit: i32) {
     insta::assert_snapshot!(format!("{name}.txt"), text);
 }
 
+/// An EXTRINSIC(HPF_LOCAL) kernel: each of the 2×2 processors smooths its own part of
+/// the (BLOCK, BLOCK) 101×101 actuals (51×51, 50×51, 51×50, 50×50): the CALL's work is
+/// 10 × 49·49, 48·49, 49·48, 48·48 assignments, without communication, and it costs
+/// the busiest processor's time; the interface block's directives stay out of the main
+/// program.
+#[test]
+fn local_procedures_run_on_each_processors_part() {
+    snapshot("hpf_local", &["tests/fixtures/free/hpf_local.f90"], 0);
+    let (json, _) = check(&["tests/fixtures/free/hpf_local.f90", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let main = &report["files"][0]["units"][0];
+    let call = main["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .find(|s| s["kind"] == "call")
+        .expect("the call");
+    assert_eq!(
+        call["work"],
+        serde_json::json!([24010, 23520, 23520, 23040])
+    );
+    assert!(main["metrics"]["nt"].is_null(), "{}", main["metrics"]);
+    // The kernel is reported on the largest part; each call costs that plus the call
+    // itself (the smallest part is 4% cheaper: a wrong part would show).
+    let kernel = report["files"][0]["units"][1]["metrics"]["ct_s"]
+        .as_f64()
+        .expect("a time");
+    let per_call = call["metrics"]["ct_s"].as_f64().expect("a time") / 10.0;
+    let over = (per_call - kernel) / kernel;
+    assert!((0.0..0.005).contains(&over), "{per_call} vs {kernel}");
+}
+
 #[test]
 fn free_form_hpf_program_using_a_module_from_another_file() {
     snapshot(

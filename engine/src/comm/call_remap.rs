@@ -6,14 +6,9 @@
 //! mapping to every processor that owns it under the new one and did not before; of
 //! several old owners (a replicated element) the lowest-numbered sends.
 
-use crate::distribution::{Layout, LayoutIndex};
+use crate::distribution::Layout;
+use crate::distribution::layout::{Coords, Partial, coordinates_of, number};
 use std::collections::BTreeMap;
-
-/// Grid coordinates, `None` where free (any).
-type Coords = Vec<Option<i64>>;
-
-/// The coordinates one array position determines: (grid dimension, coordinate).
-type Partial = Vec<(usize, i64)>;
 
 /// Combinations of per-dimension owner classes beyond this many are not counted.
 const MAX_CLASSES: usize = 1 << 20;
@@ -32,13 +27,13 @@ pub fn remap(
 ) -> Result<BTreeMap<(usize, usize), u64>, String> {
     // Per array dimension: (coordinates under `from`, under `to`) -> elements.
     let mut combined: Vec<(Coords, Coords, u64)> =
-        vec![(constant_coordinates(from)?, constant_coordinates(to)?, 1)];
+        vec![(from.constant_coordinates()?, to.constant_coordinates()?, 1)];
     for (dim, &n) in extents.iter().enumerate() {
         let mut classes: BTreeMap<(Partial, Partial), u64> = BTreeMap::new();
         for j in 0..n.max(0) {
             let key = (
-                coordinates_along(from, dim, j)?,
-                coordinates_along(to, dim, j)?,
+                from.coordinates_along(dim, j)?,
+                to.coordinates_along(dim, j)?,
             );
             *classes.entry(key).or_default() += 1;
         }
@@ -79,71 +74,6 @@ pub fn remap(
         }
     }
     Ok(out)
-}
-
-/// The coordinates every element has: template dimensions with a constant index; the
-/// rest free (`None`).
-fn constant_coordinates(l: &Layout) -> Result<Coords, String> {
-    let mut out = vec![None; l.grid.len()];
-    for d in &l.dims {
-        if let (Some(g), LayoutIndex::Constant(x)) = (d.grid, d.index) {
-            out[g] = Some(
-                l.coordinate(d, x)
-                    .ok_or("an alignment places elements outside the template")?,
-            );
-        }
-    }
-    Ok(out)
-}
-
-/// The grid coordinates position `j` of array dimension `dim` determines.
-fn coordinates_along(l: &Layout, dim: usize, j: i64) -> Result<Partial, String> {
-    let mut out = Vec::new();
-    for d in &l.dims {
-        let (
-            Some(g),
-            LayoutIndex::Affine {
-                dim: a,
-                coef,
-                offset,
-            },
-        ) = (d.grid, d.index)
-        else {
-            continue;
-        };
-        if a != dim {
-            continue;
-        }
-        let i = l.lowers.get(dim).copied().unwrap_or(1) + j;
-        let c = l
-            .coordinate(d, coef * i + offset)
-            .ok_or("an element falls outside its template")?;
-        out.push((g, c));
-    }
-    Ok(out)
-}
-
-/// Processor number (1-based, column-major) of 0-based grid coordinates.
-fn number(grid: &[i64], coords: &[i64]) -> usize {
-    let mut n = 0i64;
-    let mut stride = 1i64;
-    for (e, c) in grid.iter().zip(coords) {
-        n += c * stride;
-        stride *= e;
-    }
-    n as usize + 1
-}
-
-/// The 0-based coordinates of processor `p` (1-based) on `grid`.
-fn coordinates_of(grid: &[i64], p: usize) -> Vec<i64> {
-    let mut rest = p as i64 - 1;
-    grid.iter()
-        .map(|&e| {
-            let c = rest.rem_euclid(e.max(1));
-            rest /= e.max(1);
-            c
-        })
-        .collect()
 }
 
 /// Every processor whose coordinates match `fixed` (`None`: any), ascending.

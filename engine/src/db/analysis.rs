@@ -109,11 +109,17 @@ pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<U
             }
         }
     }
-    Arc::new(distribution::mappings_with(
-        &ir,
-        &imported_mappings(db, unit).visible,
-        &inherited,
-    ))
+    let mut maps =
+        distribution::mappings_with(&ir, &imported_mappings(db, unit).visible, &inherited);
+    if ir.is_hpf_local() {
+        // Each processor runs the procedure on its own elements: nothing is mapped (its
+        // directives only describe the actuals' global mappings).
+        maps.arrays.clear();
+        maps.arrangements.clear();
+        maps.dummies.clear();
+        maps.dynamic = Default::default();
+    }
+    Arc::new(maps)
 }
 
 /// How the work of every assignment is spread (owner computes, replicated, assumed
@@ -536,6 +542,7 @@ pub fn unit_diagnostics<'db>(
         out.extend(calls::incoming(db, unit).notes.iter().cloned());
     }
     out.extend(calls::call_remaps(db, unit).diagnostics.iter().cloned());
+    out.extend(calls::local_call_notes(db, unit));
     out.extend(calls::recursion(db, unit));
     let known = constants(db, unit);
     out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));

@@ -409,6 +409,10 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
             }
         })
         .or(sites.first());
+    if ir.is_hpf_local() {
+        let chosen = chosen.cloned();
+        return Arc::new(local_incoming(&ir, sites, chosen));
+    }
     let mut notes = chosen
         .map(|c| disagreements(&ir, c, &running))
         .unwrap_or_default();
@@ -441,6 +445,55 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
         sites,
         notes,
     })
+}
+
+/// The calls of an `EXTRINSIC(HPF_LOCAL)` procedure: it is analysed as it runs on the
+/// largest part of the site that runs most often ([`LocalPart::heaviest`]); every
+/// other part of every site is a variant ([`local_calls`]).
+fn local_incoming(
+    ir: &Unit,
+    sites: Vec<(String, usize, Option<f64>, Binding)>,
+    chosen: Option<(String, usize, Option<f64>, Binding)>,
+) -> Incoming {
+    let span = ir.extrinsic.as_ref().map_or(ir.header, |e| e.1);
+    let mut notes = Vec::new();
+    let chosen = chosen.map(|(caller, rank, _, global)| match local_parts(&global) {
+        Ok(parts) => {
+            let part = LocalPart::heaviest(&parts);
+            notes.push(Diagnostic::info(
+                span,
+                "hpf-local",
+                format!(
+                    "EXTRINSIC(HPF_LOCAL): each processor runs `{}` on its own part of the \
+                     actual arrays, without communication; this report shows the part of \
+                     processor {} ({}) as call {rank} from `{caller}` passes it, and each \
+                     call costs its busiest processor's time",
+                    ir.name,
+                    part.processors.first().copied().unwrap_or(1),
+                    part.describe()
+                ),
+            ));
+            part.binding.clone()
+        }
+        Err(why) => {
+            notes.push(Diagnostic::warning(
+                span,
+                "not-modelled",
+                format!(
+                    "EXTRINSIC(HPF_LOCAL): the processors' parts of call {rank} from \
+                     `{caller}` are not known ({why}): `{}` is shown with the whole actuals",
+                    ir.name
+                ),
+            ));
+            global
+        }
+    });
+    Incoming {
+        sites,
+        chosen,
+        variants: Vec::new(),
+        notes,
+    }
 }
 
 /// Notes on the dummies the running sites bind differently from `chosen`.
@@ -555,6 +608,250 @@ pub fn callees<'db>(
             Some((s.stmt, as_called(db, callee, bind(&ir, &s.actuals))))
         })
         .collect()
+}
+
+/// Different shapes of the processors' parts beyond this many are not analysed each.
+pub const MAX_LOCAL_PARTS: usize = 16;
+
+/// The processors whose parts of a call's actual arrays have the same extents, and
+/// what that binds an `EXTRINSIC(HPF_LOCAL)` procedure's dummies to: each array dummy
+/// the part's extents (assumed-shape `SIZE`s included), not mapped; integers as passed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalPart {
+    /// 1-based, ascending.
+    pub processors: Vec<usize>,
+    pub binding: Binding,
+}
+
+impl LocalPart {
+    /// The part with the most elements over all its arrays (the first on ties).
+    pub fn heaviest(parts: &[LocalPart]) -> &LocalPart {
+        let size = |p: &LocalPart| -> i64 {
+            p.binding
+                .arrays
+                .iter()
+                .filter_map(|a| a.1.as_ref())
+                .map(|e| e.iter().product::<i64>())
+                .sum()
+        };
+        parts
+            .iter()
+            .reduce(|best, p| if size(p) > size(best) { p } else { best })
+            .expect("a call has at least one part")
+    }
+
+    /// The part's arrays as a reader writes them, e.g. `x: 16×4, y: 16`.
+    pub fn describe(&self) -> String {
+        let arrays: Vec<String> = self
+            .binding
+            .arrays
+            .iter()
+            .map(|(name, extents, _)| match extents {
+                Some(e) => {
+                    let e: Vec<String> = e.iter().map(i64::to_string).collect();
+                    format!("`{name}` {}", e.join("×"))
+                }
+                None => format!("`{name}` of unknown extents"),
+            })
+            .collect();
+        if arrays.is_empty() {
+            "no array".to_string()
+        } else {
+            arrays.join(", ")
+        }
+    }
+}
+
+/// The parts a call binding `global` hands an `EXTRINSIC(HPF_LOCAL)` procedure, one
+/// per shape, in order of their first processor. The processors are those of the
+/// largest grid an actual is mapped onto (one beyond an actual's grid holds none of
+/// it); an actual that is not mapped is whole on every processor; with no mapped actual
+/// the one part is processor 1's (every processor runs the same).
+pub fn local_parts(global: &Binding) -> Result<Vec<LocalPart>, String> {
+    let mut per_array: Vec<Option<Vec<Vec<i64>>>> = Vec::new();
+    let mut processors = 1;
+    for (name, extents, mapping) in &global.arrays {
+        per_array.push(match (mapping, extents) {
+            (ActualMapping::Mapped(l), Some(e)) => {
+                processors = processors.max(l.processors().max(1) as usize);
+                Some(
+                    crate::distribution::local_extents(e, l)
+                        .map_err(|why| format!("`{name}`: {why}"))?,
+                )
+            }
+            (ActualMapping::Unknown, _) => {
+                return Err(format!("`{name}`'s mapping has no values"));
+            }
+            _ => None,
+        });
+    }
+    // Per shape (each array's part extents, `None` when unknown): its processors.
+    type Shape = Vec<Option<Vec<i64>>>;
+    let mut shapes: Vec<(Shape, Vec<usize>)> = Vec::new();
+    for p in 1..=processors {
+        let shape: Shape = global
+            .arrays
+            .iter()
+            .zip(&per_array)
+            .map(|((_, extents, _), parts)| match parts {
+                Some(parts) => Some(
+                    parts
+                        .get(p - 1)
+                        .cloned()
+                        .unwrap_or_else(|| vec![0; parts.first().map_or(0, Vec::len)]),
+                ),
+                None => extents.clone(),
+            })
+            .collect();
+        let full = shapes.len() == MAX_LOCAL_PARTS;
+        match shapes.iter_mut().find(|s| s.0 == shape) {
+            Some(s) => s.1.push(p),
+            None if full => {
+                return Err(format!(
+                    "the parts have more than {MAX_LOCAL_PARTS} different shapes"
+                ));
+            }
+            None => shapes.push((shape, vec![p])),
+        }
+    }
+    Ok(shapes
+        .into_iter()
+        .map(|(shape, processors)| {
+            let mut binding = Binding {
+                values: global.values.clone(),
+                arrays: Vec::new(),
+            };
+            for ((name, _, _), extents) in global.arrays.iter().zip(shape) {
+                for (k, n) in extents.iter().flatten().enumerate() {
+                    let size = format!("size({name},{})", k + 1);
+                    if let Some(v) = binding.values.iter_mut().find(|v| v.0 == size) {
+                        v.1 = *n;
+                    }
+                }
+                binding
+                    .arrays
+                    .push((name.clone(), extents, ActualMapping::Replicated));
+            }
+            LocalPart {
+                processors,
+                binding,
+            }
+        })
+        .collect())
+}
+
+/// A call of an `EXTRINSIC(HPF_LOCAL)` procedure: the procedure as each group of
+/// processors runs it (a variant per part but the one it is analysed under), or why
+/// the parts are not known (the call then counts as the procedure reported).
+pub struct LocalCall<'db> {
+    pub stmt: StmtId,
+    pub parts: Result<Vec<(Vec<usize>, UnitText<'db>)>, String>,
+}
+
+/// The calls of `unit` to `EXTRINSIC(HPF_LOCAL)` procedures of the workspace.
+pub fn local_calls<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<LocalCall<'db>> {
+    let sites = call_sites(db, unit);
+    let mut out = Vec::new();
+    for s in sites.iter() {
+        let Some(callee) = procedure_named(db, &s.callee) else {
+            continue;
+        };
+        let ir = lower(db, callee);
+        if !ir.is_hpf_local() {
+            continue;
+        }
+        let chosen = incoming(db, callee).chosen.clone();
+        let parts = local_parts(&bind(&ir, &s.actuals)).map(|parts| {
+            parts
+                .into_iter()
+                .map(|p| {
+                    let variant = if chosen.as_ref() == Some(&p.binding) {
+                        callee
+                    } else {
+                        at_site(db, callee, p.binding)
+                    };
+                    (p.processors, variant)
+                })
+                .collect()
+        });
+        out.push(LocalCall {
+            stmt: s.stmt,
+            parts,
+        });
+    }
+    out
+}
+
+/// What `unit`'s calls of `EXTRINSIC(HPF_LOCAL)` procedures say: how each spreads over
+/// the processors, or why it could not be followed.
+pub fn local_call_notes<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Diagnostic> {
+    let sites = call_sites(db, unit);
+    let mut out = Vec::new();
+    for s in sites.iter() {
+        let Some(callee) = procedure_named(db, &s.callee) else {
+            continue;
+        };
+        let ir = lower(db, callee);
+        if !ir.is_hpf_local() {
+            continue;
+        }
+        out.push(match local_parts(&bind(&ir, &s.actuals)) {
+            Ok(parts) => {
+                let total: usize = parts.iter().map(|p| p.processors.len()).sum();
+                let each: Vec<String> = parts
+                    .iter()
+                    .map(|p| format!("{} on {}", p.describe(), processors(&p.processors)))
+                    .collect();
+                Diagnostic::info(
+                    s.span,
+                    "hpf-local",
+                    format!(
+                        "`{}` is EXTRINSIC(HPF_LOCAL): each of the {total} processors runs it on \
+                         its own part ({}), without communication; the call takes the busiest \
+                         processor's time",
+                        s.callee,
+                        each.join("; ")
+                    ),
+                )
+            }
+            Err(why) => Diagnostic::warning(
+                s.span,
+                "not-modelled",
+                format!(
+                    "the processors' parts of this call of EXTRINSIC(HPF_LOCAL) `{}` are not \
+                     known ({why}): it counts as the procedure reported",
+                    s.callee
+                ),
+            ),
+        });
+    }
+    out
+}
+
+/// Processor numbers as ranges: `1–3, 5`.
+fn processors(ps: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &p in ps {
+        match runs.last_mut() {
+            Some(r) if r.1 + 1 == p => r.1 = p,
+            _ => runs.push((p, p)),
+        }
+    }
+    let runs: Vec<String> = runs
+        .iter()
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}–{b}")
+            }
+        })
+        .collect();
+    format!(
+        "processor{} {}",
+        if ps.len() == 1 { "" } else { "s" },
+        runs.join(", ")
+    )
 }
 
 /// The remapping records of a unit's calls and what they say.

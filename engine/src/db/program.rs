@@ -12,7 +12,7 @@ use super::inputs::Workspace;
 use super::units::{UnitText, file_units};
 use crate::comm::CommMetrics;
 use crate::freq::calls::{self, Call, Caller, Runs};
-use crate::ir::{StmtId, UnitKind};
+use crate::ir::{StmtId, StmtKind, UnitKind};
 use crate::work::imbalance::{self, WdItem, WdUnit};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -31,6 +31,8 @@ pub struct Summary {
     pub time: (f64, f64),
     /// Cache lines its own loop nests load per run (the first sum of Definition 4.11).
     pub cache_lines: f64,
+    /// How many assignments it executes per run (its own statements; Σ freq(S)).
+    pub assignments: f64,
 }
 
 #[salsa::tracked(returns(clone))]
@@ -48,6 +50,18 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
             (own.ct_s(), own.time_s)
         },
         cache_lines: cache(db, unit).own_lines(),
+        assignments: {
+            let mut n = 0.0;
+            ir.walk(&mut |s, _| {
+                if let StmtKind::Assign { .. } = s.kind {
+                    n += values
+                        .freq(s.id)
+                        .and_then(|f| f.as_ref().ok())
+                        .map_or(0.0, |f| f.to_f64());
+                }
+            });
+            n
+        },
     })
 }
 
@@ -87,13 +101,25 @@ impl Totals {
 /// Each unit's totals with its calls', every call adding the totals of its callee as
 /// called from there (a variant when its binding differs from the one the callee is
 /// analysed under, [`sites::as_called`]). A call closing a recursive cycle adds its
-/// callee's own costs only (the recursion counted one level deep).
+/// callee's own costs only (the recursion counted one level deep). A call of an
+/// `EXTRINSIC(HPF_LOCAL)` procedure adds the totals of its busiest processor's part
+/// ([`sites::local_calls`]): the processors run their parts at once.
 struct Walk<'db> {
     db: &'db dyn salsa::Database,
     memo: HashMap<UnitText<'db>, Totals>,
     /// What each call adds per run of its unit, by unit and calling statement.
     per_call: HashMap<UnitText<'db>, HashMap<StmtId, Totals>>,
+    /// The calls of `EXTRINSIC(HPF_LOCAL)` procedures, by unit and calling statement.
+    local: HashMap<UnitText<'db>, HashMap<StmtId, LocalShare>>,
     active: Vec<String>,
+}
+
+/// A call of an `EXTRINSIC(HPF_LOCAL)` procedure: how often it runs per run of the
+/// caller, and the assignments each processor executes in its part per call.
+struct LocalShare {
+    callee: String,
+    count: f64,
+    work: Vec<f64>,
 }
 
 impl<'db> Walk<'db> {
@@ -106,24 +132,42 @@ impl<'db> Walk<'db> {
         let procedures = sites::procedures(db);
         let variants: HashMap<StmtId, UnitText<'db>> =
             sites::callees(db, unit).into_iter().collect();
+        let locals: HashMap<StmtId, Vec<(Vec<usize>, UnitText<'db>)>> =
+            sites::local_calls(db, unit)
+                .into_iter()
+                .filter_map(|c| Some((c.stmt, c.parts.ok()?)))
+                .collect();
         let mut total = Totals::own(&s);
         let mut per_call: HashMap<StmtId, Totals> = HashMap::new();
+        let mut local: HashMap<StmtId, LocalShare> = HashMap::new();
         self.active.push(s.name.clone());
         for c in &s.calls {
             let (Some(&callee), Some(count)) = (procedures.get(&c.callee), c.value) else {
                 continue;
             };
-            let callee = variants
-                .get(&c.stmt)
-                .copied()
-                .filter(|v| v.name(db) == &c.callee)
-                .unwrap_or(callee);
-            let t = if self.active.contains(&c.callee) {
-                Totals::own(&summary(db, callee))
-            } else {
-                self.total(callee)
-            };
             let count = count.to_f64();
+            let t = match locals.get(&c.stmt) {
+                Some(parts) => {
+                    let (t, work) = self.busiest(&c.callee, parts);
+                    local.insert(
+                        c.stmt,
+                        LocalShare {
+                            callee: c.callee.clone(),
+                            count,
+                            work,
+                        },
+                    );
+                    t
+                }
+                None => {
+                    let callee = variants
+                        .get(&c.stmt)
+                        .copied()
+                        .filter(|v| v.name(db) == &c.callee)
+                        .unwrap_or(callee);
+                    self.reach(&c.callee, callee)
+                }
+            };
             total = total.plus(&t, count);
             let slot = per_call.entry(c.stmt).or_default();
             *slot = slot.plus(&t, count);
@@ -131,7 +175,38 @@ impl<'db> Walk<'db> {
         self.active.pop();
         self.memo.insert(unit, total);
         self.per_call.insert(unit, per_call);
+        if !local.is_empty() {
+            self.local.insert(unit, local);
+        }
         total
+    }
+
+    /// The totals of `callee` (named `name`): its own only inside its recursive cycle.
+    fn reach(&mut self, name: &str, callee: UnitText<'db>) -> Totals {
+        if self.active.iter().any(|a| a == name) {
+            Totals::own(&summary(self.db, callee))
+        } else {
+            self.total(callee)
+        }
+    }
+
+    /// The totals of the part whose predicted time is the largest, and the assignments
+    /// each processor executes in its part (processor p at index p - 1).
+    fn busiest(&mut self, name: &str, parts: &[(Vec<usize>, UnitText<'db>)]) -> (Totals, Vec<f64>) {
+        let processors = parts.iter().flat_map(|p| &p.0).copied().max().unwrap_or(0);
+        let mut work = vec![0.0; processors];
+        let mut best: Option<Totals> = None;
+        for (ps, part) in parts {
+            let t = self.reach(name, *part);
+            let assignments = summary(self.db, *part).assignments;
+            for &p in ps {
+                work[p - 1] = assignments;
+            }
+            if best.is_none_or(|b| t.time.1 > b.time.1) {
+                best = Some(t);
+            }
+        }
+        (best.unwrap_or_default(), work)
     }
 }
 
@@ -149,6 +224,33 @@ pub struct Program<'db> {
 #[derive(Debug, Default, PartialEq, salsa::SalsaValue)]
 pub struct CallTotals {
     pub by_stmt: HashMap<StmtId, Totals>,
+    /// The calls of `EXTRINSIC(HPF_LOCAL)` procedures: the assignments each processor
+    /// executes in its part, per run of the unit.
+    pub local: HashMap<StmtId, Vec<f64>>,
+}
+
+/// wd of each `EXTRINSIC(HPF_LOCAL)` procedure (Definition 4.2 over the processors'
+/// parts instead of owner computes): the variation of the assignments each processor
+/// executes in its part, averaged over the procedure's calls weighted by how often each
+/// runs in the program (its count times its caller's runs, 1 where unknown).
+fn local_wds(
+    units: &[UnitText],
+    runs: &[Runs],
+    local: &HashMap<UnitText, HashMap<StmtId, LocalShare>>,
+) -> HashMap<String, f64> {
+    let mut sums: HashMap<String, (f64, f64)> = HashMap::new();
+    for (u, r) in units.iter().zip(runs) {
+        let runs = r.value.as_ref().map_or(1.0, |v| v.to_f64());
+        for share in local.get(u).into_iter().flat_map(HashMap::values) {
+            let weight = share.count * runs;
+            let slot = sums.entry(share.callee.clone()).or_default();
+            slot.0 += weight * crate::work::variation(&share.work);
+            slot.1 += weight;
+        }
+    }
+    sums.into_iter()
+        .map(|(name, (sum, weight))| (name, if weight > 0.0 { sum / weight } else { 0.0 }))
+        .collect()
 }
 
 /// Combines the summaries of every unit of every file, in workspace order.
@@ -170,12 +272,24 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
         })
         .collect();
     let runs = calls::runs(&callers);
+    let mut walk = Walk {
+        db,
+        memo: HashMap::new(),
+        per_call: HashMap::new(),
+        local: HashMap::new(),
+        active: Vec::new(),
+    };
+    for &u in &units {
+        walk.total(u);
+    }
+    let local_wds = local_wds(&units, &runs, &walk.local);
     let wd_units: Vec<WdUnit> = summaries
         .iter()
         .map(|s| WdUnit {
             kind: s.kind,
             name: &s.name,
             items: &s.items,
+            fixed: local_wds.get(&s.name).copied(),
         })
         .collect();
     let wds = imbalance::unit_wds(&wd_units);
@@ -185,20 +299,18 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
         .filter(|(s, _)| s.kind != UnitKind::Module)
         .filter_map(|(s, wd)| Some((s.name.clone(), (*wd)?)))
         .collect();
-    let mut walk = Walk {
-        db,
-        memo: HashMap::new(),
-        per_call: HashMap::new(),
-        active: Vec::new(),
-    };
-    for &u in &units {
-        walk.total(u);
-    }
     let calls = units
         .iter()
         .filter_map(|u| {
             let by_stmt = walk.per_call.remove(u)?;
-            Some((*u, CallTotals { by_stmt }))
+            let local = walk
+                .local
+                .remove(u)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(id, l)| (id, l.work.iter().map(|w| w * l.count).collect()))
+                .collect();
+            Some((*u, CallTotals { by_stmt, local }))
         })
         .collect();
     let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
@@ -225,6 +337,9 @@ pub struct UnitContext {
     pub call_time: HashMap<StmtId, (f64, f64)>,
     /// The cache lines its calls load per run of the unit, by calling statement.
     pub call_lines: HashMap<StmtId, f64>,
+    /// Its calls of `EXTRINSIC(HPF_LOCAL)` procedures: the assignments each processor
+    /// executes in its part per run of the unit (processor p at index p - 1).
+    pub call_local: HashMap<StmtId, Vec<f64>>,
 }
 
 /// How often `unit` runs, its wd and its callees' wd.
@@ -247,6 +362,7 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         .collect();
     let call_time = each.clone().map(|(id, t)| (*id, t.time)).collect();
     let call_lines = each.map(|(id, t)| (*id, t.lines)).collect();
+    let call_local = per_call.map(|c| c.local.clone()).unwrap_or_default();
     let callee_wds = own
         .items
         .iter()
@@ -262,6 +378,7 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
         call_comm,
         call_time,
         call_lines,
+        call_local,
     })
 }
 

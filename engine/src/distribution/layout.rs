@@ -8,6 +8,12 @@ use crate::span::Span;
 use crate::symbolic::{Env, Num, Sym};
 use std::sync::Arc;
 
+/// Grid coordinates, `None` where free (any).
+pub type Coords = Vec<Option<i64>>;
+
+/// The coordinates one array position determines: (grid dimension, coordinate).
+pub type Partial = Vec<(usize, i64)>;
+
 /// A valued mapping of an array: its processor grid, and per template dimension the
 /// format and where the array's elements fall in it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -208,4 +214,71 @@ impl Layout {
         };
         (c < p).then_some(c)
     }
+
+    /// The coordinates every element has: template dimensions with a constant index; the
+    /// rest free (`None`).
+    pub fn constant_coordinates(&self) -> Result<Coords, String> {
+        let l = self;
+        let mut out = vec![None; l.grid.len()];
+        for d in &l.dims {
+            if let (Some(g), LayoutIndex::Constant(x)) = (d.grid, d.index) {
+                out[g] = Some(
+                    l.coordinate(d, x)
+                        .ok_or("an alignment places elements outside the template")?,
+                );
+            }
+        }
+        Ok(out)
+    }
+
+    /// The grid coordinates position `j` of array dimension `dim` determines.
+    pub fn coordinates_along(&self, dim: usize, j: i64) -> Result<Partial, String> {
+        let l = self;
+        let mut out = Vec::new();
+        for d in &l.dims {
+            let (
+                Some(g),
+                LayoutIndex::Affine {
+                    dim: a,
+                    coef,
+                    offset,
+                },
+            ) = (d.grid, d.index)
+            else {
+                continue;
+            };
+            if a != dim {
+                continue;
+            }
+            let i = l.lowers.get(dim).copied().unwrap_or(1) + j;
+            let c = l
+                .coordinate(d, coef * i + offset)
+                .ok_or("an element falls outside its template")?;
+            out.push((g, c));
+        }
+        Ok(out)
+    }
+}
+
+/// Processor number (1-based, column-major) of 0-based grid coordinates.
+pub fn number(grid: &[i64], coords: &[i64]) -> usize {
+    let mut n = 0i64;
+    let mut stride = 1i64;
+    for (e, c) in grid.iter().zip(coords) {
+        n += c * stride;
+        stride *= e;
+    }
+    n as usize + 1
+}
+
+/// The 0-based coordinates of processor `p` (1-based) on `grid`.
+pub fn coordinates_of(grid: &[i64], p: usize) -> Vec<i64> {
+    let mut rest = p as i64 - 1;
+    grid.iter()
+        .map(|&e| {
+            let c = rest.rem_euclid(e.max(1));
+            rest /= e.max(1);
+            c
+        })
+        .collect()
 }

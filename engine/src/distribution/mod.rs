@@ -14,11 +14,13 @@
 //! can count the iterations a processor executes.
 
 pub mod dynamic;
-mod layout;
+pub mod layout;
+mod local;
 mod resolve;
 mod visible;
 
 pub use layout::{Layout, LayoutDim, LayoutFormat, LayoutIndex};
+pub use local::{LOCAL_BUDGET, local_extents};
 pub use resolve::{DummyMapping, UnitMappings, mappings, mappings_with, transcriptive_dummies};
 pub use visible::Visible;
 

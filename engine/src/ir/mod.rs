@@ -99,6 +99,9 @@ pub struct Unit {
     pub body: Vec<Stmt>,
     /// The unit statement (`subroutine foo(a, n)`).
     pub header: Span,
+    /// The `EXTRINSIC(kind)` prefix of the unit statement: the kind, lower-case, and
+    /// where it is written.
+    pub extrinsic: Option<(String, Span)>,
     /// The whole unit.
     pub span: Span,
     /// Parse, directive and lowering findings.
@@ -106,6 +109,14 @@ pub struct Unit {
 }
 
 impl Unit {
+    /// Whether the unit is an `EXTRINSIC(HPF_LOCAL)` procedure: each processor runs it
+    /// on its own part of the actual arguments, without communication.
+    pub fn is_hpf_local(&self) -> bool {
+        self.extrinsic
+            .as_ref()
+            .is_some_and(|(k, _)| k == "hpf_local")
+    }
+
     /// The entity `name` refers to: the unit's own declaration, else its host's or a
     /// USEd module's.
     pub fn symbol(&self, name: &str) -> Option<&Symbol> {

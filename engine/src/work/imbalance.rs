@@ -84,10 +84,13 @@ pub struct WdUnit<'a> {
     pub kind: UnitKind,
     pub name: &'a str,
     pub items: &'a [WdItem],
+    /// Its wd when not Definition 4.3's over its items (an `EXTRINSIC(HPF_LOCAL)`
+    /// procedure's, over the processors' parts).
+    pub fixed: Option<f64>,
 }
 
-/// wd of every unit (Definition 4.3 over its body; a call counts with its callee's wd;
-/// a recursive call sees no wd for the unit being computed).
+/// wd of every unit (Definition 4.3 over its body, or its `fixed` one; a call counts
+/// with its callee's wd; a recursive call sees no wd for the unit being computed).
 pub fn unit_wds(units: &[WdUnit]) -> Vec<Option<f64>> {
     let by_name: HashMap<&str, usize> = units
         .iter()
@@ -104,6 +107,10 @@ pub fn unit_wds(units: &[WdUnit]) -> Vec<Option<f64>> {
     ) -> Option<f64> {
         if let Some(w) = memo[i] {
             return w;
+        }
+        if let Some(w) = units[i].fixed {
+            memo[i] = Some(Some(w));
+            return Some(w);
         }
         memo[i] = Some(None);
         let mut callees: HashMap<&str, Option<f64>> = HashMap::new();

@@ -22,6 +22,12 @@ pub struct Load {
 }
 
 impl Load {
+    /// The load of per-processor work given directly (an `EXTRINSIC(HPF_LOCAL)` call's:
+    /// the assignments each processor executes in its part).
+    pub fn of(per_processor: Vec<f64>) -> Load {
+        Load { per_processor }
+    }
+
     /// work(S, p) for p = 1..|P|.
     pub fn per_processor(&self) -> &[f64] {
         &self.per_processor

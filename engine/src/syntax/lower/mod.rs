@@ -180,7 +180,18 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         .filter(|c| !matches!(c.kind(), "internal_procedures") && !c.kind().starts_with("end_"));
     let mut body = l.block(body_nodes);
 
-    let (directives, directive_diagnostics) = hpf::parse_directives(src);
+    let (mut directives, directive_diagnostics) = hpf::parse_directives(src);
+    // An interface body's directives are the interface's, not the unit's.
+    let interfaces: Vec<Span> = children
+        .iter()
+        .filter(|c| c.kind() == "interface")
+        .map(|c| cst::span(*c))
+        .collect();
+    directives.retain(|d| {
+        !interfaces
+            .iter()
+            .any(|i| i.start <= d.span.start && d.span.end <= i.end)
+    });
     l.diagnostics.extend(directive_diagnostics);
     l.check_directives(&directives);
     for d in &directives {
@@ -227,14 +238,19 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         .or_else(|| body.first().map(|s| s.span))
         .unwrap_or_default();
     let mut diagnostics = l.diagnostics;
-    if let Some((kind, span)) = &parsed.extrinsic {
+    let extrinsic = parsed
+        .extrinsic
+        .as_ref()
+        .map(|(kind, span)| (kind.to_ascii_lowercase(), *span));
+    if let Some((kind, span)) = &extrinsic
+        && kind != "hpf_local"
+    {
         diagnostics.push(Diagnostic::warning(
             *span,
             "not-modelled",
             format!(
-                "EXTRINSIC({kind}) is not modelled yet: `{}` is analysed as an HPF procedure \
-                 (global work over its dummies' whole extents, owner computes), not as each \
-                 processor running it on its local part",
+                "EXTRINSIC({kind}) is not modelled: `{}` is analysed as an HPF procedure \
+                 (global work over its dummies' whole extents, owner computes)",
                 parsed.name
             ),
         ));
@@ -252,15 +268,20 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         pragmas,
         body,
         header: header_span,
+        extrinsic,
         span: Span::new(0, src.len()),
         diagnostics,
     }
 }
 
-/// `text` with the `EXTRINSIC(kind)` prefix of its unit statement (the first line
-/// naming SUBROUTINE or FUNCTION) blanked, and the kind with its span.
+/// `text` with every `EXTRINSIC(kind)` prefix of a SUBROUTINE or FUNCTION statement
+/// blanked (the unit's own and its interface bodies'), and the kind of the unit's own
+/// (its first statement) with its span.
 fn strip_extrinsic(mut text: String) -> (String, Option<(String, Span)>) {
+    let mut own = None;
+    let mut first = true;
     let mut at = 0;
+    let mut blanks = Vec::new();
     for line in text.split_inclusive('\n') {
         let lower = line.to_ascii_lowercase();
         let trimmed = lower.trim_start();
@@ -268,25 +289,38 @@ fn strip_extrinsic(mut text: String) -> (String, Option<(String, Span)>) {
             at += line.len();
             continue;
         }
-        if !(lower.contains("subroutine") || lower.contains("function")) {
-            break;
+        if let Some((kind, span)) = extrinsic_prefix(&lower, at) {
+            blanks.push(span);
+            if first {
+                own = Some((kind, span));
+            }
         }
-        let Some(rest) = trimmed.strip_prefix("extrinsic") else {
-            break;
-        };
-        let (Some(open), Some(close)) = (rest.find('('), rest.find(')')) else {
-            break;
-        };
-        if open > close || !rest[..open].trim().is_empty() {
-            break;
-        }
-        let start = at + (line.len() - trimmed.len());
-        let end = start + "extrinsic".len() + close + 1;
-        let kind = rest[open + 1..close].trim().to_string();
-        text.replace_range(start..end, &" ".repeat(end - start));
-        return (text, Some((kind, Span::new(start, end))));
+        first = false;
+        at += line.len();
     }
-    (text, None)
+    for span in blanks {
+        let (start, end) = (span.start as usize, span.end as usize);
+        text.replace_range(start..end, &" ".repeat(end - start));
+    }
+    (text, own)
+}
+
+/// The kind and span (from `at`, the line's offset) of the `EXTRINSIC(kind)` prefix
+/// of `line` (lower-case), when the line is a SUBROUTINE or FUNCTION statement.
+fn extrinsic_prefix(line: &str, at: usize) -> Option<(String, Span)> {
+    if !(line.contains("subroutine") || line.contains("function")) {
+        return None;
+    }
+    let trimmed = line.trim_start();
+    let rest = trimmed.strip_prefix("extrinsic")?;
+    let (open, close) = (rest.find('(')?, rest.find(')')?);
+    if open > close || !rest[..open].trim().is_empty() {
+        return None;
+    }
+    let start = at + (line.len() - trimmed.len());
+    let end = start + "extrinsic".len() + close + 1;
+    let kind = rest[open + 1..close].trim().to_string();
+    Some((kind, Span::new(start, end)))
 }
 
 /// Dummy arguments of a SUBROUTINE or FUNCTION statement, in order.
