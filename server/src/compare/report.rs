@@ -36,6 +36,58 @@ fn crossing(c: &Compared, k: usize, x: &Crossing, axis: &str) -> String {
     )
 }
 
+/// Who is faster where, between alternative `k` and the layout as written over the
+/// sizes at processor count `pi`: `(*, BLOCK) vs as written: (*, BLOCK) is faster for
+/// N < 54 and N = 201..384, as written for N = 54..200 and N ≥ 385`.
+fn regimes(c: &Compared, k: usize, pi: usize, xs: &[Crossing], axis: &str) -> String {
+    let (lo, hi) = (
+        c.sizes.first().copied().unwrap_or(0),
+        c.sizes.last().copied().unwrap_or(0),
+    );
+    let head = format!("{} vs as written:", name(c, k));
+    // The winner before the first crossing: the other one than the crossing's, or,
+    // without a crossing, the faster at the first size.
+    let first = match xs.first() {
+        Some(x) => 1 - x.faster.min(1),
+        None => {
+            let at = |r: usize| c.rows[r].times[pi].first().copied().flatten();
+            match (at(k), at(0)) {
+                (Some(a), Some(b)) if a < b => 0,
+                (Some(_), Some(_)) => 1,
+                _ => return format!("{head} no crossing in {axis}"),
+            }
+        }
+    };
+    let mut wins: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    let mut from = lo;
+    let mut winner = first;
+    for x in xs {
+        wins[winner].push(if from == lo {
+            format!("{axis} < {}", x.at)
+        } else {
+            format!("{axis} = {from}..{}", x.at - 1)
+        });
+        from = x.at;
+        winner = x.faster.min(1);
+    }
+    wins[winner].push(if from == lo {
+        format!("the whole range ({axis} = {lo}..{hi})")
+    } else {
+        format!("{axis} ≥ {from}")
+    });
+    let who = [name(c, k), "as written"];
+    let other = 1 - first;
+    let mut line = format!(
+        "{head} {} is faster for {}",
+        who[first],
+        wins[first].join(" and ")
+    );
+    if !wins[other].is_empty() {
+        let _ = write!(line, ", {} for {}", who[other], wins[other].join(" and "));
+    }
+    line
+}
+
 /// The report for every compared directive.
 pub fn text(all: &[Compared], machine: &str) -> String {
     let mut out = String::new();
@@ -74,11 +126,9 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                 let _ = k;
             }
             for (_, k, xs) in c.crossings_n.iter().filter(|(q, _, _)| q == p) {
-                if xs.is_empty() {
-                    let _ = writeln!(out, "    {} vs as written: no crossing in {n}", name(c, *k));
-                }
+                let _ = writeln!(out, "    {}", regimes(c, *k, pi, xs, &n));
                 for x in xs {
-                    let _ = writeln!(out, "    crossing: {}", crossing(c, *k, x, &n));
+                    let _ = writeln!(out, "      crossing: {}", crossing(c, *k, x, &n));
                 }
             }
         }
