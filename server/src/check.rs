@@ -6,12 +6,15 @@ use costline_engine::project;
 use costline_engine::report::{FileReport, Report, file_report};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 pub fn run(args: &CheckArgs) -> ExitCode {
-    let params: BTreeMap<String, i64> = args.params.iter().cloned().collect();
-    let machine = match crate::machines::resolve(args.machine.as_deref()) {
-        Ok(m) => m,
+    let options = match crate::settings_file::options(&crate::settings_file::Flags {
+        machine: args.machine.as_deref(),
+        params: args.params.iter().cloned().collect(),
+        include: &args.include_dirs,
+        imbalance_threshold: args.imbalance_threshold,
+    }) {
+        Ok(o) => o,
         Err(e) => {
             eprintln!("costline: {e}");
             return ExitCode::from(1);
@@ -31,13 +34,6 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
-    let options = project::Options {
-        bindings: params.clone(),
-        imbalance_threshold: args.imbalance_threshold,
-        machine: Arc::new(machine),
-        include_dirs: args.include_dirs.clone(),
-        ..project::Options::default()
-    };
     let mut analyzed = project::analyze_with(&inputs, &options)
         .into_iter()
         .zip(&inputs);
@@ -53,7 +49,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         })
         .collect();
-    let report = Report::new(files, &params, &options.machine.name);
+    let report = Report::new(files, &options.bindings, &options.machine.name);
     let out = match args.format {
         Format::Json => {
             serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"

@@ -5,6 +5,7 @@ mod check;
 mod compare;
 mod lsp;
 mod machines;
+mod settings_file;
 mod stdout;
 mod text;
 mod train;
@@ -59,9 +60,10 @@ struct CheckArgs {
     /// `costline machines`) or the path of a machine file.
     #[arg(long, value_name = "NAME|PATH")]
     machine: Option<String>,
-    /// wd (work distribution goodness) above which an assignment is reported as imbalanced.
-    #[arg(long, value_name = "WD", default_value_t = 0.25)]
-    imbalance_threshold: f64,
+    /// wd (work distribution goodness) above which an assignment is reported as
+    /// imbalanced [default: 0.25, or `imbalanceThreshold` in costline.toml].
+    #[arg(long, value_name = "WD")]
+    imbalance_threshold: Option<f64>,
     /// A directory to search for INCLUDE'd files after the including file's own
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]

@@ -707,3 +707,70 @@ fn a_six_dimensional_distribution() {
 fn fixed_form_with_132_columns_by_file_pragma() {
     snapshot("wide132", &["tests/fixtures/fixed/wide132.f"], 0);
 }
+
+/// Runs `costline check ARGS` from `dir`; returns stdout, stderr and the exit code.
+fn check_in(dir: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_costline"))
+        .arg("check")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("costline runs");
+    (
+        String::from_utf8(out.stdout).expect("UTF-8 output"),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code().expect("exited normally"),
+    )
+}
+
+/// `check` reads the nearest costline.toml from the current directory up, as the
+/// server reads the workspace's: its include directories find the nested header, its
+/// machine and params apply; the flags win key by key; a broken file is an error that
+/// names it.
+#[test]
+fn check_reads_the_projects_costline_toml_and_the_flags_win() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let dir = std::env::temp_dir().join(format!("costline-toml-{}", std::process::id()));
+    let sub = dir.join("src");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(
+        dir.join("costline.toml"),
+        format!(
+            "machine = \"ipsc860\"\ninclude = [\"{}\"]\n[params]\nnsteps = 7\n",
+            root.join(SIZES).display()
+        ),
+    )
+    .unwrap();
+    let solver = root.join(INCLUDE).join("solver.f90").display().to_string();
+    let report = |args: &[&str]| -> serde_json::Value {
+        let (json, stderr, code) = check_in(&sub, args);
+        assert_eq!(code, 0, "{stderr}");
+        serde_json::from_str(&json).unwrap()
+    };
+    let r = report(&[&solver, "--format", "json"]);
+    assert_eq!(r["machine"], "ipsc860");
+    assert_eq!(r["params"]["nsteps"], 7, "{}", r["params"]);
+    let includes = r["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "include")
+        .count();
+    assert_eq!(includes, 0, "the header is found through costline.toml");
+    let r = report(&[
+        &solver,
+        "--format",
+        "json",
+        "--machine",
+        "multicore",
+        "--param",
+        "nsteps=9",
+    ]);
+    assert_eq!(r["machine"], "multicore");
+    assert_eq!(r["params"]["nsteps"], 9);
+    std::fs::write(dir.join("costline.toml"), "params = {N = }\n").unwrap();
+    let (_, stderr, code) = check_in(&sub, &[&solver]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("costline.toml"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

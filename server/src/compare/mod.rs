@@ -13,7 +13,6 @@ use costline_engine::project::Options;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use crate::Format;
 use grid::{Procs, parse_param, parse_procs};
@@ -81,13 +80,6 @@ pub struct Row {
 }
 
 pub fn run(args: &CompareArgs) -> ExitCode {
-    let machine = match crate::machines::resolve(args.machine.as_deref()) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("costline: {e}");
-            return ExitCode::from(1);
-        }
-    };
     let ranged: Vec<&(String, (i64, i64))> =
         args.params.iter().filter(|(_, (lo, hi))| lo < hi).collect();
     if ranged.len() > 1 {
@@ -110,12 +102,22 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         .map(|(n, (lo, _))| (n.clone(), *lo))
         .filter(|(n, _)| !ranged.iter().any(|(r, _)| r == n))
         .collect();
-    let options = Options {
-        bindings,
-        machine: Arc::new(machine),
-        include_dirs: args.include_dirs.clone(),
-        ..Options::default()
+    let mut options = match crate::settings_file::options(&crate::settings_file::Flags {
+        machine: args.machine.as_deref(),
+        params: bindings,
+        include: &args.include_dirs,
+        imbalance_threshold: None,
+    }) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("costline: {e}");
+            return ExitCode::from(1);
+        }
     };
+    // The size compared over is varied, whatever costline.toml binds it to.
+    for (name, _) in &ranged {
+        options.bindings.remove(name);
+    }
     let targets = targets(&files, &options);
     if targets.is_empty() {
         crate::stdout::write("no DISTRIBUTE directive with formats: nothing to compare\n");

@@ -2,7 +2,7 @@
 //! runtime; analysis on the blocking pool and a dedicated analysis thread).
 
 mod backend;
-mod config;
+pub(crate) mod config;
 mod convert;
 mod documents;
 mod guard;

@@ -1,0 +1,63 @@
+//! `costline.toml` on the command line: `check` and `compare` read the one in the
+//! current directory or in its nearest ancestor that has one (the project's root), with
+//! the keys the server reads from the workspace's (DESIGN.md section 7, and `include`).
+//! The flags win key by key: `--machine` over `machine`, `--param` over `params`,
+//! `--imbalance-threshold` over `imbalanceThreshold`; `--include` directories are
+//! searched before the file's `include` ones. Paths in the file are relative to its
+//! directory. A bad value is reported on stderr and left out, as in the editor.
+
+use crate::lsp::config::{self, Config};
+use costline_engine::project::Options;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// What the command line says, over the settings file.
+pub struct Flags<'a> {
+    pub machine: Option<&'a str>,
+    pub params: BTreeMap<String, i64>,
+    pub include: &'a [PathBuf],
+    pub imbalance_threshold: Option<f64>,
+}
+
+/// The nearest `costline.toml` from `dir` up.
+fn nearest(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .map(|d| d.join("costline.toml"))
+        .find(|f| f.is_file())
+}
+
+/// The analysis options of the settings file (if any) under the flags; an error when
+/// the file cannot be read or parsed, or the `--machine` given names no model.
+pub fn options(flags: &Flags) -> Result<Options, String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (config, root) = match nearest(&cwd) {
+        Some(file) => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
+            let layer = config::from_toml(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            let (config, problems) = Config::merge(&[layer]);
+            for p in problems {
+                eprintln!("costline: warning: {}: {p}", file.display());
+            }
+            let root = file.parent().map(Path::to_path_buf).unwrap_or(cwd);
+            (config, root)
+        }
+        None => (Config::default(), cwd),
+    };
+    let (mut options, problem) = config.options(Some(&root));
+    if let Some(spec) = flags.machine {
+        options.machine =
+            Arc::new(crate::machines::resolve(Some(spec)).map_err(|e| e.to_string())?);
+    } else if let Some(p) = problem {
+        eprintln!("costline: warning: costline.toml: {p}");
+    }
+    options.bindings.extend(flags.params.clone());
+    let mut include = flags.include.to_vec();
+    include.append(&mut options.include_dirs);
+    options.include_dirs = include;
+    if let Some(t) = flags.imbalance_threshold {
+        options.imbalance_threshold = t;
+    }
+    Ok(options)
+}
