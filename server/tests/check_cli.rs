@@ -774,3 +774,37 @@ fn check_reads_the_projects_costline_toml_and_the_flags_win() {
     assert!(stderr.contains("costline.toml"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A section of a mapped array passed to a procedure is not followed with its
+/// mapping: a warning at the call names the section, the array and the dummy.
+#[test]
+fn a_mapped_section_passed_to_a_procedure_is_named() {
+    let dir = std::env::temp_dir().join(format!("costline-section-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sect.f90");
+    std::fs::write(
+        &file,
+        "program main\n  integer, parameter :: n = 64\n  real :: a(n, n), b(n)\n  integer :: k\n\
+         !HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE a(*, BLOCK) ONTO pr\n  do k = 1, n\n\
+         \x20   call col(m=n, v=a(:, k))\n    call col(b(1:n), n)\n  end do\nend program main\n\n\
+         subroutine col(v, m)\n  integer :: m\n  real :: v(m)\n  v = 2.0 * v\nend subroutine col\n",
+    )
+    .unwrap();
+    let (json, code) = check(&[&file.display().to_string(), "--format", "json"]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let notes: Vec<String> = report["files"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "not-modelled")
+        .map(|d| format!("{}: {}", d["line"], d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(notes.len(), 1, "only the mapped section: {notes:?}");
+    assert!(
+        notes[0].starts_with("8: `a(:, k)` is a section of the mapped array `a`")
+            && notes[0].contains("`v` counts as not mapped"),
+        "{notes:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -542,7 +542,7 @@ pub fn unit_diagnostics<'db>(
         out.extend(calls::incoming(db, unit).notes.iter().cloned());
     }
     out.extend(calls::call_remaps(db, unit).diagnostics.iter().cloned());
-    out.extend(calls::local_call_notes(db, unit));
+    out.extend(calls::call_notes(db, unit));
     out.extend(calls::recursion(db, unit));
     let known = constants(db, unit);
     out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));

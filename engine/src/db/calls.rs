@@ -23,7 +23,7 @@ use crate::diagnostics::Diagnostic;
 use crate::distribution::{DummyMapping, Layout};
 use crate::freq::calls::callee_names;
 use crate::freq::convert::{Names, Scope};
-use crate::ir::{Bound, Expr, Intent, StmtId, StmtKind, Unit, UnitKind};
+use crate::ir::{Bound, Expr, Intent, StmtId, StmtKind, Subscript, Unit, UnitKind};
 use crate::span::Span;
 use crate::symbolic::{Env, Num, Sym};
 use std::collections::{BTreeMap, HashMap};
@@ -53,7 +53,11 @@ pub enum Actual {
         extents: Option<Vec<i64>>,
         mapping: ActualMapping,
     },
-    /// Anything else, as written: a section, a real or an unvalued expression.
+    /// A section of an array mapped at the call, as written (its mapping is not followed
+    /// into the callee).
+    Section { name: String, text: String },
+    /// Anything else, as written: a section of an unmapped array, a real or an unvalued
+    /// expression.
     Other(String),
 }
 
@@ -152,6 +156,17 @@ fn actual(
             name: name.to_string(),
             extents: shape.map(|s| s.into_iter().map(|(_, n)| n).collect()),
             mapping,
+        };
+    }
+    if let Expr::Array(r) = e
+        && r.subscripts
+            .iter()
+            .any(|s| matches!(s, Subscript::Range(_)))
+        && maps.at(stmt, &r.name).is_some()
+    {
+        return Actual::Section {
+            name: r.name.clone(),
+            text: e.to_string(),
         };
     }
     let scope = Scope {
@@ -782,9 +797,10 @@ pub fn local_calls<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ve
     out
 }
 
-/// What `unit`'s calls of `EXTRINSIC(HPF_LOCAL)` procedures say: how each spreads over
-/// the processors, or why it could not be followed.
-pub fn local_call_notes<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Diagnostic> {
+/// What `unit`'s calls say that the numbers do not show: how a call of an
+/// `EXTRINSIC(HPF_LOCAL)` procedure spreads over the processors (or why that is not
+/// known), and which sections of mapped arrays are passed without their mapping.
+pub fn call_notes<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Diagnostic> {
     let sites = call_sites(db, unit);
     let mut out = Vec::new();
     for s in sites.iter() {
@@ -792,6 +808,24 @@ pub fn local_call_notes<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) 
             continue;
         };
         let ir = lower(db, callee);
+        for (k, (keyword, a)) in s.actuals.iter().enumerate() {
+            if let Actual::Section { name, text } = a {
+                let dummy = keyword
+                    .as_ref()
+                    .or(ir.dummies.get(k))
+                    .map_or("its dummy".to_string(), |d| format!("`{d}`"));
+                out.push(Diagnostic::warning(
+                    s.span,
+                    "not-modelled",
+                    format!(
+                        "`{text}` is a section of the mapped array `{name}`: its mapping is not \
+                         followed into `{}`, where {dummy} counts as not mapped (every processor \
+                         does its work); pass the whole array, or map the dummy",
+                        s.callee
+                    ),
+                ));
+            }
+        }
         if !ir.is_hpf_local() {
             continue;
         }
