@@ -137,12 +137,31 @@ fn moved(
 
 #[test]
 fn the_remapping_at_a_call_moves_what_the_simulator_says() {
-    let cases = [
-        (16, 4, "BLOCK, *", "*, BLOCK", ""),
-        (13, 3, "CYCLIC, *", "BLOCK, *", ""),
-        (12, 4, "*, CYCLIC(2)", "CYCLIC, *", ", intent(in)"),
-        (10, 2, "BLOCK, *", "BLOCK, *", ""),
+    let formats = [
+        "BLOCK, *",
+        "*, BLOCK",
+        "CYCLIC, *",
+        "*, CYCLIC(2)",
+        "CYCLIC(3), *",
+        "BLOCK(5), *",
     ];
+    let mut cases = vec![(16, 4, "BLOCK, *", "*, BLOCK", "")];
+    for (k, (n, p)) in [(13, 3), (12, 4), (10, 2)].into_iter().enumerate() {
+        for (i, fc) in formats.iter().enumerate() {
+            for (j, fy) in formats.iter().enumerate() {
+                let intent = if (i + j + k) % 3 == 0 {
+                    ", intent(in)"
+                } else {
+                    ""
+                };
+                // BLOCK(5) must cover the extent on p processors.
+                if (fc.contains("(5)") || fy.contains("(5)")) && 5 * p < n {
+                    continue;
+                }
+                cases.push((n, p, *fc, *fy, intent));
+            }
+        }
+    }
     for (n, p, fc, fy, intent) in cases {
         let source = prescriptive(n, p, fc, fy, intent);
         let file = project::analyze(

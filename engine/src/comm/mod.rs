@@ -16,7 +16,6 @@
 //! of the element added (its grid coordinates `$s`, `$s1`, ... beside the executing
 //! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
 
-pub mod call_remap;
 pub mod cost;
 pub mod dependence;
 pub mod diagnostics;

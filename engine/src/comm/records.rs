@@ -106,7 +106,7 @@ impl UnitCommValues {
     }
 
     /// These values with `refs` added to their statements (the remapping records of
-    /// calls, [`super::call_remap`]).
+    /// calls, `crate::db::calls::call_remaps`).
     pub fn with(mut self, refs: &[(StmtId, RefValues)]) -> UnitCommValues {
         for (id, r) in refs {
             self.stmts.entry(*id).or_default().push(r.clone());

@@ -15,12 +15,12 @@ use super::analysis::{constants, counts, lower, mappings};
 use super::inputs::Workspace;
 use super::modules::cycles;
 use super::units::{UnitText, at_site, base, file_units};
-use crate::comm::call_remap;
 use crate::comm::pattern::Pattern;
 use crate::comm::placement::Placement;
 use crate::comm::records::{Record, RefValues};
+use crate::comm::remap::{Moved, Remap};
 use crate::diagnostics::Diagnostic;
-use crate::distribution::{DummyMapping, Layout};
+use crate::distribution::{DummyMapping, Layout, Mapping};
 use crate::freq::calls::callee_names;
 use crate::freq::convert::{Names, Scope};
 use crate::ir::{Bound, Expr, Intent, StmtId, StmtKind, Subscript, Unit, UnitKind};
@@ -907,6 +907,7 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
         return Arc::new(out);
     }
     let caller = lower(db, unit);
+    let options = super::inputs::Settings::get(db).freq(db);
     for s in sites.iter() {
         let Some(callee) = procedure_named(db, &s.callee) else {
             continue;
@@ -966,6 +967,7 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
                 ));
                 continue;
             };
+            let replicated = from.dims.is_empty();
             let from = Layout {
                 lowers: if from.lowers.is_empty() {
                     to.lowers.clone()
@@ -974,15 +976,33 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
                 },
                 ..from
             };
-            let entry = call_remap::remap(extents, &from, &to);
+            // Both layouts as mappings of the dummy (the actual's indices shifted to the
+            // dummy's), its box the actual's extents from the dummy's lower bounds.
+            let mapping_of = |l: &Layout| l.mapping(dummy, &lowers, s.span);
+            let shape: Vec<(Sym, Sym)> = extents
+                .iter()
+                .enumerate()
+                .map(|(d, n)| {
+                    let lower = lowers.get(d).copied().unwrap_or(1);
+                    (Sym::int(lower as i128), Sym::int(*n as i128))
+                })
+                .collect();
+            let remap = |from: Option<Mapping>, to: Option<Mapping>| Remap {
+                array: name.clone(),
+                shape: shape.clone(),
+                from,
+                to,
+            };
+            let (written, actual) = (mapping_of(&to), (!replicated).then(|| mapping_of(&from)));
+            let entry = remap(actual.clone(), Some(written.clone())).moved(&env, options);
             let intent_in = ir
                 .symbols
                 .get(dummy)
                 .is_some_and(|d| d.attrs.intent == Some(Intent::In));
             let back = if intent_in {
-                Ok(BTreeMap::new())
+                Ok(Moved::new())
             } else {
-                call_remap::remap(extents, &to, &from)
+                remap(Some(written), actual).moved(&env, options)
             };
             let (entry, back) = match (entry, back) {
                 (Ok(e), Ok(b)) => (e, b),
@@ -992,10 +1012,10 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
                     continue;
                 }
             };
-            if entry.is_empty() && back.is_empty() {
+            if entry.values().chain(back.values()).all(|n| *n == 0.0) {
                 continue;
             }
-            let moved: u64 = entry.values().sum();
+            let moved: f64 = entry.values().sum();
             let elem_bytes = crate::comm::element_bytes(&caller, name);
             if kind == DummyMapping::Descriptive {
                 out.diagnostics.push(Diagnostic::warning(
@@ -1072,17 +1092,15 @@ fn describe_or_replicated(l: &Layout) -> String {
 
 /// The records of a remapping executed `freq` times: each way, one message per pair and
 /// execution, `elem_bytes` per element moved; sorted by (from, to).
-fn records(
-    entry: &BTreeMap<(usize, usize), u64>,
-    back: &BTreeMap<(usize, usize), u64>,
-    freq: f64,
-    elem_bytes: u64,
-) -> Vec<Record> {
+fn records(entry: &Moved, back: &Moved, freq: f64, elem_bytes: u64) -> Vec<Record> {
     let mut all: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
     for (&(from, to), &n) in entry.iter().chain(back) {
+        if n <= 0.0 {
+            continue;
+        }
         let slot = all.entry((from, to)).or_default();
         slot.0 += freq;
-        slot.1 += freq * (n * elem_bytes) as f64;
+        slot.1 += freq * n * elem_bytes as f64;
     }
     all.into_iter()
         .filter(|(_, (m, _))| *m > 0.0)

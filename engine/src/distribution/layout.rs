@@ -260,17 +260,6 @@ impl Layout {
     }
 }
 
-/// Processor number (1-based, column-major) of 0-based grid coordinates.
-pub fn number(grid: &[i64], coords: &[i64]) -> usize {
-    let mut n = 0i64;
-    let mut stride = 1i64;
-    for (e, c) in grid.iter().zip(coords) {
-        n += c * stride;
-        stride *= e;
-    }
-    n as usize + 1
-}
-
 /// The 0-based coordinates of processor `p` (1-based) on `grid`.
 pub fn coordinates_of(grid: &[i64], p: usize) -> Vec<i64> {
     let mut rest = p as i64 - 1;
