@@ -143,6 +143,18 @@ impl Walk<'_, '_> {
                     let complete = sel.cases.iter().any(|c| c.values.is_none());
                     self.branches(s.span, "SELECT CASE", &bodies, complete, state)
                 }
+                StmtKind::Goto { .. } => {
+                    if self.record {
+                        self.r.diagnostics.push(Diagnostic::warning(
+                            s.span,
+                            "not-modelled",
+                            "this unit remaps arrays and this GO TO is not followed by the \
+                             mapping in force: the statements at its target get the mapping \
+                             the statements before them in the text leave",
+                        ));
+                    }
+                    state
+                }
                 _ => state,
             };
         }

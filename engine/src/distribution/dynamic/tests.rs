@@ -136,3 +136,31 @@ end subroutine s
         &[2]
     );
 }
+
+/// A GO TO in a unit that remaps is named: the mapping flow does not follow it.
+#[test]
+fn a_go_to_in_a_remapping_unit_is_named() {
+    let text = |remap: &str| {
+        format!(
+            "subroutine s
+  real :: a(8)
+!HPF$ PROCESSORS pr(2)
+!HPF$ DYNAMIC :: a
+!HPF$ DISTRIBUTE a(BLOCK) ONTO pr
+  if (a(1) > 0.0) go to 10
+{remap}
+10 a(2) = 1.0
+end subroutine s
+"
+        )
+    };
+    let gotos = |u: &project::UnitAnalysis| {
+        u.mappings
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "not-modelled" && d.message.contains("GO TO"))
+            .count()
+    };
+    assert_eq!(gotos(&unit(&text("!HPF$ REDISTRIBUTE a(CYCLIC) ONTO pr"))), 1);
+    assert_eq!(gotos(&unit(&text(""))), 0, "no remapping: nothing to say");
+}
