@@ -10,6 +10,7 @@
 
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
+use super::word::Word;
 
 /// An expression compiled over slots (see the module doc).
 #[derive(Clone, Debug, PartialEq)]
@@ -75,7 +76,7 @@ impl Compiled {
     }
 
     /// [`Compiled::eval`] in the integer type `T` (`None` on overflow of `T`).
-    fn eval_in<T: Word>(&self, values: &[i64]) -> Option<(T, T)> {
+    pub fn eval_in<T: Word>(&self, values: &[i64]) -> Option<(T, T)> {
         let mut sum = T::ZERO;
         for (n, factors) in &self.terms {
             let mut v = T::narrow(*n)?;
@@ -87,64 +88,6 @@ impl Compiled {
         Some((sum, T::narrow(self.den)?))
     }
 }
-
-/// The checked integer arithmetic [`Compiled`] evaluates in (i64, then i128).
-trait Word: Copy + Ord {
-    const ZERO: Self;
-    fn narrow(x: i128) -> Option<Self>;
-    fn widen(x: i64) -> Self;
-    fn add(self, o: Self) -> Option<Self>;
-    fn mul(self, o: Self) -> Option<Self>;
-    fn pow(self, e: u32) -> Option<Self>;
-    /// Floor division (the divisor positive).
-    fn floor_div(self, d: Self) -> Option<Self>;
-    /// Fortran's MOD and integer division: truncating toward zero.
-    fn trunc_rem(self, d: Self) -> Option<Self>;
-    fn trunc_div(self, d: Self) -> Option<Self>;
-    fn is_multiple_of_den(self, d: Self) -> bool;
-    fn exact_div(self, d: Self) -> Self;
-}
-
-macro_rules! word {
-    ($t:ty) => {
-        impl Word for $t {
-            const ZERO: Self = 0;
-            fn narrow(x: i128) -> Option<Self> {
-                <$t>::try_from(x).ok()
-            }
-            fn widen(x: i64) -> Self {
-                x.into()
-            }
-            fn add(self, o: Self) -> Option<Self> {
-                self.checked_add(o)
-            }
-            fn mul(self, o: Self) -> Option<Self> {
-                self.checked_mul(o)
-            }
-            fn pow(self, e: u32) -> Option<Self> {
-                self.checked_pow(e)
-            }
-            fn floor_div(self, d: Self) -> Option<Self> {
-                self.checked_div_euclid(d)
-            }
-            fn trunc_rem(self, d: Self) -> Option<Self> {
-                self.checked_rem(d)
-            }
-            fn trunc_div(self, d: Self) -> Option<Self> {
-                self.checked_div(d)
-            }
-            fn is_multiple_of_den(self, d: Self) -> bool {
-                self % d == 0
-            }
-            fn exact_div(self, d: Self) -> Self {
-                self / d
-            }
-        }
-    };
-}
-
-word!(i64);
-word!(i128);
 
 impl Node {
     fn new(a: &Atom, slot: &dyn Fn(&str) -> Option<usize>) -> Option<Node> {
