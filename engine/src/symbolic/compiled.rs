@@ -17,6 +17,16 @@ use super::word::Word;
 pub struct Compiled {
     den: i128,
     terms: Vec<(i128, Vec<(Node, u32)>)>,
+    /// The same expression when it is affine in the slots with i64 numerators
+    /// (`Σ nₖ·slotₖ + n₀`, over `den`), evaluated without visiting nodes.
+    affine: Option<Affine>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Affine {
+    slots: Vec<(usize, i64)>,
+    constant: i64,
+    den: i64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -52,7 +62,8 @@ impl Compiled {
                 Some((n, factors))
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(Compiled { den, terms })
+        let affine = Affine::new(den, &terms);
+        Some(Compiled { den, terms, affine })
     }
 
     /// The value at `values` as (numerator, denominator > 0), not reduced.
@@ -77,6 +88,11 @@ impl Compiled {
 
     /// [`Compiled::eval`] in the integer type `T` (`None` on overflow of `T`).
     pub fn eval_in<T: Word>(&self, values: &[i64]) -> Option<(T, T)> {
+        if let Some(a) = &self.affine
+            && let Some(n) = a.eval(values)
+        {
+            return Some((T::widen(n), T::widen(a.den)));
+        }
         let mut sum = T::ZERO;
         for (n, factors) in &self.terms {
             let mut v = T::narrow(*n)?;
@@ -86,6 +102,34 @@ impl Compiled {
             sum = sum.add(v)?;
         }
         Some((sum, T::narrow(self.den)?))
+    }
+}
+
+impl Affine {
+    /// The affine form of `terms` (over `den`), when they are constants and slots to
+    /// the first power with numerators in i64.
+    fn new(den: i128, terms: &[(i128, Vec<(Node, u32)>)]) -> Option<Affine> {
+        let mut a = Affine {
+            slots: Vec::new(),
+            constant: 0,
+            den: i64::try_from(den).ok()?,
+        };
+        for (n, factors) in terms {
+            let n = i64::try_from(*n).ok()?;
+            match factors.as_slice() {
+                [] => a.constant = a.constant.checked_add(n)?,
+                [(Node::Slot(k), 1)] => a.slots.push((*k, n)),
+                _ => return None,
+            }
+        }
+        Some(a)
+    }
+
+    /// The numerator at `values` (`None` on overflow of i64 or a missing slot).
+    fn eval(&self, values: &[i64]) -> Option<i64> {
+        self.slots.iter().try_fold(self.constant, |sum, (k, n)| {
+            sum.checked_add(n.checked_mul(*values.get(*k)?)?)
+        })
     }
 }
 
