@@ -16,6 +16,7 @@ mod describe;
 pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
+pub(crate) mod planar;
 mod walk;
 
 use crate::ir::{StmtId, Unit};

@@ -4,8 +4,12 @@
 //! and bounds and checks compiled over value slots ([`Compiled`]): the parameters first
 //! (say a processor's grid coordinates, given per call), then the variables in order.
 //! A bound or check that does not compile is evaluated symbolically at that point.
+//! When every bound of the last variable is affine in the one before it (constant
+//! coefficients), the last two levels are counted in closed form ([`planar`]) instead of
+//! stepping through the next to last variable.
 
-use crate::symbolic::{Compiled, Constraint, EvalError, Name, Num, Rational, Rel, Sym};
+use super::planar::{self, Line};
+use crate::symbolic::{Compiled, Constraint, EvalError, Name, Num, Rational, Rel, Sym, Word};
 
 /// See the module doc.
 pub struct Nest {
@@ -17,7 +21,27 @@ pub struct Nest {
     guards: Vec<(Value, Rel)>,
     /// A constraint without variables or parameters fails: the set is empty.
     empty: bool,
+    /// The last level's bounds as lines in the level before it, when every one is
+    /// (the last two levels are then counted in closed form: [`planar`]).
+    sloped: Option<Vec<Sloped>>,
 }
+
+/// A bound `c1·y + α·x + β (rel) 0` of the last level's variable y, affine in the
+/// variable x of the level before (α = a'/d' and c1 = a/b constants, β compiled over the
+/// outer slots), with the constant products [`Sloped::line`] needs.
+struct Sloped {
+    /// a·d'
+    ad: i128,
+    /// a'·b
+    ab: i128,
+    /// b·d'
+    bd: i128,
+    beta: Compiled,
+    rel: Rel,
+}
+
+/// Bounds of the last level counted in closed form at most (more: stepping).
+const MAX_SLOPED: usize = 8;
 
 /// The constraints applied once the level's variable is fixed.
 struct Level {
@@ -71,6 +95,8 @@ impl Nest {
             .collect();
         let mut empty = false;
         let mut guards = Vec::new();
+        // The last level's bounds in the variable before it, while all are sloped.
+        let mut sloped = (vars.len() >= 2).then(Vec::new);
         for c in constraints {
             let mentioned: Vec<usize> = (0..vars.len()).filter(|&k| c.mentions(&vars[k])).collect();
             let Some(&deepest) = mentioned.last() else {
@@ -84,13 +110,24 @@ impl Nest {
                 levels[k].independent = false;
             }
             let level = &mut levels[deepest];
+            let last = deepest + 1 == vars.len();
             match c.expr.poly_in(&vars[deepest]).as_deref() {
                 Some([c0, c1]) if c1.as_const().is_some() => {
-                    level
-                        .bounds
-                        .push((value(c0), c1.as_const().expect("checked"), c.rel));
+                    let c1 = c1.as_const().expect("checked");
+                    if last && let Some(s) = &mut sloped {
+                        match Sloped::new(c0, c1, c.rel, &vars[deepest - 1], &slot) {
+                            Some(b) => s.push(b),
+                            None => sloped = None,
+                        }
+                    }
+                    level.bounds.push((value(c0), c1, c.rel));
                 }
-                _ => level.checks.push((value(&c.expr), c.rel)),
+                _ => {
+                    if last {
+                        sloped = None;
+                    }
+                    level.checks.push((value(&c.expr), c.rel));
+                }
             }
         }
         Nest {
@@ -99,12 +136,14 @@ impl Nest {
             levels,
             guards,
             empty,
+            sloped,
         }
     }
 
     /// The number of points for the parameters' values `params`; `None` for an
     /// unbounded variable, a value the bounds do not have, or past `left` values of
-    /// the outer variables (each value looked at costs one).
+    /// the outer variables (each value looked at costs one, and so does each count of
+    /// the last two levels in closed form).
     pub fn count(&self, params: &[i128], left: &mut u64) -> Option<i128> {
         let values = &mut self.start(params)?;
         if self.empty || !self.holds(&self.guards, values) {
@@ -149,6 +188,14 @@ impl Nest {
             return Some(0);
         }
         let last = k + 1 == self.levels.len();
+        if level.checks.is_empty()
+            && !level.independent
+            && k + 2 == self.levels.len()
+            && hi > lo
+            && let Some(n) = self.last_two(lo, hi, values, left)
+        {
+            return Some(n);
+        }
         if level.checks.is_empty() && (last || level.independent) {
             // Every value passes and the rest does not depend on it.
             let rest = if last {
@@ -204,6 +251,17 @@ impl Nest {
         Some(())
     }
 
+    /// The points of the last two levels for x (the next to last variable) in
+    /// `[lo, hi]` and the outer values `values`, in closed form ([`planar::count`], in
+    /// i64 first; it costs one of `left`); `None` when the last level is not sloped, is
+    /// unbounded or an intermediate overflows.
+    fn last_two(&self, lo: i64, hi: i64, values: &[i64], left: &mut u64) -> Option<i128> {
+        let sloped = self.sloped.as_deref()?;
+        *left = left.checked_sub(1)?;
+        last_two_in::<i64>(sloped, lo, hi, values)
+            .or_else(|| last_two_in::<i128>(sloped, lo, hi, values))
+    }
+
     /// Whether `checks` hold at `values` (a check without a value fails).
     fn holds(&self, checks: &[(Value, Rel)], values: &[i64]) -> bool {
         checks.iter().all(|(e, rel)| {
@@ -249,6 +307,82 @@ impl Nest {
             }
         }
         Some((lo?, hi?))
+    }
+}
+
+/// [`Nest::last_two`] in the word `T`.
+fn last_two_in<T: Word>(sloped: &[Sloped], lo: i64, hi: i64, values: &[i64]) -> Option<i128> {
+    let blank = Line {
+        p: T::ZERO,
+        q: T::ZERO,
+        r: T::ONE,
+    };
+    let (mut lower, mut upper) = ([blank; MAX_SLOPED], [blank; MAX_SLOPED]);
+    let (mut l, mut u) = (0, 0);
+    for b in sloped {
+        let (line, up) = b.line::<T>(values)?;
+        if b.rel == Rel::Eq || !up {
+            *lower.get_mut(l)? = line;
+            l += 1;
+        }
+        if b.rel == Rel::Eq || up {
+            *upper.get_mut(u)? = line;
+            u += 1;
+        }
+    }
+    planar::count(T::widen(lo), T::widen(hi), &lower[..l], &upper[..u]).map(T::to_i128)
+}
+
+impl Sloped {
+    /// `c1·y + c0 (rel) 0` with `c0 = α·x + β`; `None` when c0 is not of that form or β
+    /// does not compile.
+    fn new(
+        c0: &Sym,
+        c1: Rational,
+        rel: Rel,
+        x: &str,
+        slot: &dyn Fn(&str) -> Option<usize>,
+    ) -> Option<Sloped> {
+        let (beta, alpha) = match c0.poly_in(x)?.as_slice() {
+            [] => (Sym::zero(), Rational::ZERO),
+            [beta] => (beta.clone(), Rational::ZERO),
+            [beta, alpha] => (beta.clone(), alpha.as_const()?),
+            _ => return None,
+        };
+        Some(Sloped {
+            ad: c1.num().checked_mul(alpha.den())?,
+            ab: alpha.num().checked_mul(c1.den())?,
+            bd: c1.den().checked_mul(alpha.den())?,
+            beta: Compiled::new(&beta, slot)?,
+            rel,
+        })
+    }
+
+    /// The bound at the outer values `values` as a line in x, and whether it bounds y
+    /// from above: with c1 = a/b, α = a'/d', β = n/d (denominators positive), multiplying
+    /// by b·d'·d gives `A·y ≥ P·x + Q` (`≥ P·x + Q + 1` for `>`) with `A = a·d'·d`,
+    /// `P = −a'·b·d`, `Q = −n·b·d'`; A > 0 makes it a lower bound `⌈(P·x + Q)/A⌉`, A < 0
+    /// an upper one `⌊(−P·x − Q)/−A⌋`.
+    fn line<T: Word>(&self, values: &[i64]) -> Option<(Line<T>, bool)> {
+        let (n, d) = self.beta.eval_in::<T>(values)?;
+        let big_a = T::narrow(self.ad)?.mul(d)?;
+        let p = T::narrow(self.ab)?.mul(d)?.neg()?;
+        let mut q = n.mul(T::narrow(self.bd)?)?.neg()?;
+        if self.rel == Rel::Gt {
+            q = q.add(T::ONE)?;
+        }
+        Some(match big_a.cmp(&T::ZERO) {
+            std::cmp::Ordering::Greater => (Line { p, q, r: big_a }, false),
+            std::cmp::Ordering::Less => (
+                Line {
+                    p: p.neg()?,
+                    q: q.neg()?,
+                    r: big_a.neg()?,
+                },
+                true,
+            ),
+            std::cmp::Ordering::Equal => return None,
+        })
     }
 }
 
@@ -442,4 +576,81 @@ pub fn order_last(
 /// `EvalError` for a variable without constant-coefficient bounds.
 pub fn unordered() -> EvalError {
     EvalError::Opaque("a loop variable without constant-coefficient bounds".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn var(n: &str) -> Sym {
+        Sym::var(n)
+    }
+
+    fn rat(n: i128, d: i128) -> Sym {
+        Sym::rat(Rational::new(n, d).expect("d > 0"))
+    }
+
+    /// `c1·y + α·x + β (rel) 0` with β = b0 + b1·p + ⌊p/2⌋·b2: a bound of the last
+    /// level, sloped in x.
+    fn bound() -> impl Strategy<Value = Constraint> {
+        let coef = prop_oneof![
+            Just((1, 1)),
+            Just((-1, 1)),
+            Just((2, 1)),
+            Just((-3, 1)),
+            Just((1, 2)),
+            Just((-2, 3))
+        ];
+        let rel = prop_oneof![4 => Just(Rel::Ge), 2 => Just(Rel::Gt), 1 => Just(Rel::Eq)];
+        (
+            coef,
+            -5i128..6,
+            1i128..4,
+            -15i128..16,
+            -2i128..3,
+            -1i128..2,
+            rel,
+        )
+            .prop_map(|((a, b), an, ad, b0, b1, b2, rel)| {
+                let expr = var("y")
+                    .mul(&rat(a, b))
+                    .and_then(|e| e.add(&var("x").mul(&rat(an, ad))?))
+                    .and_then(|e| e.add(&Sym::int(b0)))
+                    .and_then(|e| e.add(&var("p").mul(&Sym::int(b1))?))
+                    .and_then(|e| e.add(&var("p").mul(&rat(1, 2))?.floor()?.mul(&Sym::int(b2))?))
+                    .expect("small");
+                Constraint { expr, rel }
+            })
+    }
+
+    proptest! {
+        /// The last two levels counted in closed form equal the points of a box that
+        /// satisfy every constraint.
+        #[test]
+        fn sloped_last_levels_count_the_points(
+            bounds in prop::collection::vec(bound(), 0..5),
+            x0 in -8i128..2,
+            x1 in -2i128..8,
+            p in -4i128..5,
+        ) {
+            let box_ = [
+                Constraint::ge(&var("x"), &Sym::int(x0)).unwrap(),
+                Constraint::le(&var("x"), &Sym::int(x1)).unwrap(),
+                Constraint::ge(&var("y"), &Sym::int(-30)).unwrap(),
+                Constraint::le(&var("y"), &Sym::int(30)).unwrap(),
+            ];
+            let all: Vec<Constraint> = box_.into_iter().chain(bounds).collect();
+            let nest = Nest::ordered(&all, vec!["x".into(), "y".into()], &["p".into()]);
+            prop_assert!(nest.sloped.is_some());
+            let mut brute = 0;
+            for x in x0..=x1 {
+                for y in -30..=30 {
+                    let env = |n: &str| match n { "x" => Some(x), "y" => Some(y), "p" => Some(p), _ => None };
+                    brute += i128::from(all.iter().all(|c| c.eval(&env) == Ok(true)));
+                }
+            }
+            prop_assert_eq!(nest.count(&[p], &mut u64::MAX.clone()), Some(brute));
+        }
+    }
 }

@@ -10,12 +10,23 @@
 
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
+use super::word::Word;
 
 /// An expression compiled over slots (see the module doc).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Compiled {
     den: i128,
     terms: Vec<(i128, Vec<(Node, u32)>)>,
+    /// The same expression when it is affine in the slots with i64 numerators
+    /// (`Σ nₖ·slotₖ + n₀`, over `den`), evaluated without visiting nodes.
+    affine: Option<Affine>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+struct Affine {
+    slots: Vec<(usize, i64)>,
+    constant: i64,
+    den: i64,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -51,7 +62,8 @@ impl Compiled {
                 Some((n, factors))
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(Compiled { den, terms })
+        let affine = Affine::new(den, &terms);
+        Some(Compiled { den, terms, affine })
     }
 
     /// The value at `values` as (numerator, denominator > 0), not reduced.
@@ -75,7 +87,12 @@ impl Compiled {
     }
 
     /// [`Compiled::eval`] in the integer type `T` (`None` on overflow of `T`).
-    fn eval_in<T: Word>(&self, values: &[i64]) -> Option<(T, T)> {
+    pub fn eval_in<T: Word>(&self, values: &[i64]) -> Option<(T, T)> {
+        if let Some(a) = &self.affine
+            && let Some(n) = a.eval(values)
+        {
+            return Some((T::widen(n), T::widen(a.den)));
+        }
         let mut sum = T::ZERO;
         for (n, factors) in &self.terms {
             let mut v = T::narrow(*n)?;
@@ -88,63 +105,33 @@ impl Compiled {
     }
 }
 
-/// The checked integer arithmetic [`Compiled`] evaluates in (i64, then i128).
-trait Word: Copy + Ord {
-    const ZERO: Self;
-    fn narrow(x: i128) -> Option<Self>;
-    fn widen(x: i64) -> Self;
-    fn add(self, o: Self) -> Option<Self>;
-    fn mul(self, o: Self) -> Option<Self>;
-    fn pow(self, e: u32) -> Option<Self>;
-    /// Floor division (the divisor positive).
-    fn floor_div(self, d: Self) -> Option<Self>;
-    /// Fortran's MOD and integer division: truncating toward zero.
-    fn trunc_rem(self, d: Self) -> Option<Self>;
-    fn trunc_div(self, d: Self) -> Option<Self>;
-    fn is_multiple_of_den(self, d: Self) -> bool;
-    fn exact_div(self, d: Self) -> Self;
-}
-
-macro_rules! word {
-    ($t:ty) => {
-        impl Word for $t {
-            const ZERO: Self = 0;
-            fn narrow(x: i128) -> Option<Self> {
-                <$t>::try_from(x).ok()
-            }
-            fn widen(x: i64) -> Self {
-                x.into()
-            }
-            fn add(self, o: Self) -> Option<Self> {
-                self.checked_add(o)
-            }
-            fn mul(self, o: Self) -> Option<Self> {
-                self.checked_mul(o)
-            }
-            fn pow(self, e: u32) -> Option<Self> {
-                self.checked_pow(e)
-            }
-            fn floor_div(self, d: Self) -> Option<Self> {
-                self.checked_div_euclid(d)
-            }
-            fn trunc_rem(self, d: Self) -> Option<Self> {
-                self.checked_rem(d)
-            }
-            fn trunc_div(self, d: Self) -> Option<Self> {
-                self.checked_div(d)
-            }
-            fn is_multiple_of_den(self, d: Self) -> bool {
-                self % d == 0
-            }
-            fn exact_div(self, d: Self) -> Self {
-                self / d
+impl Affine {
+    /// The affine form of `terms` (over `den`), when they are constants and slots to
+    /// the first power with numerators in i64.
+    fn new(den: i128, terms: &[(i128, Vec<(Node, u32)>)]) -> Option<Affine> {
+        let mut a = Affine {
+            slots: Vec::new(),
+            constant: 0,
+            den: i64::try_from(den).ok()?,
+        };
+        for (n, factors) in terms {
+            let n = i64::try_from(*n).ok()?;
+            match factors.as_slice() {
+                [] => a.constant = a.constant.checked_add(n)?,
+                [(Node::Slot(k), 1)] => a.slots.push((*k, n)),
+                _ => return None,
             }
         }
-    };
-}
+        Some(a)
+    }
 
-word!(i64);
-word!(i128);
+    /// The numerator at `values` (`None` on overflow of i64 or a missing slot).
+    fn eval(&self, values: &[i64]) -> Option<i64> {
+        self.slots.iter().try_fold(self.constant, |sum, (k, n)| {
+            sum.checked_add(n.checked_mul(*values.get(*k)?)?)
+        })
+    }
+}
 
 impl Node {
     fn new(a: &Atom, slot: &dyn Fn(&str) -> Option<usize>) -> Option<Node> {

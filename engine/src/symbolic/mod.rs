@@ -12,6 +12,7 @@ mod piecewise;
 mod rational;
 mod sum;
 mod sym;
+mod word;
 
 pub use compiled::Compiled;
 pub use constraint::{Constraint, Rel};
@@ -23,6 +24,7 @@ pub use piecewise::{Piece, Piecewise};
 pub use rational::{Overflow, Rational};
 pub use sum::{Budget, SumError, symbolic_sum};
 pub use sym::{Atom, Monomial, Name, Sym, SymError, SymResult, Term};
+pub use word::Word;
 
 #[cfg(test)]
 mod tests;
