@@ -161,6 +161,9 @@ end subroutine s
             .filter(|d| d.code == "not-modelled" && d.message.contains("GO TO"))
             .count()
     };
-    assert_eq!(gotos(&unit(&text("!HPF$ REDISTRIBUTE a(CYCLIC) ONTO pr"))), 1);
+    assert_eq!(
+        gotos(&unit(&text("!HPF$ REDISTRIBUTE a(CYCLIC) ONTO pr"))),
+        1
+    );
     assert_eq!(gotos(&unit(&text(""))), 0, "no remapping: nothing to say");
 }
