@@ -186,3 +186,63 @@ fn a_variant_reuses_the_parse_and_counts() {
         assert_eq!(crate::db::ExecutionLog::count(&ran, q), 1, "{q}: {ran:?}");
     }
 }
+
+/// A group distributed only through ALIGN: the DISTRIBUTE is the template's, and its
+/// alternatives move both aligned arrays (one transposed) as the rewritten text does.
+#[test]
+fn a_template_groups_alternatives_move_its_aligned_arrays() {
+    // Fixed form (the host's file is `p.f`).
+    const TEMPLATE: &str = "      program tmpl
+      integer, parameter :: n = 32
+      real :: a(n, n), b(n, n)
+      integer :: i, j
+!HPF$ PROCESSORS pr(4)
+!HPF$ TEMPLATE t(n, n)
+!HPF$ DISTRIBUTE t(BLOCK, *) ONTO pr
+!HPF$ ALIGN a(i, j) WITH t(i, j)
+!HPF$ ALIGN b(i, j) WITH t(j, i)
+      do j = 2, n - 1
+        do i = 2, n - 1
+          a(i, j) = 0.25 * (b(i - 1, j) + b(i + 1, j) + b(i, j - 1)
+     &              + b(i, j + 1))
+        end do
+      end do
+      end program tmpl
+";
+    let h = host(TEMPLATE, &[]);
+    let a = h.snapshot();
+    let db = a.db();
+    let unit = file_units(db, a.file_id("p.f").unwrap())
+        .as_ref()
+        .unwrap()
+        .units[0];
+    let d = distribute_directives(&lower(db, unit));
+    assert_eq!(d.len(), 1, "the template's DISTRIBUTE");
+    let (_, ranked) = alternatives(db, unit, d[0]).unwrap();
+    assert!(ranked.len() > 4, "{ranked:?}");
+    for (layout, text) in [
+        (
+            "(*, BLOCK)",
+            TEMPLATE.replace("t(BLOCK, *) ONTO pr", "t(*, BLOCK) ONTO pr"),
+        ),
+        (
+            "(CYCLIC, *)",
+            TEMPLATE.replace("t(BLOCK, *) ONTO pr", "t(CYCLIC, *) ONTO pr"),
+        ),
+    ] {
+        let e = ranked
+            .iter()
+            .find(|e| e.layout.formats_text(true, true) == layout)
+            .unwrap_or_else(|| panic!("{layout} missing"));
+        let want = time_of(&text, &[]);
+        assert!(
+            (e.prediction.time_s - want).abs() <= 1e-12 * want,
+            "{layout}: variant {} vs text {want}",
+            e.prediction.time_s
+        );
+    }
+    // Moving the template moves the arrays: the alternatives do not all cost the same.
+    let times: Vec<f64> = ranked.iter().map(|e| e.prediction.time_s).collect();
+    assert!(times.iter().all(|t| *t > 0.0), "{times:?}");
+    assert!(times.iter().any(|t| (t - times[0]).abs() > 1e-9 * times[0]));
+}
