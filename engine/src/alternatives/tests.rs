@@ -24,6 +24,23 @@ fn host(text: &str, bindings: &[(&str, i64)]) -> AnalysisHost {
     };
     let mut host = AnalysisHost::new(&options, None);
     host.add_file("p.f", text.as_bytes().to_vec());
+    // The text is fixed form and parses: a test on a broken parse proves nothing.
+    let a = host.snapshot();
+    let db = a.db();
+    for &u in &file_units(db, a.file_id("p.f").unwrap())
+        .as_ref()
+        .unwrap()
+        .units
+    {
+        let bad: Vec<_> = lower(db, u)
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "syntax" || d.severity == crate::diagnostics::Severity::Error)
+            .cloned()
+            .collect();
+        assert!(bad.is_empty(), "{bad:?}");
+    }
+    drop(a);
     host
 }
 
@@ -57,7 +74,7 @@ fn grids_factor_p() {
 
 #[test]
 fn candidates_follow_rank_and_sharing() {
-    let one = "program p\n  integer, parameter :: n = 64\n  real :: a(n)\n  integer :: i\n!HPF$ PROCESSORS q(8)\n!HPF$ DISTRIBUTE a(CYCLIC) ONTO q\n  do i = 1, n\n    a(i) = 1.0\n  end do\nend program\n";
+    let one = "      program p\n      integer, parameter :: n = 64\n      real :: a(n)\n      integer :: i\n!HPF$ PROCESSORS q(8)\n!HPF$ DISTRIBUTE a(CYCLIC) ONTO q\n      do i = 1, n\n        a(i) = 1.0\n      end do\n      end program\n";
     let a = host(one, &[]).snapshot();
     let db = a.db();
     let unit = file_units(db, a.file_id("p.f").unwrap())
