@@ -755,6 +755,21 @@ pub fn local_parts(global: &Binding) -> Result<Vec<LocalPart>, String> {
         .collect())
 }
 
+/// The CALLs of `unit` whose callee is a procedure of the workspace, each with the
+/// callee (as written) and its lowering.
+fn resolved_sites<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Vec<(Site, UnitText<'db>, Arc<Unit>)> {
+    call_sites(db, unit)
+        .iter()
+        .filter_map(|s| {
+            let callee = procedure_named(db, &s.callee)?;
+            Some((s.clone(), callee, lower(db, callee)))
+        })
+        .collect()
+}
+
 /// A call of an `EXTRINSIC(HPF_LOCAL)` procedure: the procedure as each group of
 /// processors runs it (a variant per part but the one it is analysed under), or why
 /// the parts are not known (the call then counts as the procedure reported).
@@ -765,13 +780,8 @@ pub struct LocalCall<'db> {
 
 /// The calls of `unit` to `EXTRINSIC(HPF_LOCAL)` procedures of the workspace.
 pub fn local_calls<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<LocalCall<'db>> {
-    let sites = call_sites(db, unit);
     let mut out = Vec::new();
-    for s in sites.iter() {
-        let Some(callee) = procedure_named(db, &s.callee) else {
-            continue;
-        };
-        let ir = lower(db, callee);
+    for (s, callee, ir) in resolved_sites(db, unit) {
         if !ir.is_hpf_local() {
             continue;
         }
@@ -801,13 +811,8 @@ pub fn local_calls<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ve
 /// `EXTRINSIC(HPF_LOCAL)` procedure spreads over the processors (or why that is not
 /// known), and which sections of mapped arrays are passed without their mapping.
 pub fn call_notes<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Diagnostic> {
-    let sites = call_sites(db, unit);
     let mut out = Vec::new();
-    for s in sites.iter() {
-        let Some(callee) = procedure_named(db, &s.callee) else {
-            continue;
-        };
-        let ir = lower(db, callee);
+    for (s, _, ir) in resolved_sites(db, unit) {
         for (k, (keyword, a)) in s.actuals.iter().enumerate() {
             if let Actual::Section { name, text } = a {
                 let dummy = keyword
@@ -902,17 +907,14 @@ pub struct CallRemaps {
 #[salsa::tracked(returns(clone))]
 pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<CallRemaps> {
     let mut out = CallRemaps::default();
-    let sites = call_sites(db, unit);
+    let sites = resolved_sites(db, unit);
     if sites.is_empty() {
         return Arc::new(out);
     }
     let caller = lower(db, unit);
     let options = super::inputs::Settings::get(db).freq(db);
-    for s in sites.iter() {
-        let Some(callee) = procedure_named(db, &s.callee) else {
-            continue;
-        };
-        let ir = lower(db, callee);
+    for (s, callee, ir) in &sites {
+        let (callee, ir) = (*callee, ir.clone());
         let binding = bind(&ir, &s.actuals);
         let variant = as_called(db, callee, binding);
         let maps = mappings(db, variant);
