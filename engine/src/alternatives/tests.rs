@@ -139,26 +139,33 @@ fn redblack_variants_predict_what_their_text_predicts() {
             .replace("PROCESSORS P(4, 4)", "PROCESSORS P(16)")
             .replace("DISTRIBUTE A(BLOCK,\nCHPF$+             BLOCK)", f)
     };
-    for (layout, text) in [
+    let rewritten = [
         ("(*, BLOCK)", column("DISTRIBUTE A(*, BLOCK)")),
         ("(CYCLIC(2), *)", column("DISTRIBUTE A(CYCLIC(2), *)")),
         (
             "(BLOCK, CYCLIC)",
             REDBLACK.replace("BLOCK) ONTO P", "CYCLIC) ONTO P"),
         ),
-    ] {
-        assert_ne!(text, REDBLACK);
+    ];
+    assert!(rewritten.iter().all(|(_, t)| t != REDBLACK));
+    agree_with_text(&ranked, &rewritten, &n);
+    assert!(target.current.is_some());
+}
+
+/// Each variant `layout` of `ranked` predicts the time the analysis of its rewritten
+/// `text` does.
+fn agree_with_text(ranked: &[Evaluated], rewritten: &[(&str, String)], bindings: &[(&str, i64)]) {
+    for (layout, text) in rewritten {
         let e = ranked
             .iter()
-            .find(|e| e.layout.formats_text(true, true) == layout)
+            .find(|e| e.layout.formats_text(true, true) == *layout)
             .unwrap_or_else(|| panic!("{layout} missing"));
-        let want = time_of(&text, &n);
+        let want = time_of(text, bindings);
         assert!(
             (e.prediction.time_s - want).abs() <= 1e-12 * want,
             "{layout}: variant {} vs text {want}",
             e.prediction.time_s
         );
-        assert!(target.current.is_some());
     }
 }
 
@@ -237,27 +244,20 @@ fn a_template_groups_alternatives_move_its_aligned_arrays() {
     assert_eq!(d.len(), 1, "the template's DISTRIBUTE");
     let (_, ranked) = alternatives(db, unit, d[0]).unwrap();
     assert!(ranked.len() > 4, "{ranked:?}");
-    for (layout, text) in [
-        (
-            "(*, BLOCK)",
-            TEMPLATE.replace("t(BLOCK, *) ONTO pr", "t(*, BLOCK) ONTO pr"),
-        ),
-        (
-            "(CYCLIC, *)",
-            TEMPLATE.replace("t(BLOCK, *) ONTO pr", "t(CYCLIC, *) ONTO pr"),
-        ),
-    ] {
-        let e = ranked
-            .iter()
-            .find(|e| e.layout.formats_text(true, true) == layout)
-            .unwrap_or_else(|| panic!("{layout} missing"));
-        let want = time_of(&text, &[]);
-        assert!(
-            (e.prediction.time_s - want).abs() <= 1e-12 * want,
-            "{layout}: variant {} vs text {want}",
-            e.prediction.time_s
-        );
-    }
+    agree_with_text(
+        &ranked,
+        &[
+            (
+                "(*, BLOCK)",
+                TEMPLATE.replace("t(BLOCK, *) ONTO pr", "t(*, BLOCK) ONTO pr"),
+            ),
+            (
+                "(CYCLIC, *)",
+                TEMPLATE.replace("t(BLOCK, *) ONTO pr", "t(CYCLIC, *) ONTO pr"),
+            ),
+        ],
+        &[],
+    );
     // Moving the template moves the arrays: the alternatives do not all cost the same.
     let times: Vec<f64> = ranked.iter().map(|e| e.prediction.time_s).collect();
     assert!(times.iter().all(|t| *t > 0.0), "{times:?}");
