@@ -99,6 +99,17 @@ fn inherited_mappings_do_the_simulated_work_at_each_call() {
     assert!(checked >= 20, "{checked} sites checked");
 }
 
+/// The analysis of `source` as the one file `t.f90`.
+fn analyze_one(source: &str) -> project::FileAnalysis {
+    project::analyze(
+        &[("t.f90".to_string(), source.as_bytes().to_vec())],
+        &BTreeMap::new(),
+    )
+    .pop()
+    .expect("one file")
+    .expect("loads")
+}
+
 /// A main program passing `c` (mapped `fc`) to `smooth`, whose dummy is mapped `fy`
 /// prescriptively, `calls` times.
 fn prescriptive(n: i64, p: i64, fc: &str, fy: &str, intent: &str) -> String {
@@ -164,13 +175,7 @@ fn the_remapping_at_a_call_moves_what_the_simulator_says() {
     }
     for (n, p, fc, fy, intent) in cases {
         let source = prescriptive(n, p, fc, fy, intent);
-        let file = project::analyze(
-            &[("t.f90".to_string(), source.as_bytes().to_vec())],
-            &BTreeMap::new(),
-        )
-        .pop()
-        .expect("one file")
-        .expect("loads");
+        let file = analyze_one(&source);
         let env_of = |k: usize| {
             let values = file.units[k].constants.values.clone();
             move |name: &str| values.get(name).copied()
@@ -285,13 +290,7 @@ fn a_local_procedure_does_each_processors_part() {
             } else {
                 source
             };
-            let file = project::analyze(
-                &[("t.f90".to_string(), source.as_bytes().to_vec())],
-                &BTreeMap::new(),
-            )
-            .pop()
-            .expect("one file")
-            .expect("loads");
+            let file = analyze_one(&source);
             let values = file.units[0].constants.values.clone();
             let env = move |name: &str| values.get(name).copied();
             let sim = Mapping::new(&file.units[0].unit, &env).expect("mapping");

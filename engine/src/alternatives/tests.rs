@@ -44,14 +44,19 @@ fn host(text: &str, bindings: &[(&str, i64)]) -> AnalysisHost {
     host
 }
 
+/// The first unit of the host's file `p.f`.
+fn first_unit(a: &crate::db::Analysis) -> crate::db::UnitText<'_> {
+    file_units(a.db(), a.file_id("p.f").unwrap())
+        .as_ref()
+        .unwrap()
+        .units[0]
+}
+
 /// The unit's time as the analysis of `text` predicts it.
 fn time_of(text: &str, bindings: &[(&str, i64)]) -> f64 {
     let a = host(text, bindings).snapshot();
     let db = a.db();
-    let unit = file_units(db, a.file_id("p.f").unwrap())
-        .as_ref()
-        .unwrap()
-        .units[0];
+    let unit = first_unit(&a);
     predict(db, unit, None).unwrap().time_s
 }
 
@@ -77,10 +82,7 @@ fn candidates_follow_rank_and_sharing() {
     let one = "      program p\n      integer, parameter :: n = 64\n      real :: a(n)\n      integer :: i\n!HPF$ PROCESSORS q(8)\n!HPF$ DISTRIBUTE a(CYCLIC) ONTO q\n      do i = 1, n\n        a(i) = 1.0\n      end do\n      end program\n";
     let a = host(one, &[]).snapshot();
     let db = a.db();
-    let unit = file_units(db, a.file_id("p.f").unwrap())
-        .as_ref()
-        .unwrap()
-        .units[0];
+    let unit = first_unit(&a);
     let t = target_of(db, unit, 1).unwrap();
     assert_eq!(t.processors(), Some(8));
     let c = candidates(&t);
@@ -97,10 +99,7 @@ fn candidates_follow_rank_and_sharing() {
     );
     let a = host(&shared, &[]).snapshot();
     let db = a.db();
-    let unit = file_units(db, a.file_id("p.f").unwrap())
-        .as_ref()
-        .unwrap()
-        .units[0];
+    let unit = first_unit(&a);
     let ir = lower(db, unit);
     let d = distribute_directives(&ir);
     assert_eq!(d.len(), 2);
@@ -117,10 +116,7 @@ fn redblack_variants_predict_what_their_text_predicts() {
     let h = host(REDBLACK, &n);
     let a = h.snapshot();
     let db = a.db();
-    let unit = file_units(db, a.file_id("p.f").unwrap())
-        .as_ref()
-        .unwrap()
-        .units[0];
+    let unit = first_unit(&a);
     let d = distribute_directives(&lower(db, unit));
     let (target, ranked) = alternatives(db, unit, d[0]).unwrap();
     assert_eq!(ranked.iter().filter(|e| e.current).count(), 1);
@@ -184,10 +180,7 @@ fn a_variant_reuses_the_parse_and_counts() {
     host.add_file("p.f", REDBLACK.as_bytes().to_vec());
     let a = host.snapshot();
     let db = a.db();
-    let unit = file_units(db, a.file_id("p.f").unwrap())
-        .as_ref()
-        .unwrap()
-        .units[0];
+    let unit = first_unit(&a);
     predict(db, unit, None).unwrap();
     log.take();
     let t = target_of(db, unit, 1).unwrap();
@@ -236,10 +229,7 @@ fn a_template_groups_alternatives_move_its_aligned_arrays() {
     let h = host(TEMPLATE, &[]);
     let a = h.snapshot();
     let db = a.db();
-    let unit = file_units(db, a.file_id("p.f").unwrap())
-        .as_ref()
-        .unwrap()
-        .units[0];
+    let unit = first_unit(&a);
     let d = distribute_directives(&lower(db, unit));
     assert_eq!(d.len(), 1, "the template's DISTRIBUTE");
     let (_, ranked) = alternatives(db, unit, d[0]).unwrap();
