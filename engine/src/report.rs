@@ -238,13 +238,25 @@ impl Metrics {
     /// These metrics with the work of a call of an `EXTRINSIC(HPF_LOCAL)` procedure: the
     /// assignments each processor executes in its part (spread `local`).
     fn with_local(self, work: Option<&Vec<f64>>) -> Metrics {
-        let Some(w) = work else { return self };
-        let load = Load::of(w.clone());
+        match work {
+            Some(w) => Metrics {
+                spread: Some("local"),
+                ..self
+            }
+            .with_load(&Load::of(w.clone())),
+            None => self,
+        }
+    }
+
+    /// These metrics with the figures of a work vector: Σ, wd, owork and the most and
+    /// least loaded processors.
+    fn with_load(self, load: &Load) -> Metrics {
         let mean = load.owork();
+        let per = load.per_processor();
         let loaded = |p: usize| {
             (mean > 0.0).then(|| Loaded {
                 processor: p,
-                work_over_mean: w[p - 1] / mean,
+                work_over_mean: per[p - 1] / mean,
             })
         };
         let (most, least) = match load.extremes() {
@@ -257,7 +269,6 @@ impl Metrics {
             owork: Some(mean),
             most_loaded: most,
             least_loaded: least,
-            spread: Some("local"),
             ..self
         }
     }
@@ -878,19 +889,6 @@ fn with_work(
     load: Option<&Load>,
 ) -> Metrics {
     let Some(w) = w else { return m };
-    let mean = load.map(Load::owork);
-    let loaded = |p: usize| {
-        let per = load?.per_processor();
-        let mean = mean.filter(|m| *m > 0.0)?;
-        Some(Loaded {
-            processor: p,
-            work_over_mean: per[p - 1] / mean,
-        })
-    };
-    let (most, least) = match load.and_then(Load::extremes) {
-        Some((max, min)) => (loaded(max), loaded(min)),
-        None => (None, None),
-    };
     let (spread, formula) = match &w.spread {
         Spread::Owned { .. } => (
             "owner",
@@ -908,16 +906,15 @@ fn with_work(
     if let Spread::Irregular { array, why, .. } = &w.spread {
         assumptions.push(format!("the owner of the `{array}` element cannot be followed ({why}): work assumed evenly spread"));
     }
-    Metrics {
-        work_total: load.map(|l| Value::of_f64(l.total())),
-        wd: load.map(Load::wd),
-        owork: mean,
-        most_loaded: most,
-        least_loaded: least,
+    let m = Metrics {
         spread: Some(spread),
         symbolic: m.symbolic.map(|s| SymbolicMetrics { work: formula, ..s }),
         assumptions,
         ..m
+    };
+    match load {
+        Some(l) => m.with_load(l),
+        None => m,
     }
 }
 
