@@ -296,12 +296,14 @@ fn directive_hover(
 ) -> Option<Hover> {
     let mut out = format!("**`!HPF$ {kind}`**\n\n");
     let maps = mappings(db, u.unit);
-    let mapped: Vec<&str> = maps
+    let mut mapped: Vec<&str> = maps
         .arrays
         .iter()
         .filter(|(_, m)| m.directives.contains(&span))
         .map(|(a, _)| a.as_str())
         .collect();
+    // In name order: the map's own order changes from run to run.
+    mapped.sort_unstable();
     if !mapped.is_empty() {
         let names: Vec<String> = mapped.iter().map(|a| format!("`{a}`")).collect();
         let _ = writeln!(out, "maps {}\n", names.join(", "));
