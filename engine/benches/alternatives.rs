@@ -5,8 +5,9 @@
 use costline_engine::alternatives::{
     Hand, distribute_directives, others, predict_layout, price_share, target_of,
 };
+use costline_engine::db::Options;
 use costline_engine::db::{AnalysisHost, file_units, lower};
-use costline_engine::project::{Detail, Options};
+use costline_engine::project::Detail;
 use costline_engine::synthetic::workspace_file;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;

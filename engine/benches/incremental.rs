@@ -5,7 +5,8 @@
 //! bound to 1024.
 
 use costline_engine::db::AnalysisHost;
-use costline_engine::project::{Detail, Options};
+use costline_engine::db::Options;
+use costline_engine::project::Detail;
 use costline_engine::synthetic::workspace_file;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;

@@ -23,5 +23,4 @@ pub mod symbolic;
 pub mod syntax;
 pub mod synthetic;
 pub mod time;
-pub mod values;
 pub mod work;

@@ -5,21 +5,18 @@
 
 use crate::cache::UnitCache;
 use crate::comm::{CommMetrics, UnitCommValues};
-use crate::db::{self, Database, File};
+use crate::db::{self, Database, File, Options};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::UnitMappings;
+use crate::freq::UnitFrequencies;
 use crate::freq::calls::Runs;
-use crate::freq::{FreqOptions, UnitFrequencies};
 use crate::ir::{StmtId, Unit};
-use crate::machine::{Catalog, Machine};
 use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
 use crate::syntax::UnitChunk;
 use crate::time::UnitTimes;
-use crate::values::UnitValues;
-use crate::work::{UnitFormulas, UnitWork};
+use crate::work::{UnitFormulas, UnitValues, UnitWork};
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One file, loaded and analyzed.
@@ -94,33 +91,6 @@ impl UnitAnalysis {
     }
 }
 
-/// How to analyze.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The user's bindings of program unknowns (lower-case names).
-    pub bindings: BTreeMap<String, i64>,
-    pub freq: FreqOptions,
-    /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
-    pub imbalance_threshold: f64,
-    /// The machine model every time is priced from.
-    pub machine: Arc<Machine>,
-    /// Where included files are searched after the including file's directory, in
-    /// order (`--include DIR`, `include` in costline.toml).
-    pub include_dirs: Vec<PathBuf>,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            bindings: BTreeMap::new(),
-            freq: FreqOptions::default(),
-            imbalance_threshold: 0.25,
-            machine: Arc::new(Catalog::default_machine()),
-            include_dirs: Vec::new(),
-        }
-    }
-}
-
 /// [`analyze_with`] default options and `bindings`.
 pub fn analyze(
     inputs: &[(String, Vec<u8>)],
@@ -162,7 +132,7 @@ pub enum Detail {
 
 /// The analysis of `file`, assembled from the database's queries.
 pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAnalysis, LoadError> {
-    let f = db::file_units(db, file).as_ref().map_err(Clone::clone)?;
+    let f = db::file_units(db, file).as_ref().map_err(|e| e.0.clone())?;
     let mut diagnostics = f.diagnostics.clone();
     diagnostics.extend(db::duplicate_modules(db, file));
     let units = f

@@ -949,7 +949,7 @@ fn array_report(unit: &Unit, s: &Symbol) -> ArrayReport {
 fn statement_kind(unit: &Unit, kind: &StmtKind) -> String {
     match kind {
         StmtKind::Remap { directive } => match unit.directives.get(*directive).map(|d| &d.kind) {
-            Some(crate::hpf::DirectiveKind::Realign(_)) => "realign",
+            Some(crate::ir::directive::DirectiveKind::Realign(_)) => "realign",
             _ => "redistribute",
         },
         StmtKind::Assign { .. } => "assign",

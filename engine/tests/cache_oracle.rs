@@ -20,10 +20,11 @@ mod cache_sim;
 
 use cache_sim::Simulation;
 use costline_engine::cache::NestCache;
+use costline_engine::db::Options;
 use costline_engine::diagnostics::Severity;
 use costline_engine::ir::StmtKind;
 use costline_engine::machine::Machine;
-use costline_engine::project::{self, FileAnalysis, Options, UnitAnalysis};
+use costline_engine::project::{self, FileAnalysis, UnitAnalysis};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write;

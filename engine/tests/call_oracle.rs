@@ -8,9 +8,10 @@
 #[allow(dead_code)]
 mod work_sim;
 
+use costline_engine::db::Options;
 use costline_engine::db::{self, AnalysisHost};
 use costline_engine::ir::{StmtKind, UnitKind};
-use costline_engine::project::{self, Options};
+use costline_engine::project;
 use costline_engine::report::file_report;
 use std::collections::{BTreeMap, BTreeSet};
 use work_sim::{Mapping, analyze, simulate};

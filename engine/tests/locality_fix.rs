@@ -4,7 +4,7 @@
 //! fix is not offered where the interchange would change the results.
 
 use costline_engine::db::AnalysisHost;
-use costline_engine::project::Options;
+use costline_engine::db::Options;
 use costline_engine::span::Span;
 use std::path::Path;
 use std::process::Command;

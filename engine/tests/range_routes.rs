@@ -12,8 +12,8 @@
 //! find a crossing that way, so that agreement is not only agreement on "never".
 
 use costline_engine::alternatives::{Explorer, candidates};
+use costline_engine::db::Options;
 use costline_engine::machine::Catalog;
-use costline_engine::project::Options;
 use costline_engine::scaling::{Point, range_comparison};
 use std::cell::RefCell;
 use std::collections::BTreeMap;

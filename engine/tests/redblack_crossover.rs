@@ -14,8 +14,8 @@
 //! processors: a window where block already wins before column wins again.
 
 use costline_engine::alternatives::{Explorer, Layout, candidates};
+use costline_engine::db::Options;
 use costline_engine::machine::{Catalog, Machine};
-use costline_engine::project::Options;
 use costline_engine::scaling::{Crossing, Point, crossings_in_n};
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 pub fn run(args: &CheckArgs) -> ExitCode {
-    let options = match crate::settings_file::options(&crate::settings_file::Flags {
+    let options = match crate::config::file::options(&crate::config::file::Flags {
         machine: args.machine.as_deref(),
         params: args.params.iter().cloned().collect(),
         include: &args.include_dirs,

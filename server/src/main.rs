@@ -3,9 +3,9 @@
 
 mod check;
 mod compare;
+mod config;
 mod lsp;
 mod machines;
-mod settings_file;
 mod stdout;
 mod text;
 mod train;

@@ -8,9 +8,9 @@
 //! changes only when no other DISTRIBUTE is onto the same arrangement.
 
 use super::layout::{Fmt, Grid, Layout};
-use crate::hpf::{DirectiveKind, DistFormat, FormatClause, Onto};
 use crate::ir::Unit;
 use crate::ir::consteval::eval_int;
+use crate::ir::directive::{DirectiveKind, DistFormat, FormatClause, Onto};
 
 /// A DISTRIBUTE directive that alternatives replace, and the grid it is onto.
 #[derive(Clone, Debug, PartialEq)]

@@ -7,7 +7,7 @@ use super::candidates::{Target, candidates, target};
 use super::layout::Layout;
 use super::rewrite::directives;
 use crate::db::{UnitText, base, constants, counts, lower, ops, times, variant};
-use crate::hpf::Directive;
+use crate::ir::directive::Directive;
 use crate::machine::ops::{OpKey, OpKind, OpType};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -7,10 +7,10 @@
 use super::candidates::Target;
 use super::evaluate::{Prediction, predict, predict_layout, target_of};
 use super::layout::{Grid, Layout};
+use crate::db::Options;
 use crate::db::{Analysis, AnalysisHost, Settings, UnitText, file_units, lower};
-use crate::hpf::DirectiveKind;
+use crate::ir::directive::DirectiveKind;
 use crate::ir::{Bound, Expr};
-use crate::project::Options;
 use std::collections::HashMap;
 
 type Key = (Option<Layout>, Option<i64>, i64);

@@ -4,7 +4,7 @@
 
 use super::candidates::Target;
 use super::layout::{Fmt, Grid, Layout};
-use crate::hpf::{Directive, DirectiveKind, DistFormat, Extent, FormatClause};
+use crate::ir::directive::{Directive, DirectiveKind, DistFormat, Extent, FormatClause};
 use crate::ir::{Expr, Unit};
 
 /// The unit's directives with `layout` in place of `target`'s for `p` processors;

@@ -3,8 +3,8 @@
 //! (parsed again: the oracle the variant must agree with without re-parsing).
 
 use super::*;
+use crate::db::Options;
 use crate::db::{AnalysisHost, file_units, lower};
-use crate::project::Options;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -25,7 +25,7 @@ pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
             };
             let messages = match m.nt {
                 1.0 => "1 message".to_string(),
-                n => format!("{} messages", crate::ide::label::compact(n)),
+                n => format!("{} messages", crate::symbolic::compact(n)),
             };
             if r.element_wise() {
                 out.push(Diagnostic::warning(

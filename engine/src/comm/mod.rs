@@ -100,7 +100,7 @@ pub enum RefKind {
 /// The remapping of one array by one REDISTRIBUTE or REALIGN statement.
 #[derive(Clone, Debug)]
 pub struct RemapComm {
-    pub remap: remap::Remap,
+    pub remap: crate::distribution::Remap,
     /// The statement: the records are per execution of it.
     pub stmt: StmtId,
     /// Whether its frequency is exact (no probabilities, no assumed trip counts).

@@ -19,55 +19,17 @@
 
 use super::records::{MAX_PAIRS, Record, extents};
 use super::sender_coordinate;
-use crate::distribution::{Arrangement, Mapping};
+use crate::distribution::{Arrangement, Mapping, Remap};
 use crate::freq::FreqOptions;
 use crate::freq::counter::Counter;
 use crate::freq::numeric;
 use crate::symbolic::{Constraint, Env, Name, Num, Sym};
 use std::collections::BTreeMap;
 
-/// Moving one array from one mapping to another (`None`: replicated on every processor).
-#[derive(Clone, Debug)]
-pub struct Remap {
-    pub array: String,
-    /// The declared (lower bound, extent) of each dimension.
-    pub shape: Vec<(Sym, Sym)>,
-    pub from: Option<Mapping>,
-    pub to: Option<Mapping>,
-}
-
 /// Elements each sender sends each receiver in one remapping, by (from, to), 1-based.
 pub type Moved = BTreeMap<(usize, usize), f64>;
 
 impl Remap {
-    /// The arrangement the senders are numbered on (the receivers', when the array was
-    /// replicated), if either side has a mapping.
-    pub fn senders(&self) -> Option<&Arrangement> {
-        self.from
-            .as_ref()
-            .or(self.to.as_ref())
-            .map(|m| &m.distribution.onto)
-    }
-
-    /// The arrangement the receivers are numbered on (the senders', when the array
-    /// becomes replicated).
-    pub fn receivers(&self) -> Option<&Arrangement> {
-        self.to
-            .as_ref()
-            .or(self.from.as_ref())
-            .map(|m| &m.distribution.onto)
-    }
-
-    /// Whether the remapping leaves every element where it is (same mapping, or from
-    /// a replicated array).
-    pub fn is_identity(&self) -> bool {
-        match (&self.from, &self.to) {
-            (None, _) => true,
-            (Some(a), Some(b)) => a.same_placement(b),
-            (Some(_), None) => false,
-        }
-    }
-
     /// The elements moved per (sender, receiver) in one remapping, under `env`.
     pub fn moved(&self, env: Env, options: &FreqOptions) -> Result<Moved, String> {
         if self.is_identity() {

@@ -13,13 +13,12 @@ use crate::cache::{self as cache_model, UnitCache};
 use crate::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use crate::diagnostics::Diagnostic;
 use crate::distribution::{self, UnitMappings};
-use crate::freq::{self, Count, UnitFrequencies, frequencies};
+use crate::freq::{self, Count, Counts, UnitFrequencies, frequencies};
 use crate::ir::consteval::fold_constants;
 use crate::ir::{StmtId, Unit, UnitKind, Use};
 use crate::syntax::lower::{self as lowering, ParsedUnit};
 use crate::time::{self, OpCounts, UnitTimes};
-use crate::values::{self as evaluation, Counts, UnitValues};
-use crate::work::{self as work_model, Load, UnitFormulas, UnitWork, imbalance};
+use crate::work::{self as work_model, Load, UnitFormulas, UnitValues, UnitWork, imbalance};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -275,7 +274,7 @@ pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Cou
     }
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    Arc::new(evaluation::counts(
+    Arc::new(freq::counts(
         &lower(db, unit),
         &freqs(db, unit),
         &env,
@@ -294,7 +293,7 @@ pub fn stmt_load<'db>(
     let work = work(db, unit);
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    evaluation::stmt_load(
+    work_model::stmt_load(
         stmt,
         work.of(stmt)?,
         &counts(db, unit),

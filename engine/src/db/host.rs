@@ -3,9 +3,10 @@
 //! [`Analysis`] is a snapshot that answers questions on another thread and gives way
 //! (`Err(Cancelled)`) when a change arrives.
 
+use super::inputs::Options;
 use super::inputs::{File, Settings, Workspace};
 use super::{Database, ExecutionLog};
-use crate::project::{Detail, FileAnalysis, Options, file_analysis};
+use crate::project::{Detail, FileAnalysis, file_analysis};
 use crate::source::LoadError;
 use salsa::Setter;
 use std::collections::{HashMap, HashSet};

@@ -1,11 +1,11 @@
 //! The database's inputs: what the user wrote and how they asked to analyze it.
 
 use crate::freq::FreqOptions;
-use crate::machine::Machine;
-use crate::project::Options;
+use crate::machine::{Catalog, Machine};
 use crate::source::IncludeName;
 use salsa::Setter;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One source file: its path (which also decides fixed or free form), its bytes, and
@@ -40,6 +40,33 @@ pub enum Resolution {
 pub struct Workspace {
     #[returns(ref)]
     pub files: Vec<File>,
+}
+
+/// How to analyze.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The user's bindings of program unknowns (lower-case names).
+    pub bindings: BTreeMap<String, i64>,
+    pub freq: FreqOptions,
+    /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
+    pub imbalance_threshold: f64,
+    /// The machine model every time is priced from.
+    pub machine: Arc<Machine>,
+    /// Where included files are searched after the including file's directory, in
+    /// order (`--include DIR`, `include` in costline.toml).
+    pub include_dirs: Vec<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            bindings: BTreeMap::new(),
+            freq: FreqOptions::default(),
+            imbalance_threshold: 0.25,
+            machine: Arc::new(Catalog::default_machine()),
+            include_dirs: Vec::new(),
+        }
+    }
 }
 
 /// How to analyze: one field per setting, so that changing one re-runs only its readers.

@@ -32,7 +32,7 @@ pub use analysis::{
     work_formulas,
 };
 pub use host::{Analysis, AnalysisHost, Cancellable};
-pub use inputs::{File, Includes, Resolution, Settings, Workspace};
+pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};
 pub use modules::duplicate_modules;
 pub use program::{UnitContext, context, loop_wds};
 pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};

@@ -6,7 +6,7 @@
 //! program query combines the summaries of every unit on each revision, and each unit's
 //! [`context`] picks its share, cut off when that share did not change.
 
-use super::analysis::{cache, comm_values, freqs, lower, unit_times_with, values};
+use super::analysis::{cache, comm_values, counts, freqs, lower, unit_times_with, values};
 use super::calls as sites;
 use super::inputs::Workspace;
 use super::units::{UnitText, file_units};
@@ -42,7 +42,7 @@ fn summary<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Summar
     Arc::new(Summary {
         kind: ir.kind,
         name: ir.name.clone(),
-        calls: calls::calls(&ir, &freqs(db, unit), &values),
+        calls: calls::calls(&ir, &freqs(db, unit), &counts(db, unit)),
         items: imbalance::unit_items(&ir, &values),
         comm: comm_values(db, unit).total(&ir),
         time: {
@@ -213,11 +213,18 @@ impl<'db> Walk<'db> {
 /// The runs and wd of every unit of the workspace.
 #[derive(Debug, Default, PartialEq, salsa::SalsaValue)]
 pub struct Program<'db> {
-    pub units: HashMap<UnitText<'db>, (Runs, Option<f64>)>,
+    pub units: HashMap<UnitText<'db>, Place>,
     /// wd of each procedure by name.
     pub wd_by_name: HashMap<String, f64>,
     /// What each call of each unit adds per run of the unit, by calling statement.
     pub calls: HashMap<UnitText<'db>, CallTotals>,
+}
+
+/// How often a unit runs in the program, and its wd (Definition 4.3).
+#[derive(Clone, Debug, PartialEq, salsa::SalsaValue)]
+pub struct Place {
+    pub runs: Runs,
+    pub wd: Option<f64>,
 }
 
 /// What each call of a unit adds per run of the unit, by calling statement.
@@ -313,7 +320,11 @@ pub fn program(db: &dyn salsa::Database) -> Program<'_> {
             Some((*u, CallTotals { by_stmt, local }))
         })
         .collect();
-    let units = units.into_iter().zip(runs.into_iter().zip(wds)).collect();
+    let units = units
+        .into_iter()
+        .zip(runs.into_iter().zip(wds))
+        .map(|(u, (runs, wd))| (u, Place { runs, wd }))
+        .collect();
     Program {
         units,
         wd_by_name,
@@ -348,11 +359,10 @@ pub fn context<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Un
     let p = program(db);
     // Every unit of the workspace's files is in the program; a unit of another file
     // runs once per call.
-    let (runs, wd) = p
-        .units
-        .get(&unit)
-        .cloned()
-        .unwrap_or_else(|| (Runs::once(Vec::new(), Some(calls::NO_CALLER)), None));
+    let Place { runs, wd } = p.units.get(&unit).cloned().unwrap_or_else(|| Place {
+        runs: Runs::once(Vec::new(), Some(calls::NO_CALLER)),
+        wd: None,
+    });
     let own = summary(db, unit);
     let per_call = p.calls.get(&unit);
     let each = per_call.into_iter().flat_map(|c| &c.by_stmt);

@@ -4,7 +4,8 @@
 //! re-evaluates without re-lowering.
 
 use super::{AnalysisHost, ExecutionLog};
-use crate::project::{FileAnalysis, Options};
+use crate::db::Options;
+use crate::project::FileAnalysis;
 use crate::synthetic::{procedure_name, workspace_file};
 use std::collections::BTreeMap;
 

@@ -6,8 +6,8 @@
 use super::calls::Binding;
 use super::inputs::File;
 use crate::diagnostics::Diagnostic;
-use crate::hpf::Directive;
 use crate::ir::UnitKind;
+use crate::ir::directive::Directive;
 use crate::source::{LoadError, SourceFile};
 use crate::span::Span;
 use crate::syntax::{UnitChunk, split_units};
@@ -110,13 +110,17 @@ pub struct FileUnits<'db> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// Why a file could not be loaded (a [`LoadError`] the database can keep).
+#[derive(Clone, Debug, PartialEq, Eq, salsa::SalsaValue)]
+pub struct LoadFailed(pub LoadError);
+
 /// Loads `file`, splices in the files it includes, and splits the text into units.
 #[salsa::tracked(returns(ref))]
 pub fn file_units<'db>(
     db: &'db dyn salsa::Database,
     file: File,
-) -> Result<FileUnits<'db>, LoadError> {
-    let source = super::splice::spliced_source(db, file)?;
+) -> Result<FileUnits<'db>, LoadFailed> {
+    let source = super::splice::spliced_source(db, file).map_err(LoadFailed)?;
     let text = source.normalized();
     let (chunks, split_diagnostics) = split_units(text);
     let units = chunks

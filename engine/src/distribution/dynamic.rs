@@ -19,11 +19,11 @@
 //! the first branch's mapping continues. GO TO jumps are not followed: the mapping of
 //! a jump's target is the one the statements before it in the text leave.
 
+use super::Remap;
 use super::resolve::{Resolver, UnitMappings};
 use super::{Mapping, TemplateIndex};
-use crate::comm::remap::Remap;
 use crate::diagnostics::Diagnostic;
-use crate::hpf::{Directive, DirectiveKind, FormatClause};
+use crate::ir::directive::{Directive, DirectiveKind, FormatClause};
 use crate::ir::{Stmt, StmtId, StmtKind};
 use crate::span::Span;
 use crate::symbolic::Sym;
@@ -357,7 +357,7 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn require_dynamic(&mut self, name: &crate::hpf::Named, what: &str) {
+    fn require_dynamic(&mut self, name: &crate::ir::directive::Named, what: &str) {
         if !self.dynamic.contains(&name.name) {
             self.error(
                 name.span,
@@ -371,7 +371,12 @@ impl Walk<'_, '_> {
     }
 
     /// `REDISTRIBUTE X(formats) ONTO P`: X and the arrays ultimately aligned with it.
-    fn redistribute(&mut self, d: &Directive, dist: &crate::hpf::Distribute, state: &mut State) {
+    fn redistribute(
+        &mut self,
+        d: &Directive,
+        dist: &crate::ir::directive::Distribute,
+        state: &mut State,
+    ) {
         let FormatClause::Prescriptive(formats) = &dist.formats else {
             self.not_modelled(
                 d.span,
@@ -442,7 +447,7 @@ impl Walk<'_, '_> {
     }
 
     /// `REALIGN B WITH T(...)`: B's new alignment composed with T's mapping in force.
-    fn realign(&mut self, d: &Directive, a: &crate::hpf::Align, state: &mut State) {
+    fn realign(&mut self, d: &Directive, a: &crate::ir::directive::Align, state: &mut State) {
         for b in &a.alignees {
             self.require_dynamic(b, "REALIGN");
             if self.r.distributions.contains_key(&b.name) {

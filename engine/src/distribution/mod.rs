@@ -16,11 +16,13 @@
 pub mod dynamic;
 pub mod layout;
 mod local;
+mod remap;
 mod resolve;
 mod visible;
 
 pub use layout::{Layout, LayoutDim, LayoutFormat, LayoutIndex};
 pub use local::{LOCAL_BUDGET, local_extents};
+pub use remap::Remap;
 pub use resolve::{DummyMapping, UnitMappings, mappings, mappings_with, transcriptive_dummies};
 pub use visible::Visible;
 

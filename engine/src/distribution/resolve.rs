@@ -6,7 +6,7 @@ use super::{
 };
 use crate::diagnostics::Diagnostic;
 use crate::freq::convert::{Names, Scope};
-use crate::hpf::{
+use crate::ir::directive::{
     Align, AlignSource, AlignSubscript, DirectiveKind, DistFormat, Distribute, FormatClause, Named,
     Onto,
 };

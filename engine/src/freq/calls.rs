@@ -3,10 +3,9 @@
 //! Definitions 4.3 and 4.7: a call contributes the callee weighted by call frequency).
 //! A procedure no input calls runs once per call, and says so.
 
-use super::UnitFrequencies;
+use super::{Counts, UnitFrequencies};
 use crate::ir::{Expr, StmtId, StmtKind, Unit, UnitKind};
 use crate::symbolic::{Num, Piecewise, Rational, Sym};
-use crate::values::UnitValues;
 use std::collections::HashMap;
 
 /// A call made by a unit: CALL statements and function references.
@@ -22,7 +21,7 @@ pub struct Call {
 }
 
 /// The calls of `unit` with their counts.
-pub fn calls(unit: &Unit, freqs: &UnitFrequencies, values: &UnitValues) -> Vec<Call> {
+pub fn calls(unit: &Unit, freqs: &UnitFrequencies, counts: &Counts) -> Vec<Call> {
     let mut out = Vec::new();
     unit.walk(&mut |s, _| {
         for callee in called(&s.kind) {
@@ -31,7 +30,7 @@ pub fn calls(unit: &Unit, freqs: &UnitFrequencies, values: &UnitValues) -> Vec<C
                 callee,
                 stmt: s.id,
                 symbolic: count.and_then(|c| c.symbolic()),
-                value: values.freq(s.id).and_then(|v| v.clone().ok()),
+                value: counts.freq(s.id).and_then(|v| v.clone().ok()),
             });
         }
     });
@@ -39,7 +38,7 @@ pub fn calls(unit: &Unit, freqs: &UnitFrequencies, values: &UnitValues) -> Vec<C
 }
 
 /// How often a unit runs in the program.
-#[derive(Clone, Debug, PartialEq, salsa::SalsaValue)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Runs {
     /// The units that call it, in order, each once.
     pub callers: Vec<String>,

@@ -12,12 +12,15 @@
 pub mod calls;
 pub(crate) mod convert;
 pub(crate) mod counter;
+mod counts;
 mod describe;
 pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
 pub(crate) mod planar;
 mod walk;
+
+pub use counts::{Counts, counts};
 
 use crate::ir::{StmtId, Unit};
 use crate::span::Span;

@@ -3,9 +3,9 @@
 
 use super::convert::{Alt, Cond, DataDependent, Names, Scope, always, and, not};
 use super::{Assumption, Count, CountTerm, FreqOptions, UnitFrequencies};
+use crate::ir::PragmaKind;
 use crate::ir::{CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, walk};
 use crate::symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
-use crate::syntax::pragma::PragmaKind;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;

@@ -4,18 +4,15 @@
 //! continuations into pieces, `lexer` turns the pieces into tokens with exact spans, and
 //! `parser` applies the HPF 2.0 grammar to each directive on its own.
 
-mod ast;
-mod display;
 mod extract;
 mod lexer;
 mod parser;
 #[cfg(test)]
 mod testing;
 
-pub use ast::*;
-
 use crate::diagnostics::Diagnostic;
 use crate::ir::Expr;
+use crate::ir::directive::*;
 use extract::Piece;
 
 /// Diagnostic code of malformed directives (syntax errors, broken continuations).

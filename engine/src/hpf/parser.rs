@@ -8,13 +8,13 @@
 //! A directive either parses completely or yields exactly one error, so one mistake never
 //! produces a cascade and never hides the other directives of a unit.
 
-use super::ast::{
-    Align, AlignSource, AlignSubscript, DirectiveKind, DistFormat, Distribute, Extent,
-    FormatClause, IndependentDirective, Named, Onto, ShapeDecl,
-};
 use super::lexer::{Token, TokenKind};
 use super::{CODE_SYNTAX, CODE_UNKNOWN_DIRECTIVE, CODE_UNMODELLED};
 use crate::diagnostics::Diagnostic;
+use crate::ir::directive::{
+    Align, AlignSource, AlignSubscript, DirectiveKind, DistFormat, Distribute, Extent,
+    FormatClause, IndependentDirective, Named, Onto, ShapeDecl,
+};
 use crate::ir::{Arg, ArrayRef, BinaryOp, Call, Expr, Subscript, Triplet, UnaryOp};
 use crate::span::Span;
 

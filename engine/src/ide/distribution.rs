@@ -12,8 +12,8 @@ use crate::alternatives::{
     Evaluated, Explorer, Hand, Layout, Prediction, Target, alternatives, price_share,
 };
 use crate::db::{Analysis, Cancellable, File, lower, unit_diagnostics};
-use crate::hpf::{DirectiveKind, Onto};
 use crate::ir::Unit;
+use crate::ir::directive::{DirectiveKind, Onto};
 use crate::scaling::{Point, crossings_in_n};
 use crate::span::Span;
 use std::cell::RefCell;

@@ -12,7 +12,7 @@ use crate::db::{
     File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
 };
 use crate::freq::Count;
-use crate::hpf::DirectiveKind;
+use crate::ir::directive::DirectiveKind;
 use crate::ir::{LoopOrigin, Stmt, StmtKind, Unit, UnitKind};
 use crate::span::Span;
 use crate::symbolic::{EvalError, Num};

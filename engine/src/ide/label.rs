@@ -1,27 +1,8 @@
 //! The compact numbers of hints and lenses: `×1024`, `×1.0e6`, `×~50` (estimated),
 //! `×?` (an unknown has no value), `wd 0.42`.
 
+pub use crate::symbolic::compact;
 use crate::symbolic::{EvalError, Notation, Num, Piecewise};
-
-/// A count: exact integers below ten thousand as they are, larger numbers with two
-/// significant digits (`1.0e6`), fractions to two or three significant digits.
-pub fn compact(x: f64) -> String {
-    if !x.is_finite() {
-        return x.to_string();
-    }
-    if x.abs() >= 1e4 {
-        format!("{x:.1e}")
-    } else if x.fract() == 0.0 {
-        format!("{x:.0}")
-    } else {
-        let s = if x.abs() < 10.0 {
-            format!("{x:.2}")
-        } else {
-            format!("{x:.1}")
-        };
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    }
-}
 
 /// `×N`, `×~N` when the count rests on assumptions, `×?` without a value.
 pub fn count(value: Option<&Result<Num, EvalError>>, exact: bool) -> String {

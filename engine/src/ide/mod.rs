@@ -7,6 +7,7 @@
 mod actions;
 mod cache_hover;
 mod comm_hover;
+pub mod compare;
 mod diagnostics;
 mod directive_edit;
 mod distribution;
@@ -23,11 +24,11 @@ pub use hover::Hover;
 pub use lenses::CodeLens;
 
 use crate::db::{Analysis, Cancellable, File, UnitText, file_units, stmt_load};
+use crate::freq::Counts;
 use crate::ir::StmtId;
 use crate::source::SourceFile;
 use crate::span::Span;
 use crate::syntax::UnitChunk;
-use crate::values::Counts;
 use crate::work::imbalance::Numbers;
 
 impl Analysis {

@@ -3,7 +3,7 @@
 //! so that a reviewer reads them in place.
 
 use crate::db::AnalysisHost;
-use crate::project::Options;
+use crate::db::Options;
 use crate::span::Span;
 use expect_test::{Expect, expect};
 use std::collections::BTreeMap;

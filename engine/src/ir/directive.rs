@@ -2,8 +2,10 @@
 //! directives (`!HPF$ TEMPLATE, DISTRIBUTE(BLOCK) :: T(N)`) are split into one
 //! [`Directive`] per attribute, each carrying the span of the whole directive.
 
-use crate::ir::{Expr, Triplet};
+use super::{Expr, Triplet};
 use crate::span::Span;
+
+mod display;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Directive {

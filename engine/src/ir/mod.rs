@@ -2,6 +2,7 @@
 //! reads. Names are lower-case; spans are relative to the unit's text.
 
 pub mod consteval;
+pub mod directive;
 mod expr;
 pub mod intrinsics;
 pub mod pretty;
@@ -18,9 +19,18 @@ pub use symbols::{
 };
 
 use crate::diagnostics::Diagnostic;
-use crate::hpf::Directive;
 use crate::span::Span;
-use crate::syntax::pragma::PragmaKind;
+use crate::symbolic::Rational;
+use directive::Directive;
+
+/// What a `!costline:` pragma tells about its statement (`crate::syntax::pragma`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum PragmaKind {
+    /// `probability P` on an IF: of its data-dependent condition.
+    Probability(Rational),
+    /// `trips N` on a loop whose trip count cannot be derived.
+    Trips(u64),
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnitKind {

@@ -8,7 +8,7 @@ use super::line_index::LineIndex;
 /// Why a file could not be loaded as source text: it is binary. Names the first
 /// offending byte by offset and by 1-based line and column (in Unicode scalar values,
 /// every invalid UTF-8 byte counting as one).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, salsa::SalsaValue)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LoadError {
     /// Byte offset of the first offending byte.
     pub offset: usize,

@@ -238,6 +238,26 @@ fn operand(s: &Sym, n: Notation) -> String {
     }
 }
 
+/// A count: exact integers below ten thousand as they are, larger numbers with two
+/// significant digits (`1.0e6`), fractions to two or three significant digits.
+pub fn compact(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x.abs() >= 1e4 {
+        format!("{x:.1e}")
+    } else if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        let s = if x.abs() < 10.0 {
+            format!("{x:.2}")
+        } else {
+            format!("{x:.1}")
+        };
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ mod word;
 
 pub use compiled::Compiled;
 pub use constraint::{Constraint, Rel};
-pub use display::Notation;
+pub use display::{Notation, compact};
 pub use eval::{Env, EvalError, Num};
 pub use faulhaber::sum_over;
 pub use interval::{AtomBounds, Ext, Interval};

@@ -12,14 +12,9 @@
 //! statement.
 
 use crate::diagnostics::Diagnostic;
+use crate::ir::PragmaKind;
 use crate::span::Span;
 use crate::symbolic::Rational;
-
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum PragmaKind {
-    Probability(Rational),
-    Trips(u64),
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Pragma {

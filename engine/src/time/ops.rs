@@ -48,7 +48,7 @@ impl OpCounts {
         items.sort_by(|a, b| b.1.total_cmp(a.1).then(a.0.cmp(b.0)));
         items
             .iter()
-            .map(|(k, n)| format!("{} {k}", crate::ide::label::compact(**n)))
+            .map(|(k, n)| format!("{} {k}", crate::symbolic::compact(**n)))
             .collect::<Vec<_>>()
             .join(" + ")
     }

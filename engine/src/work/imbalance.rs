@@ -2,11 +2,10 @@
 //! on each assignment whose wd exceeds the threshold, saying which processors are over-
 //! and under-loaded, and on the DISTRIBUTE (or ALIGN) directive behind it.
 
-use super::{Spread, UnitWork, weighted_wd};
+use super::{Spread, UnitValues, UnitWork, weighted_wd};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{Expr, Loop, Stmt, StmtId, StmtKind, Unit, UnitKind, walk};
 use crate::span::Span;
-use crate::values::UnitValues;
 use std::collections::{BTreeMap, HashMap};
 
 /// One item of Definition 4.3: an array assignment with its wd, or a call, which

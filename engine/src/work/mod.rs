@@ -16,9 +16,11 @@
 mod formula;
 pub mod imbalance;
 mod load;
+mod values;
 
 pub use formula::{UnitFormulas, formula, unit_formulas};
 pub use load::{Load, MAX_PROCESSORS, load};
+pub use values::{UnitValues, stmt_load};
 
 use crate::distribution::{Arrangement, Mapping, UnitMappings};
 use crate::freq::convert::Scope;

@@ -7,7 +7,7 @@
 //! 0-based here (`p - 1`); they run over the arrangement in Fortran column-major order.
 
 use super::eval;
-use costline_engine::hpf::{
+use costline_engine::ir::directive::{
     AlignSource, AlignSubscript, DirectiveKind, DistFormat, FormatClause, Onto, ShapeDecl,
 };
 use costline_engine::ir::{Bound, Expr, Unit};

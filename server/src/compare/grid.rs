@@ -66,28 +66,12 @@ pub fn parse_procs(s: &str) -> Result<Procs, String> {
     Ok(Procs(out))
 }
 
-/// About `count` sizes from `lo` to `hi`, evenly spaced on a log scale (both ends
-/// included, distinct integers).
-pub fn sizes(lo: i64, hi: i64, count: usize) -> Vec<i64> {
-    if lo >= hi || count < 2 {
-        return vec![lo];
-    }
-    let (a, b) = ((lo.max(1) as f64).ln(), (hi as f64).ln());
-    let mut out: Vec<i64> = (0..count)
-        .map(|k| (a + (b - a) * k as f64 / (count - 1) as f64).exp().round() as i64)
-        .collect();
-    out[0] = lo;
-    out[count - 1] = hi;
-    out.dedup();
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn ranges_and_grids() {
+    fn ranges_and_processor_counts() {
         assert_eq!(parse_range("16..512"), Ok((16, 512)));
         assert_eq!(parse_range("64"), Ok((64, 64)));
         assert!(parse_range("9..3").is_err());
@@ -98,8 +82,5 @@ mod tests {
         assert_eq!(parse_procs("3..20"), Ok(Procs(vec![3, 4, 8, 16, 20])));
         assert_eq!(parse_procs("64,16"), Ok(Procs(vec![16, 64])));
         assert!(parse_procs("0..4").is_err());
-        assert_eq!(sizes(16, 1024, 7), vec![16, 32, 64, 128, 256, 512, 1024]);
-        assert_eq!(sizes(5, 5, 9), vec![5]);
-        assert_eq!(sizes(2, 4, 9), vec![2, 3, 4]);
     }
 }

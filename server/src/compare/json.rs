@@ -3,7 +3,7 @@
 //! without a value), the crossings over N and over P by direct comparison, and the
 //! isospeed range comparison with both routes' verdicts per scaled processor count.
 
-use super::Compared;
+use costline_engine::ide::compare::Compared;
 use costline_engine::scaling::{Crossing, RangeComparison};
 use serde_json::{Value, json};
 

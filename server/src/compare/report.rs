@@ -1,8 +1,8 @@
 //! What `compare` prints and plots: per DISTRIBUTE, a table of predicted times per
 //! alternative over the grid, the crossing points by both routes, and the charts.
 
-use super::Compared;
 use super::svg::{Chart, Marker, Series};
+use costline_engine::ide::compare::Compared;
 use costline_engine::scaling::Crossing;
 use std::fmt::Write;
 

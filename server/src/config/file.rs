@@ -6,8 +6,8 @@
 //! searched before the file's `include` ones. Paths in the file are relative to its
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
-use crate::lsp::config::{self, Config};
-use costline_engine::project::Options;
+use super::{Config, from_toml};
+use costline_engine::db::Options;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,7 +35,7 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
         Some(file) => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
-            let layer = config::from_toml(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            let layer = from_toml(&text).map_err(|e| format!("{}: {e}", file.display()))?;
             let (config, problems) = Config::merge(&[layer]);
             for p in problems {
                 eprintln!("costline: warning: {}: {p}", file.display());

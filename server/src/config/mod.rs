@@ -2,10 +2,13 @@
 //! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
 //! are searched in) from `costline.toml` at the workspace root and
 //! from the editor (initialization options, `workspace/configuration`), the editor's
-//! winning key by key. Bad values are reported and left out, never fatal.
+//! winning key by key. Bad values are reported and left out, never fatal. The language
+//! server and the command line (`file`: `costline.toml` under the flags) read them here.
 
+pub mod file;
+
+use costline_engine::db::Options;
 use costline_engine::machine::Catalog;
-use costline_engine::project::Options;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -4,11 +4,11 @@
 //! document's latest change; a request whose document changed meanwhile, or whose
 //! analysis a newer change cancelled, answers `ContentModified`.
 
-use super::config::{self, Config, Layer};
 use super::convert;
 use super::documents::{Documents, Encoding, Lines, path_of};
 use super::worker::{Change, Worker};
 use super::workspace;
+use crate::config::{self, Config, Layer};
 use costline_engine::db::{Analysis, Cancellable};
 use costline_engine::machine::Catalog;
 use costline_engine::span::Span;

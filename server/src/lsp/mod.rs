@@ -2,7 +2,6 @@
 //! runtime; analysis on the blocking pool and a dedicated analysis thread).
 
 mod backend;
-pub(crate) mod config;
 mod convert;
 mod documents;
 mod guard;

@@ -7,8 +7,8 @@
 //! Applying a change asks running analyses to stop (salsa cancels them at their next
 //! query) and waits for them to let go of their snapshots.
 
+use costline_engine::db::Options;
 use costline_engine::db::{Analysis, AnalysisHost};
-use costline_engine::project::Options;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};

@@ -5,7 +5,7 @@
 
 use super::Lowerer;
 use crate::diagnostics::Diagnostic;
-use crate::hpf::{
+use crate::ir::directive::{
     Align, Directive, DirectiveKind, DistFormat, Distribute, FormatClause, Named, Onto,
 };
 use std::collections::HashMap;

@@ -9,10 +9,12 @@ mod stmt;
 
 use super::blocks::check_blocks;
 use super::cst::{self, named_children};
-use super::pragma::{Pragma, PragmaKind, find_pragmas};
+use super::pragma::{Pragma, find_pragmas};
 use super::repair::parse_repaired;
 use crate::diagnostics::Diagnostic;
-use crate::hpf::{self, DirectiveKind};
+use crate::hpf;
+use crate::ir::PragmaKind;
+use crate::ir::directive::{DirectiveKind, IndependentDirective};
 use crate::ir::{
     Dim, ImplicitRules, Independent, Stmt, StmtId, StmtKind, Symbol, SymbolTable, Unit, UnitKind,
     Use,
@@ -339,7 +341,7 @@ fn dummy_arguments(header: Node, src: &str) -> Vec<(String, Span)> {
 fn attach_independent(
     body: &mut [Stmt],
     directive: Span,
-    ind: &hpf::IndependentDirective,
+    ind: &IndependentDirective,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     fn first_after(stmts: &mut [Stmt], at: u32) -> Option<&mut Stmt> {

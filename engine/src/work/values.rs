@@ -2,53 +2,12 @@
 //! every processor. The formulas they come from (freq(S), work(S, p)) do not depend on
 //! the bindings; this is the layer a change of N or P re-runs.
 
-use crate::freq::{FreqOptions, UnitFrequencies};
+use super::{Load, StmtWork, UnitWork, load};
+use crate::freq::{Counts, FreqOptions};
 use crate::ir::{StmtId, Unit};
 use crate::symbolic::{Env, EvalError, Num};
-use crate::work::{Load, StmtWork, UnitWork, load};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// freq(S) of every statement of a unit under the bindings.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Counts {
-    /// By statement id.
-    freqs: Vec<Option<Result<Num, EvalError>>>,
-}
-
-impl Counts {
-    /// freq(S) under the bindings, or why it has no value.
-    pub fn freq(&self, id: StmtId) -> Option<&Result<Num, EvalError>> {
-        self.freqs.get(id.0 as usize)?.as_ref()
-    }
-
-    /// freq(S) as a number, when it has a value.
-    pub fn value(&self, id: StmtId) -> Option<f64> {
-        self.freq(id)?.as_ref().ok().map(|v| v.to_f64())
-    }
-}
-
-/// Evaluates the counts of `unit` under `env` (statements of one block share their
-/// count and evaluate it once).
-pub fn counts(unit: &Unit, freqs: &UnitFrequencies, env: Env, options: &FreqOptions) -> Counts {
-    let mut out = Counts::default();
-    let mut shared: HashMap<usize, Result<Num, EvalError>> = HashMap::new();
-    unit.walk(&mut |s, _| {
-        let Some((key, count)) = freqs.shared(s.id) else {
-            return;
-        };
-        let value = shared
-            .entry(key)
-            .or_insert_with(|| count.eval(env, options))
-            .clone();
-        let slot = s.id.0 as usize;
-        if out.freqs.len() <= slot {
-            out.freqs.resize(slot + 1, None);
-        }
-        out.freqs[slot] = Some(value);
-    });
-    out
-}
 
 /// work(S, p) of one assignment under `env`, its freq(S) taken from `counts`.
 pub fn stmt_load(
