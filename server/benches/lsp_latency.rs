@@ -13,7 +13,7 @@
 #[allow(dead_code)] // the tests use more of the client than the benchmark
 mod lsp_client;
 
-use costline_engine::synthetic::workspace_file;
+use costline_fixtures::synthetic::workspace_file;
 use lsp_client::{Client, capabilities};
 use serde_json::{Value, json};
 use std::time::{Duration, Instant};

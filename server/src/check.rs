@@ -2,8 +2,7 @@
 //! or 1 (an input could not be read or parsed as asked).
 
 use crate::{CheckArgs, Format};
-use costline_engine::project;
-use costline_engine::report::{FileReport, Report, file_report};
+use costline_ide::report::{FileReport, Report, file_reports};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -34,19 +33,11 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
-    let mut analyzed = project::analyze_with(&inputs, &options)
-        .into_iter()
-        .zip(&inputs);
+    let mut analyzed = file_reports(&inputs, &options).into_iter();
     let files: Vec<FileReport> = (0..args.files.len())
         .map(|i| match unreadable.remove(&i) {
             Some(failed) => failed,
-            None => {
-                let (result, (path, _)) = analyzed.next().expect("one analysis per readable input");
-                match result {
-                    Ok(file) => file_report(&file),
-                    Err(e) => FileReport::failed(path, e.line, e.column, "binary", e.message),
-                }
-            }
+            None => analyzed.next().expect("one report per readable input"),
         })
         .collect();
     let report = Report::new(files, &options.bindings, &options.machine.name);

@@ -1,6 +1,6 @@
 //! `costline machines` and `--machine NAME|PATH`: finding machine models.
 
-use costline_engine::machine::{Catalog, Machine, MachineError, Source};
+use costline_ide::machine::{Catalog, Machine, MachineError, Source};
 use std::fmt::Write;
 use std::process::ExitCode;
 
@@ -31,7 +31,7 @@ pub fn list() -> ExitCode {
         };
         match &e.machine {
             Ok(m) => {
-                let default = if m.name == costline_engine::machine::DEFAULT {
+                let default = if m.name == costline_ide::machine::DEFAULT {
                     " (default)"
                 } else {
                     ""

@@ -1,7 +1,7 @@
 //! The human-readable form of a report: per file, per unit, its loops and statements
 //! in source order with their nesting, then the findings as `path:line:col: ...`.
 
-use costline_engine::report::{FileReport, Metrics, Report, UnitReport};
+use costline_ide::report::{FileReport, Metrics, Report, UnitReport};
 use std::fmt::Write;
 
 pub fn render(report: &Report) -> String {

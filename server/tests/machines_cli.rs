@@ -134,7 +134,7 @@ fn train_quick_writes_a_valid_model_in_under_three_minutes() {
     }
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(elapsed < Duration::from_secs(180), "took {elapsed:?}");
-    let model = costline_engine::machine::read(&out_path).expect("the written model loads");
+    let model = costline_ide::machine::read(&out_path).expect("the written model loads");
     let training = model.training.expect("training section");
     assert!(training.quick);
     assert!(

@@ -3,8 +3,8 @@
 //! without a value), the crossings over N and over P by direct comparison, and the
 //! isospeed range comparison with both routes' verdicts per scaled processor count.
 
-use costline_engine::ide::compare::Compared;
-use costline_engine::scaling::{Crossing, RangeComparison};
+use costline_ide::compare::Compared;
+use costline_ide::scaling::{Crossing, RangeComparison};
 use serde_json::{Value, json};
 
 /// The JSON document for every compared directive.

@@ -7,7 +7,7 @@ mod json;
 mod report;
 mod svg;
 
-use costline_engine::ide::compare::{Grid, compare};
+use costline_ide::compare::{Grid, compare};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 

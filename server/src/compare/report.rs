@@ -2,8 +2,8 @@
 //! alternative over the grid, the crossing points by both routes, and the charts.
 
 use super::svg::{Chart, Marker, Series};
-use costline_engine::ide::compare::Compared;
-use costline_engine::scaling::Crossing;
+use costline_ide::compare::Compared;
+use costline_ide::scaling::Crossing;
 use std::fmt::Write;
 
 /// Seconds in a unit that keeps three significant digits.

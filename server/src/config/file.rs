@@ -7,7 +7,7 @@
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
 use super::{Config, from_toml};
-use costline_engine::db::Options;
+use costline_ide::Options;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 
 pub mod file;
 
-use costline_engine::db::Options;
-use costline_engine::machine::Catalog;
+use costline_ide::Options;
+use costline_ide::machine::Catalog;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;

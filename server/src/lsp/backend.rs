@@ -9,9 +9,9 @@ use super::documents::{Documents, Encoding, Lines, path_of};
 use super::worker::{Change, Worker};
 use super::workspace;
 use crate::config::{self, Config, Layer};
-use costline_engine::db::{Analysis, Cancellable};
-use costline_engine::machine::Catalog;
-use costline_engine::span::Span;
+use costline_ide::Span;
+use costline_ide::machine::Catalog;
+use costline_ide::{Analysis, Cancellable};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -490,7 +490,7 @@ impl Backend {
         };
         let cwd = std::env::current_dir().unwrap_or_default();
         let catalog = Catalog::discover(&Catalog::default_dirs(root.as_deref().unwrap_or(&cwd)));
-        let current = current.unwrap_or_else(|| costline_engine::machine::DEFAULT.to_string());
+        let current = current.unwrap_or_else(|| costline_ide::machine::DEFAULT.to_string());
         let list: Vec<Value> = catalog
             .entries
             .iter()

@@ -2,8 +2,8 @@
 //! negotiated encoding, severities and codes become the protocol's.
 
 use super::documents::Lines;
-use costline_engine::diagnostics::Severity;
-use costline_engine::ide;
+use costline_ide as ide;
+use costline_ide::Severity;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! changes applied in order), their version, and the line index that converts LSP
 //! positions (UTF-16 by default, UTF-8 when negotiated) to byte offsets and back.
 
-use costline_engine::source::LineIndex;
+use costline_ide::LineIndex;
 use std::collections::HashMap;
 use std::sync::Arc;
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};

@@ -7,8 +7,8 @@
 //! Applying a change asks running analyses to stop (salsa cancels them at their next
 //! query) and waits for them to let go of their snapshots.
 
-use costline_engine::db::Options;
-use costline_engine::db::{Analysis, AnalysisHost};
+use costline_ide::Options;
+use costline_ide::{Analysis, AnalysisHost};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -59,7 +59,7 @@ impl Worker {
     /// Starts the analysis thread with `options`.
     pub fn start(options: &Options) -> Worker {
         let (tx, rx) = channel();
-        let host = AnalysisHost::new(options, None);
+        let host = AnalysisHost::new(options);
         let latest = Arc::new((
             Mutex::new(Latest {
                 revision: 0,

@@ -1,11 +1,11 @@
 //! Collective operations: the runtime function t = τ1 + τ2·p + tc·p·b of Kühnemann,
 //! Rauber and Rünger (Table 1; p processes, b bytes per process) fitted by least
 //! squares, against the cost of the algorithm MPICH uses priced with the fitted
-//! point-to-point α and β (the formulas of `costline_engine::comm::mpi::cost`).
+//! point-to-point α and β (the formulas of `costline_model::comm::mpi::cost`).
 
 use super::fit::{RelFit, rel_rms, relative_fit};
 use super::memory::human_bytes;
-use costline_engine::machine::Collective;
+use costline_ide::machine::Collective;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -95,7 +95,7 @@ pub fn fit_runtime_function(samples: &[Sample]) -> RuntimeFn {
     }
 }
 
-/// The algorithm MPICH uses for `op` (a name of `costline_engine::machine::ALGORITHMS`).
+/// The algorithm MPICH uses for `op` (a name of `costline_ide::machine::ALGORITHMS`).
 pub fn algorithm(op: &str) -> Option<&'static str> {
     Some(match op {
         "bcast" | "reduce" | "scatter" | "gather" => "binomial",

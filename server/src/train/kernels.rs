@@ -381,12 +381,12 @@ mod tests {
     #[test]
     fn every_operation_a_model_needs_is_an_unknown() {
         let u = unknowns();
-        for key in costline_engine::machine::ops::REQUIRED {
+        for key in costline_ide::machine::ops::REQUIRED {
             assert!(u.contains(key), "{key}");
         }
         for key in &u {
             assert!(
-                costline_engine::machine::ops::OpKey::parse(key).is_some(),
+                costline_ide::machine::ops::OpKey::parse(key).is_some(),
                 "{key}"
             );
         }

@@ -25,7 +25,7 @@ mod segmented;
 mod sources;
 mod sysinfo;
 
-use costline_engine::machine::Catalog;
+use costline_ide::machine::Catalog;
 use exec::Tool;
 use phases::Ctx;
 use std::collections::BTreeMap;
@@ -164,7 +164,7 @@ fn train(args: &TrainArgs) -> Result<(), String> {
         plan.ops_seconds * 1e3
     ));
     let ops = phases::operations(&mut ctx, &placements, clock_hz)?;
-    for req in costline_engine::machine::ops::REQUIRED {
+    for req in costline_ide::machine::ops::REQUIRED {
         if !ops.costs.contains_key(*req) {
             return Err(format!("the training set did not determine `{req}`"));
         }

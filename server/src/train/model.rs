@@ -1,7 +1,7 @@
 //! Putting the measurements together into a [`Machine`], rendering it as a commented
 //! TOML file, checking it with the same parser `costline check` uses, and writing it.
 
-use costline_engine::machine::{
+use costline_ide::machine::{
     Collective, Machine, Memory, NetworkModel, Processor, Training, parse,
 };
 use std::collections::BTreeMap;
@@ -84,7 +84,7 @@ pub fn assemble(parts: &Parts) -> Machine {
 }
 
 /// The file's text: `header` as comment lines, then the model as TOML; parsed back
-/// with `costline_engine::machine::parse` so that only a valid model is returned.
+/// with `costline_ide::machine::parse` so that only a valid model is returned.
 pub fn render(machine: &Machine, header: &[String], path: &str) -> Result<String, String> {
     let body = toml::to_string_pretty(machine)
         .map_err(|e| format!("cannot write the model as TOML: {e}"))?;
@@ -156,11 +156,11 @@ pub fn write(path: &Path, text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costline_engine::machine::{CacheLevel, Catalog};
+    use costline_ide::machine::{CacheLevel, Catalog};
 
     fn parts() -> Parts {
         let default = Catalog::default_machine();
-        let ops = costline_engine::machine::ops::REQUIRED
+        let ops = costline_ide::machine::ops::REQUIRED
             .iter()
             .map(|k| ((*k).to_string(), 3e-10))
             .collect();

@@ -4,7 +4,7 @@
 
 use super::memory::human_bytes;
 use super::segmented::{self, Bounds, Piecewise};
-use costline_engine::machine::{Locality, NetworkModel, Segment};
+use costline_ide::machine::{Locality, NetworkModel, Segment};
 use std::fmt::Write as _;
 
 /// α ≥ 0.1 ns, β ≥ 10⁻¹⁵ s/B: a machine model needs positive numbers.
@@ -72,7 +72,7 @@ pub fn network_model(p2p: &P2p, cores: u32) -> NetworkModel {
     if let Some(last) = segments.last_mut() {
         last.up_to_bytes = 1e15;
     }
-    let inter = costline_engine::machine::Catalog::default_machine().network;
+    let inter = costline_ide::machine::Catalog::default_machine().network;
     NetworkModel {
         cores_per_node: cores.max(1),
         segments,
@@ -162,7 +162,7 @@ mod tests {
         assert_eq!(m.segments.len(), 2, "{}", table(&p));
         assert_eq!(m.segments[0].up_to_bytes, 2048.0);
         assert_eq!(m.segments[1].up_to_bytes, 1e15);
-        let shipped = costline_engine::machine::Catalog::default_machine().network;
+        let shipped = costline_ide::machine::Catalog::default_machine().network;
         assert_eq!(m.alpha_s, shipped.alpha_s);
         assert!(p.single.rel_rms > 5.0 * p.piecewise.rel_rms.max(0.01));
         assert!(table(&p).contains("at 4 KiB"));

@@ -8,7 +8,7 @@
 use super::fit::{RelFit, relative_fit};
 use super::kernels::{self, KERNELS};
 use super::nnls::Rows;
-use costline_engine::machine::ops::{OpKey, Port};
+use costline_ide::machine::ops::{OpKey, Port};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -172,7 +172,7 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
     // Every kernel's time under a fit's costs, the chain kernels included.
     let keys: Vec<Option<OpKey>> = all.iter().map(|k| OpKey::parse(k)).collect();
     let evaluate = |x: &[f64], overlap: &'static str| {
-        let mut m = costline_engine::machine::Catalog::default_machine();
+        let mut m = costline_ide::machine::Catalog::default_machine();
         m.processor.overlap = Some(overlap.to_string());
         m.processor.ops = used
             .iter()
@@ -370,7 +370,7 @@ mod tests {
             })
             .collect();
         let all = kernels::unknowns();
-        let mut m = costline_engine::machine::Catalog::default_machine();
+        let mut m = costline_ide::machine::Catalog::default_machine();
         m.processor.overlap = Some("sum".into());
         m.processor.ops = truth.iter().map(|(k, v)| (k.to_string(), *v)).collect();
         let keys: Vec<OpKey> = all.iter().map(|k| OpKey::parse(k).unwrap()).collect();

@@ -10,7 +10,7 @@ use super::ops::{self, OpsFit};
 use super::plan::Plan;
 use super::progress::{Progress, err};
 use super::sysinfo;
-use costline_engine::machine::{CacheLevel, Memory};
+use costline_ide::machine::{CacheLevel, Memory};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;

@@ -1,0 +1,566 @@
+//! The per-unit queries: parse → lower → counts, mappings and work formulas (none of
+//! which read the bindings) → constants and values under the bindings → diagnostics.
+
+use super::calls;
+use super::inputs::Settings;
+use super::mapped::{hidden_value, imported_mappings};
+use super::modules::module_graph;
+use super::scope::{exports, identifiers, imports, scope};
+use super::units::{UnitText, base, host_of};
+use costline_model::cache::locality::PoorLocality;
+use costline_model::cache::nest::Nest;
+use costline_model::cache::{self as cache_model, UnitCache};
+use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
+use costline_model::distribution::{self, UnitMappings};
+use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies};
+use costline_model::time::{self, OpCounts, UnitTimes};
+use costline_model::work::{
+    self as work_model, Load, UnitFormulas, UnitValues, UnitWork, imbalance,
+};
+use costline_syntax::diagnostics::Diagnostic;
+use costline_syntax::ir::consteval::fold_constants;
+use costline_syntax::ir::{StmtId, Unit, UnitKind, Use};
+use costline_syntax::lower::{self as lowering, ParsedUnit};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// A parsed unit; compared by identity (a new parse is a new tree).
+#[derive(Clone)]
+pub struct Parsed(pub Arc<ParsedUnit>);
+
+impl PartialEq for Parsed {
+    fn eq(&self, other: &Parsed) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Parsed({})", self.0.name)
+    }
+}
+
+/// The unit's text parsed by tree-sitter (statements it cannot parse are blanked and
+/// noted). Only lowering reads the tree, so few are kept.
+#[salsa::tracked(returns(ref), lru = 64)]
+pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Parsed {
+    if base(db, unit) != unit {
+        return parse(db, base(db, unit)).clone();
+    }
+    Parsed(Arc::new(ParsedUnit::parse(
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.text(db).clone(),
+    )))
+}
+
+/// The unit's USE statements (what its scope is built from, read before lowering).
+#[salsa::tracked(returns(ref))]
+pub fn uses<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Use> {
+    parse(db, unit).0.uses()
+}
+
+/// The unit lowered to the IR, array syntax, FORALL and WHERE normalized to loops (a
+/// variant: the unit's IR with the variant's directives).
+#[salsa::tracked(returns(clone))]
+pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit> {
+    if let Some(directives) = unit.directives(db) {
+        let mut ir = Unit::clone(&lower(db, base(db, unit)));
+        ir.directives = directives.clone();
+        return Arc::new(ir);
+    }
+    if unit.site(db).is_some() {
+        return lower(db, base(db, unit));
+    }
+    let parsed = parse(db, unit);
+    let host = unit.host(db).as_deref();
+    Arc::new(lowering::lower(&parsed.0, host, scope(db, unit)))
+}
+
+/// freq(S) of every statement and loop, as formulas.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFrequencies> {
+    if base(db, unit) != unit {
+        return freqs(db, base(db, unit));
+    }
+    let options = Settings::get(db).freq(db);
+    Arc::new(frequencies(&lower(db, unit), options))
+}
+
+/// How the unit's arrays are distributed, its host's and modules' included;
+/// transcriptive dummies take the mappings of
+/// the actuals of the call the unit is analysed as called from ([`calls::binding`]).
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitMappings> {
+    let ir = lower(db, unit);
+    let transcriptive = distribution::transcriptive_dummies(&ir);
+    let mut inherited = HashMap::new();
+    if !transcriptive.is_empty()
+        && let Some(b) = calls::binding(db, unit)
+    {
+        for d in transcriptive {
+            match b.mapping(&d) {
+                Some(calls::ActualMapping::Mapped(l)) => {
+                    inherited.insert(d, Some(l.clone()));
+                }
+                Some(calls::ActualMapping::Replicated) => {
+                    inherited.insert(d, None);
+                }
+                Some(calls::ActualMapping::Unknown) | None => {}
+            }
+        }
+    }
+    let mut maps =
+        distribution::mappings_with(&ir, &imported_mappings(db, unit).visible, &inherited);
+    if ir.is_hpf_local() {
+        // Each processor runs the procedure on its own elements: nothing is mapped (its
+        // directives only describe the actuals' global mappings).
+        maps.arrays.clear();
+        maps.arrangements.clear();
+        maps.dummies.clear();
+        maps.dynamic = Default::default();
+    }
+    Arc::new(maps)
+}
+
+/// How the work of every assignment is spread (owner computes, replicated, assumed
+/// even), with the iteration sets of work(S, p).
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn work<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitWork> {
+    Arc::new(work_model::unit_work(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &mappings(db, unit),
+    ))
+}
+
+/// work(S, p) of every owner-computed assignment as a formula (computed when shown).
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn work_formulas<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFormulas> {
+    Arc::new(work_model::unit_formulas(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &work(db, unit),
+        Settings::get(db).freq(db),
+    ))
+}
+
+/// work(S, p) of one owner-computed assignment as a formula (what a hover shows).
+#[salsa::tracked(returns(ref), no_eq)]
+pub fn stmt_formula<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    stmt: StmtId,
+) -> Option<Count> {
+    let w = work(db, unit);
+    let freqs = freqs(db, unit);
+    work_model::formula(
+        &w.of(stmt)?.spread,
+        freqs.of(stmt)?,
+        Settings::get(db).freq(db),
+        None,
+    )
+}
+
+/// The values of the integer names a unit sees, and notes on bindings that override a
+/// PARAMETER.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Constants {
+    pub values: BTreeMap<String, i64>,
+    pub notes: Vec<Diagnostic>,
+}
+
+/// The unit's integer constants: its PARAMETERs folded (the user's bindings override
+/// any, constants derived from a bound one follow it), its host's and modules', and the
+/// bindings of the names it mentions.
+#[salsa::tracked(returns(clone))]
+pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
+    if let Some(site) = unit.site(db) {
+        // As called from one site: its values in place of those the callers agree on.
+        let mut c = Constants::clone(&constants(db, base(db, unit)));
+        c.values
+            .extend(site.values.iter().map(|(n, v)| (n.clone(), *v)));
+        return Arc::new(c);
+    }
+    if unit.directives(db).is_some() {
+        return constants(db, base(db, unit));
+    }
+    let ir = lower(db, unit);
+    let bindings = Settings::get(db).bindings(db);
+    let mut outer: BTreeMap<String, i64> = BTreeMap::new();
+    if let Some(host) = host_of(db, unit) {
+        outer.extend(
+            exported_constants(db, host)
+                .iter()
+                .map(|(k, v)| (k.clone(), *v)),
+        );
+    }
+    let graph = module_graph(db);
+    for used in uses(db, unit) {
+        let Some(&defined) = graph.modules.get(&used.module) else {
+            continue;
+        };
+        if unit.kind(db) == UnitKind::Module && graph.in_cycle(unit.name(db), &used.module) {
+            continue;
+        }
+        for (remote, value) in exported_constants(db, defined) {
+            if let Some(local) = used.local_name(remote) {
+                outer.insert(local.to_string(), *value);
+            }
+        }
+    }
+    let lookup = |n: &str| outer.get(n).copied();
+    let mut values: BTreeMap<String, i64> = outer
+        .iter()
+        .filter(|(n, _)| !ir.symbols.contains_key(*n))
+        .map(|(n, v)| (n.clone(), *v))
+        .collect();
+    values.extend(fold_constants(&ir, &lookup, bindings));
+    // The sizes of imported mappings in names the unit does not see.
+    let imported = imported_mappings(db, unit);
+    for name in imported.hidden.keys() {
+        if let Some(v) = hidden_value(db, unit, name) {
+            values.insert(name.clone(), v);
+        }
+    }
+    let mut notes = Vec::new();
+    let mentioned = identifiers(db, unit);
+    let mpi = mentioned.iter().any(|n| n.starts_with("mpi_"));
+    for (name, value) in bindings {
+        if let Some(sym) = ir.symbols.get(name).filter(|s| s.attrs.parameter) {
+            notes.push(Diagnostic::info(
+                sym.span,
+                "binding",
+                format!("--param {name}={value} overrides the PARAMETER value of `{name}`"),
+            ));
+        }
+        // An MPI unit's process count may come from `p` (comm::mpi) without the unit
+        // naming it, and so may an HPF unit's: NUMBER_OF_PROCESSORS(),
+        // PROCESSORS_SHAPE() and the default arrangement of a DISTRIBUTE without one.
+        let hpf = ["number_of_processors", "processors_shape", "distribute"]
+            .iter()
+            .any(|w| mentioned.contains(*w));
+        let sized = imported.vars.contains(name) && !ir.symbols.contains_key(name);
+        if mentioned.contains(name) || sized || (name == "p" && (mpi || hpf)) {
+            values.insert(name.clone(), *value);
+        }
+    }
+    // Integer dummies take the values their callers pass (over any binding).
+    if let Some(b) = calls::binding(db, unit) {
+        values.extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
+    }
+    Arc::new(Constants { values, notes })
+}
+
+/// The constants among a unit's exports: what its contained procedures and (for a
+/// module) its users see.
+#[salsa::tracked(returns(ref))]
+fn exported_constants<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> BTreeMap<String, i64> {
+    let visible = exports(db, unit);
+    constants(db, unit)
+        .values
+        .iter()
+        .filter(|(n, _)| visible.contains_key(*n))
+        .map(|(n, v)| (n.clone(), *v))
+        .collect()
+}
+
+/// freq(S) of every statement under the bindings.
+#[salsa::tracked(returns(clone))]
+pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Counts> {
+    if unit.directives(db).is_some() && unit.site(db).is_none() {
+        return counts(db, base(db, unit));
+    }
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    Arc::new(freq::counts(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &env,
+        Settings::get(db).freq(db),
+    ))
+}
+
+/// work(S, p) of one assignment for every processor under the bindings (a query of its
+/// own, so that hints for a screen evaluate the assignments on it only).
+#[salsa::tracked(returns(ref))]
+pub fn stmt_load<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    stmt: StmtId,
+) -> Option<Load> {
+    let work = work(db, unit);
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    work_model::stmt_load(
+        stmt,
+        work.of(stmt)?,
+        &counts(db, unit),
+        &env,
+        Settings::get(db).freq(db),
+    )
+}
+
+/// The right-hand-side references of every assignment that may communicate, with
+/// their placement and iteration sets.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitComm> {
+    Arc::new(comm_model::unit_comm(
+        &lower(db, unit),
+        &freqs(db, unit),
+        &mappings(db, unit),
+        &work(db, unit),
+    ))
+}
+
+/// The communication records of every assignment under the bindings (machine
+/// independent: switching machines does not recount them).
+#[salsa::tracked(returns(clone))]
+pub fn comm_records<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCommValues> {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let counts = counts(db, unit);
+    let freq = |id| counts.value(id);
+    Arc::new(
+        comm_model::unit_comm_records(&comm(db, unit), &freq, &env, Settings::get(db).freq(db))
+            .with(&calls::call_remaps(db, unit).refs),
+    )
+}
+
+/// The communication records priced on the machine: NT, TD, TT and the critical path
+/// of every assignment and MPI call.
+#[salsa::tracked(returns(clone))]
+pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCommValues> {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let counts = counts(db, unit);
+    let freq = |id| counts.value(id);
+    let network = Network::of(Settings::get(db).machine(db));
+    Arc::new(comm_records(db, unit).priced(&comm(db, unit), &freq, &env, &network))
+}
+
+/// The operations of one execution of every statement (machine independent).
+#[salsa::tracked(returns(clone))]
+pub fn ops<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<HashMap<StmtId, OpCounts>> {
+    if base(db, unit) != unit {
+        return ops(db, base(db, unit));
+    }
+    let ir = lower(db, unit);
+    let mut out = HashMap::new();
+    ir.walk(&mut |s, _| {
+        let o = time::stmt_ops(&ir, s);
+        if !o.is_empty() {
+            out.insert(s.id, o);
+        }
+    });
+    Arc::new(out)
+}
+
+/// |P| of the unit under the bindings: the processors its work is spread over (1 when
+/// nothing is distributed or the size has no value).
+#[salsa::tracked(returns(copy))]
+pub fn processors<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> usize {
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    work(db, unit)
+        .arrangement
+        .as_ref()
+        .and_then(|a| extents_size(&a.extents, &env))
+        .unwrap_or(1)
+}
+
+fn extents_size(extents: &[costline_symbolic::Sym], env: costline_symbolic::Env) -> Option<usize> {
+    let mut size: usize = 1;
+    for e in extents {
+        let v = match e.eval(env).ok()? {
+            costline_symbolic::Num::Exact(r) => r.as_integer()?,
+            costline_symbolic::Num::Approx(_) => return None,
+        };
+        size = size.checked_mul(usize::try_from(v).ok().filter(|v| *v >= 1)?)?;
+    }
+    (size <= costline_model::work::MAX_PROCESSORS as usize).then_some(size)
+}
+
+/// The computation, communication and predicted time of every statement, loop and of
+/// the unit itself, per run (P^3T+ Definitions 4.7–4.9; calls add their callees').
+#[salsa::tracked(returns(clone))]
+pub fn times<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitTimes> {
+    // A variant's calls cost what the unit's do (callees keep their own mappings).
+    let calls = super::program::call_times(db, base(db, unit));
+    Arc::new(unit_times_with(db, unit, &|id| calls.get(&id).copied()))
+}
+
+/// The unit's times with what its calls add (`calls`: computation and total time per
+/// run of the unit, by CALL statement).
+pub(super) fn unit_times_with(
+    db: &dyn salsa::Database,
+    unit: UnitText<'_>,
+    calls: &dyn Fn(StmtId) -> Option<(f64, f64)>,
+) -> UnitTimes {
+    let ir = lower(db, unit);
+    let machine = Settings::get(db).machine(db);
+    let values = values(db, unit);
+    let comm = comm_values(db, unit);
+    let freq = |id: StmtId| values.value(id);
+    let processors = processors(db, unit);
+    let memory = time::memory_seconds(&ir, &cache(db, unit), &freq, processors);
+    time::unit_times(&time::Inputs {
+        unit: &ir,
+        machine,
+        ops: &ops(db, unit),
+        freq: &freq,
+        load: &|id| values.load(id).cloned(),
+        comm: &|id| comm.metrics(id).map(|m| m.path_s),
+        calls,
+        processors,
+        memory: &|id| memory.get(&id).copied().unwrap_or(0.0),
+    })
+}
+
+/// The loop nests of the unit with their array access classes (P^3T+ section 4.4).
+#[salsa::tracked(returns(clone))]
+pub fn nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<Nest>> {
+    let ir = lower(db, unit);
+    let values = values(db, unit);
+    let known = constants(db, unit);
+    let maps = mappings(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let env64 = |n: &str| known.values.get(n).copied();
+    let freq = |id: StmtId| values.value(id);
+    let elem_bytes = |a: &str| comm_model::element_bytes(&ir, a);
+    let divisor = |a: &str, d: usize| time::dim_divisor(&maps, a, d, &env);
+    Arc::new(cache_model::nest::nests(&cache_model::nest::NestInputs {
+        unit: &ir,
+        freq: &freq,
+        env: &env64,
+        elem_bytes: &elem_bytes,
+        divisor: &divisor,
+    }))
+}
+
+/// The cache lines of every loop nest on the machine (P^3T+ section 4.4): distinct
+/// lines and the lines each cache level loads, per processor.
+#[salsa::tracked(returns(clone))]
+pub fn cache<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCache> {
+    let ir = lower(db, unit);
+    let machine = Settings::get(db).machine(db);
+    let values = values(db, unit);
+    let known = constants(db, unit);
+    let maps = mappings(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let freq = |id: StmtId| values.value(id);
+    let divisor = |a: &str, d: usize| time::dim_divisor(&maps, a, d, &env);
+    let mut roots = HashMap::new();
+    ir.walk(&mut |s, _| {
+        roots.insert(s.id, s);
+    });
+    let processors = processors(db, unit);
+    let load = |id: StmtId| values.load(id).cloned();
+    let share = |nest: &Nest| {
+        let root = roots.get(&nest.id)?;
+        cache_model::share::nest_share(nest, root, &load, &freq, &divisor, processors)
+    };
+    let count = |key: cache_model::CountKey| nest_counts(db, NestCountKey::new(db, key));
+    Arc::new(cache_model::unit_cache(
+        &nests(db, unit),
+        &cache_model::CacheInputs {
+            machine,
+            processors,
+            share: &share,
+            count: &count,
+        },
+    ))
+}
+
+/// One processor's share of a loop nest, by content: distribution alternatives that
+/// leave a nest's local extents and trips alone (BLOCK and CYCLIC of one dimension on
+/// one line of processors) share its line counts.
+#[salsa::interned(debug)]
+pub struct NestCountKey<'db> {
+    #[returns(ref)]
+    pub key: cache_model::CountKey,
+}
+
+/// The line counts of one processor's share of a nest ([`cache_model::counts`]).
+#[salsa::tracked(returns(clone))]
+pub fn nest_counts<'db>(
+    db: &'db dyn salsa::Database,
+    key: NestCountKey<'db>,
+) -> Arc<cache_model::Counts> {
+    Arc::new(cache_model::counts(key.key(db)))
+}
+
+/// Innermost loops striding through a slow dimension, with the interchange that fixes
+/// each when it is legal.
+#[salsa::tracked(returns(clone))]
+pub fn locality<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<PoorLocality>> {
+    let line = Settings::get(db).machine(db).memory.cache_line_bytes;
+    Arc::new(cache_model::locality::poor_locality(
+        &lower(db, unit),
+        &nests(db, unit),
+        line,
+    ))
+}
+
+/// Every count and the work of every processor under the bindings.
+#[salsa::tracked(returns(clone))]
+pub fn values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitValues> {
+    Arc::new(UnitValues::new(
+        &lower(db, unit),
+        counts(db, unit),
+        &work(db, unit),
+        &|id| stmt_load(db, unit, id).clone(),
+    ))
+}
+
+/// Everything the analysis of a unit has to say, spans relative to its text: lowering
+/// and directive errors, USEs not followed, bindings overriding PARAMETERs, assumed trip
+/// counts, mappings that could not be resolved, imbalanced statements.
+#[salsa::tracked(returns(clone))]
+pub fn unit_diagnostics<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<Vec<Diagnostic>> {
+    let ir = lower(db, unit);
+    let mut out = ir.diagnostics.clone();
+    out.extend(imports(db, unit).notes.iter().cloned());
+    out.extend(constants(db, unit).notes.iter().cloned());
+    out.extend(freq::notes::notes(&ir, &freqs(db, unit)));
+    let maps = mappings(db, unit);
+    out.extend(maps.diagnostics.iter().cloned());
+    out.extend(
+        super::common::common_notes(db, base(db, unit))
+            .iter()
+            .cloned(),
+    );
+    if !ir.dummies.is_empty() {
+        out.extend(calls::incoming(db, unit).notes.iter().cloned());
+    }
+    out.extend(calls::call_remaps(db, unit).diagnostics.iter().cloned());
+    out.extend(calls::call_notes(db, unit));
+    out.extend(calls::recursion(db, unit));
+    let known = constants(db, unit);
+    out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
+    out.extend(imbalance::diagnostics(
+        &ir,
+        &work(db, unit),
+        &values(db, unit),
+        Settings::get(db).imbalance_threshold(db),
+    ));
+    out.extend(comm_model::diagnostics::diagnostics(
+        &ir,
+        &comm_values(db, unit),
+    ));
+    out.extend(
+        locality(db, unit)
+            .iter()
+            .map(|f| Diagnostic::warning(f.header, "poor-locality", f.message.clone())),
+    );
+    Arc::new(out)
+}

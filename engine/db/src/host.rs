@@ -1,0 +1,213 @@
+//! The engine's face to its drivers (the CLI, the language server), after
+//! rust-analyzer: an [`AnalysisHost`] owns the database and applies changes; an
+//! [`Analysis`] is a snapshot that answers questions on another thread and gives way
+//! (`Err(Cancelled)`) when a change arrives.
+
+use super::inputs::Options;
+use super::inputs::{File, Settings, Workspace};
+use super::{Database, ExecutionLog};
+use salsa::Setter;
+use std::collections::{HashMap, HashSet};
+use std::panic::UnwindSafe;
+use std::path::PathBuf;
+
+/// A result that a newer change may have cancelled.
+pub type Cancellable<T> = Result<T, salsa::Cancelled>;
+
+/// Owns the database; the only place changes are applied.
+///
+/// Besides the workspace's files it keeps the files they include (headers), found
+/// next to the including file or in the include directories and read from disk unless
+/// the driver gave their text ([`AnalysisHost::set_header_text`]: an editor buffer).
+pub struct AnalysisHost {
+    pub(super) db: Database,
+    /// The workspace's files, by path.
+    pub(super) files: HashMap<String, File>,
+    order: Vec<File>,
+    /// Included files that are not in the workspace, by path.
+    pub(super) headers: HashMap<String, File>,
+    /// Paths whose text the driver gave: never read from disk.
+    pub(super) pinned: HashSet<String>,
+    /// Where included files are searched after the including file's directory.
+    pub(super) include_dirs: Vec<PathBuf>,
+    /// The paths each file's INCLUDE lines were searched at...
+    pub(super) searched: HashMap<File, Vec<String>>,
+    /// ...and, by path, the files searched there: those to search again when it changes.
+    pub(super) searched_at: HashMap<String, HashSet<File>>,
+}
+
+impl AnalysisHost {
+    /// An empty workspace analyzed with `options`; `log` records query executions.
+    pub fn new(options: &Options, log: Option<ExecutionLog>) -> AnalysisHost {
+        let mut db = Database::new(log);
+        Settings::get(&db).update(&mut db, options);
+        AnalysisHost {
+            db,
+            files: HashMap::new(),
+            order: Vec::new(),
+            headers: HashMap::new(),
+            pinned: HashSet::new(),
+            include_dirs: options.include_dirs.clone(),
+            searched: HashMap::new(),
+            searched_at: HashMap::new(),
+        }
+    }
+
+    /// Changes the settings; only what differs invalidates anything (new include
+    /// directories: the includes are searched again).
+    pub fn set_options(&mut self, options: &Options) {
+        Settings::get(&self.db).update(&mut self.db, options);
+        if self.include_dirs != options.include_dirs {
+            self.include_dirs = options.include_dirs.clone();
+            self.resolve_all_includes();
+        }
+    }
+
+    /// Adds the file at `path` to the workspace, or replaces its contents (a no-op when
+    /// they are unchanged), and finds the files it includes.
+    pub fn add_file(&mut self, path: &str, bytes: Vec<u8>) -> File {
+        self.pinned.insert(path.to_string());
+        if let Some(&file) = self.files.get(path) {
+            if *file.bytes(&self.db) != bytes {
+                file.set_bytes(&mut self.db).to(bytes);
+            }
+            self.resolve_includes(vec![file]);
+            return file;
+        }
+        let file = match self.headers.remove(path) {
+            Some(header) => {
+                if *header.bytes(&self.db) != bytes {
+                    header.set_bytes(&mut self.db).to(bytes);
+                }
+                header
+            }
+            None => File::new(&self.db, path.to_string(), bytes),
+        };
+        self.files.insert(path.to_string(), file);
+        self.order.push(file);
+        Workspace::get(&self.db)
+            .set_files(&mut self.db)
+            .to(self.order.clone());
+        self.resolve_includes(vec![file]);
+        // A new file may be what some INCLUDE line was looking for.
+        self.search_again_for(path);
+        file
+    }
+
+    /// Removes the file at `path` from the workspace, if it is there; when other files
+    /// include it, they include what is on disk from now on.
+    pub fn remove_file(&mut self, path: &str) {
+        self.pinned.remove(path);
+        let Some(file) = self.files.remove(path) else {
+            self.reload(path);
+            return;
+        };
+        self.order.retain(|f| *f != file);
+        Workspace::get(&self.db)
+            .set_files(&mut self.db)
+            .to(self.order.clone());
+        self.search_again_for(path);
+    }
+
+    /// Whether `path` is in the workspace.
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// A snapshot to answer questions with, on any thread. A change waits until every
+    /// snapshot is dropped, after asking them to stop.
+    pub fn snapshot(&self) -> Analysis {
+        Analysis {
+            db: self.db.clone(),
+            files: self.files.clone(),
+            headers: self.headers.clone(),
+            include_dirs: self.include_dirs.clone(),
+        }
+    }
+}
+
+/// The workspace as of one change. Cloning it is cheap (the clone is another snapshot
+/// of the same state).
+#[derive(Clone)]
+pub struct Analysis {
+    db: Database,
+    files: HashMap<String, File>,
+    /// The included files outside the workspace.
+    headers: HashMap<String, File>,
+    include_dirs: Vec<PathBuf>,
+}
+
+impl Analysis {
+    /// The database, for queries not wrapped here (they may unwind with
+    /// [`salsa::Cancelled`]).
+    pub fn db(&self) -> &Database {
+        &self.db
+    }
+
+    /// The input of the file at `path`, if it is in the workspace.
+    pub fn file_id(&self, path: &str) -> Option<File> {
+        self.files.get(path).copied()
+    }
+
+    /// The input of the included file at `path`, if it is one and not in the workspace.
+    pub fn header_id(&self, path: &str) -> Option<File> {
+        self.headers.get(path).copied()
+    }
+
+    /// The paths of the workspace's files.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self.files.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
+    /// The paths of the included files outside the workspace.
+    pub fn header_paths(&self) -> Vec<String> {
+        let mut paths: Vec<String> = self.headers.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
+    /// Where included files are searched after the including file's directory.
+    pub fn include_dirs(&self) -> &[PathBuf] {
+        &self.include_dirs
+    }
+
+    /// Runs `work(db, k, n)` for k = 0..n on n threads (one per core, at most 4), each
+    /// with a snapshot of its own, and waits for them: for memoizing many independent
+    /// queries at once, each thread taking share `k` of a job list every thread
+    /// enumerates alike; the caller then reads the results from its own snapshot. On a
+    /// single core `work` runs once here (k = 0, n = 1). Cancelled when a newer change
+    /// arrives.
+    pub fn on_all_cores(
+        &self,
+        work: &(dyn Fn(&Database, usize, usize) + Sync + std::panic::RefUnwindSafe),
+    ) -> Cancellable<()> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        if threads < 2 {
+            return self.with_db(|db| work(db, 0, 1));
+        }
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|k| {
+                    let db = self.db.clone();
+                    scope.spawn(move || salsa::Cancelled::catch(|| work(&db, k, threads)))
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| {
+                    w.join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                })
+                .collect::<Cancellable<Vec<()>>>()
+                .map(|_| ())
+        })
+    }
+
+    /// Runs `f` on the database, turning a cancellation into `Err`.
+    pub fn with_db<T>(&self, f: impl FnOnce(&Database) -> T + UnwindSafe) -> Cancellable<T> {
+        let db = &self.db;
+        salsa::Cancelled::catch(|| f(db))
+    }
+}

@@ -1,0 +1,111 @@
+//! The database's inputs: what the user wrote and how they asked to analyze it.
+
+use costline_model::freq::FreqOptions;
+use costline_model::machine::{Catalog, Machine};
+use costline_syntax::source::IncludeName;
+use salsa::Setter;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One source file: its path (which also decides fixed or free form), its bytes, and
+/// where the files it includes were found (set by the host, which reads them).
+#[salsa::input(debug)]
+pub struct File {
+    #[returns(ref)]
+    pub path: String,
+    #[returns(ref)]
+    pub bytes: Vec<u8>,
+    #[default]
+    #[returns(ref)]
+    pub includes: Includes,
+}
+
+/// How the host resolved each name a file's INCLUDE lines could ask for.
+pub type Includes = BTreeMap<IncludeName, Resolution>;
+
+/// Where an included file was found.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    /// This file (an input like any other).
+    Found(File),
+    /// Nowhere: the directories searched, in order.
+    Missing { searched: Vec<String> },
+    /// At `path`, which cannot be read.
+    Unreadable { path: String, error: String },
+}
+
+/// The files analyzed together, in order: modules are found in any of them.
+#[salsa::input(singleton, debug)]
+pub struct Workspace {
+    #[returns(ref)]
+    pub files: Vec<File>,
+}
+
+/// How to analyze.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The user's bindings of program unknowns (lower-case names).
+    pub bindings: BTreeMap<String, i64>,
+    pub freq: FreqOptions,
+    /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
+    pub imbalance_threshold: f64,
+    /// The machine model every time is priced from.
+    pub machine: Arc<Machine>,
+    /// Where included files are searched after the including file's directory, in
+    /// order (`--include DIR`, `include` in costline.toml).
+    pub include_dirs: Vec<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            bindings: BTreeMap::new(),
+            freq: FreqOptions::default(),
+            imbalance_threshold: 0.25,
+            machine: Arc::new(Catalog::default_machine()),
+            include_dirs: Vec::new(),
+        }
+    }
+}
+
+/// How to analyze: one field per setting, so that changing one re-runs only its readers.
+#[salsa::input(singleton, debug)]
+pub struct Settings {
+    /// The user's bindings of program unknowns (lower-case names).
+    #[returns(ref)]
+    pub bindings: BTreeMap<String, i64>,
+    #[returns(ref)]
+    pub freq: FreqOptions,
+    /// wd above which a statement is reported as imbalanced.
+    #[returns(copy)]
+    pub imbalance_threshold: f64,
+    /// The machine model times are priced from.
+    #[returns(ref)]
+    pub machine: Arc<Machine>,
+}
+
+impl Settings {
+    pub(super) fn defaults(db: &dyn salsa::Database) -> Settings {
+        let o = Options::default();
+        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold, o.machine)
+    }
+
+    /// Sets the fields of `options` that differ from the current ones (an equal value
+    /// set again would still start a new revision).
+    pub(super) fn update(self, db: &mut dyn salsa::Database, options: &Options) {
+        if *self.bindings(db) != options.bindings {
+            self.set_bindings(db).to(options.bindings.clone());
+        }
+        if *self.freq(db) != options.freq {
+            self.set_freq(db).to(options.freq.clone());
+        }
+        if self.imbalance_threshold(db) != options.imbalance_threshold {
+            self.set_imbalance_threshold(db)
+                .to(options.imbalance_threshold);
+        }
+        if *self.machine(db) != options.machine {
+            self.set_machine(db).to(options.machine.clone());
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The files analyzed together (the command line's FILE arguments, or a workspace) and
+//! what the analysis found in each: the view the CLI's reports and the language
+//! server's surfaces are built from. The results come from the incremental database
+//! ([`crate`]); this module assembles them per file.
+
+use crate::{Analysis, Cancellable, Database, File, Options};
+use costline_model::cache::UnitCache;
+use costline_model::comm::{CommMetrics, UnitCommValues};
+use costline_model::distribution::UnitMappings;
+use costline_model::freq::UnitFrequencies;
+use costline_model::freq::calls::Runs;
+use costline_model::time::UnitTimes;
+use costline_model::work::{UnitFormulas, UnitValues, UnitWork};
+use costline_syntax::UnitChunk;
+use costline_syntax::diagnostics::Diagnostic;
+use costline_syntax::ir::{StmtId, Unit};
+use costline_syntax::source::{LoadError, SourceFile};
+use costline_syntax::span::Span;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// One file, loaded and analyzed.
+pub struct FileAnalysis {
+    pub source: Arc<SourceFile>,
+    pub units: Vec<UnitAnalysis>,
+    /// File-level findings; spans are offsets into the normalized text.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One unit of a file.
+pub struct UnitAnalysis {
+    /// Where the unit is in the file's normalized text.
+    pub chunk: UnitChunk,
+    /// Spans in here are offsets into the unit's own text ([`UnitChunk::text`]).
+    pub unit: Arc<Unit>,
+    /// The values of the integer names the unit sees: its PARAMETERs, its host's and its
+    /// modules', and the user's bindings of names it mentions.
+    pub constants: Arc<crate::analysis::Constants>,
+    /// How often each statement and loop runs per run of the unit, as formulas...
+    pub freqs: Arc<UnitFrequencies>,
+    /// ...and the numbers under the bindings: counts and the work of every processor.
+    pub values: Arc<UnitValues>,
+    /// How often the unit runs in the program.
+    pub runs: Runs,
+    /// How its arrays are distributed.
+    pub mappings: Arc<UnitMappings>,
+    /// How the work of its assignments is spread...
+    pub work: Arc<UnitWork>,
+    /// ...and work(S, p) as formulas, when asked for ([`Detail::Formulas`]).
+    pub formulas: Option<Arc<UnitFormulas>>,
+    /// wd of the unit (Definition 4.3, calls weighted by their callee's wd).
+    pub wd: Option<f64>,
+    /// wd of each loop.
+    pub loop_wd: Arc<HashMap<StmtId, f64>>,
+    /// The communication of every assignment under the bindings: records, NT, TD, TT.
+    pub comm: Arc<UnitCommValues>,
+    /// What its calls communicate per run of the unit, by calling statement.
+    pub call_comm: HashMap<StmtId, CommMetrics>,
+    /// The cache lines its calls load per run of the unit, by calling statement.
+    pub call_lines: HashMap<StmtId, f64>,
+    /// Its calls of `EXTRINSIC(HPF_LOCAL)` procedures: the assignments each processor
+    /// executes in its part per run of the unit.
+    pub call_local: HashMap<StmtId, Vec<f64>>,
+    /// Computation, communication and predicted time of its statements, loops and of
+    /// the unit, per run, on the machine.
+    pub times: Arc<UnitTimes>,
+    /// The cache lines of every loop nest on the machine.
+    pub cache: Arc<UnitCache>,
+    /// Everything the analysis says about the unit (spans relative to its text).
+    pub diagnostics: Arc<Vec<Diagnostic>>,
+}
+
+impl UnitAnalysis {
+    /// A span of the unit's own text as an offset range in the file's normalized text.
+    pub fn absolute(&self, span: Span) -> Span {
+        self.chunk.file_span(span)
+    }
+
+    /// A statement's communication per run of the unit: its own (Definition 4.4) plus
+    /// what the procedures it calls communicate.
+    pub fn stmt_comm(&self, id: StmtId) -> Option<CommMetrics> {
+        match (self.comm.metrics(id), self.call_comm.get(&id)) {
+            (Some(own), Some(calls)) => Some(own.plus(calls, 1.0)),
+            (own, calls) => own.or(calls.copied()),
+        }
+    }
+
+    /// The value of an integer name the unit sees, if it has one.
+    pub fn value_of(&self, name: &str) -> Option<i128> {
+        self.constants.values.get(name).map(|v| *v as i128)
+    }
+}
+
+/// [`analyze_with`] default options and `bindings`.
+pub fn analyze(
+    inputs: &[(String, Vec<u8>)],
+    bindings: &BTreeMap<String, i64>,
+) -> Vec<Result<FileAnalysis, LoadError>> {
+    let options = Options {
+        bindings: bindings.clone(),
+        ..Options::default()
+    };
+    analyze_with(inputs, &options)
+}
+
+/// Loads `inputs` (path, contents) as one program and analyzes every unit. A file that
+/// cannot be loaded (binary input) yields its error in place of its analysis.
+pub fn analyze_with(
+    inputs: &[(String, Vec<u8>)],
+    options: &Options,
+) -> Vec<Result<FileAnalysis, LoadError>> {
+    let mut host = crate::AnalysisHost::new(options, None);
+    let files: Vec<File> = inputs
+        .iter()
+        .map(|(path, bytes)| host.add_file(path, bytes.clone()))
+        .collect();
+    let snapshot = host.snapshot();
+    files
+        .into_iter()
+        .map(|f| file_analysis(snapshot.db(), f, Detail::Formulas))
+        .collect()
+}
+
+/// How much of the analysis to assemble.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// The numbers: counts and work under the bindings, wd, diagnostics.
+    Numbers,
+    /// The numbers and the work formulas (slower: a symbolic sum per assignment).
+    Formulas,
+}
+
+/// The analysis of `file`, assembled from the database's queries.
+pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAnalysis, LoadError> {
+    let f = crate::file_units(db, file)
+        .as_ref()
+        .map_err(|e| e.0.clone())?;
+    let mut diagnostics = f.diagnostics.clone();
+    diagnostics.extend(crate::duplicate_modules(db, file));
+    let units = f
+        .chunks
+        .iter()
+        .zip(&f.units)
+        .map(|(chunk, &u)| {
+            let context = crate::context(db, u);
+            UnitAnalysis {
+                chunk: chunk.clone(),
+                unit: crate::lower(db, u),
+                constants: crate::constants(db, u),
+                freqs: crate::freqs(db, u),
+                values: crate::values(db, u),
+                runs: context.runs.clone(),
+                mappings: crate::mappings(db, u),
+                work: crate::work(db, u),
+                formulas: (detail == Detail::Formulas).then(|| crate::work_formulas(db, u)),
+                wd: context.wd,
+                loop_wd: crate::loop_wds(db, u),
+                comm: crate::comm_values(db, u),
+                call_comm: context.call_comm.clone(),
+                call_lines: context.call_lines.clone(),
+                call_local: context.call_local.clone(),
+                times: crate::times(db, u),
+                cache: crate::cache(db, u),
+                diagnostics: crate::unit_diagnostics(db, u),
+            }
+        })
+        .collect();
+    Ok(FileAnalysis {
+        source: f.source.clone(),
+        units,
+        diagnostics,
+    })
+}
+
+impl Analysis {
+    /// The analysis of the file at `path`; `None` when it is not in the workspace.
+    pub fn file(
+        &self,
+        path: &str,
+        detail: Detail,
+    ) -> Cancellable<Option<Result<FileAnalysis, LoadError>>> {
+        let Some(file) = self.file_id(path) else {
+            return Ok(None);
+        };
+        self.with_db(|db| Some(file_analysis(db, file, detail)))
+    }
+}

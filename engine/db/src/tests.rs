@@ -1,0 +1,436 @@
+//! The incremental invariants, checked on salsa's execution log: an edit inside one
+//! procedure re-analyzes that procedure only; moving procedures re-analyzes none; a
+//! module edit reaches its users only when what they see changed; a binding change
+//! re-evaluates without re-lowering.
+
+use super::{AnalysisHost, ExecutionLog};
+use crate::Options;
+use crate::project::FileAnalysis;
+use costline_fixtures::synthetic::{procedure_name, workspace_file};
+use std::collections::BTreeMap;
+
+/// The per-unit analysis queries, each of which must run once per changed unit.
+const UNIT_QUERIES: &[&str] = &[
+    "parse",
+    "lower",
+    "freqs",
+    "mappings",
+    "work",
+    "constants",
+    "counts",
+    "values",
+    "comm",
+    "comm_values",
+    "unit_diagnostics",
+    "loop_wds",
+];
+
+struct Fixture {
+    host: AnalysisHost,
+    log: ExecutionLog,
+    files: Vec<(String, String)>,
+}
+
+impl Fixture {
+    fn new(files: &[(&str, String)]) -> Fixture {
+        let log = ExecutionLog::default();
+        let mut host = AnalysisHost::new(&test_options(BTreeMap::new()), Some(log.clone()));
+        for (path, text) in files {
+            host.add_file(path, text.clone().into_bytes());
+        }
+        let f = Fixture {
+            host,
+            log,
+            files: files
+                .iter()
+                .map(|(p, t)| (p.to_string(), t.clone()))
+                .collect(),
+        };
+        f.analyze_all();
+        f.log.take();
+        f
+    }
+
+    /// Analyzes every file, as the CLI or a workspace-wide diagnostic pass would.
+    fn analyze_all(&self) -> Vec<FileAnalysis> {
+        let snapshot = self.host.snapshot();
+        self.files
+            .iter()
+            .map(|(p, _)| {
+                snapshot
+                    .file(p, crate::project::Detail::Numbers)
+                    .expect("not cancelled")
+                    .expect("in the workspace")
+                    .expect("loads")
+            })
+            .collect()
+    }
+
+    /// Replaces the first occurrence of `from` in file `index`, analyzes everything, and
+    /// returns how often each query ran.
+    fn edit(&mut self, index: usize, from: &str, to: &str) -> BTreeMap<String, usize> {
+        let (path, text) = &mut self.files[index];
+        let at = text
+            .find(from)
+            .unwrap_or_else(|| panic!("`{from}` not in {path}"));
+        text.replace_range(at..at + from.len(), to);
+        let (path, text) = (path.clone(), text.clone());
+        self.host.add_file(&path, text.into_bytes());
+        self.analyze_all();
+        executions(&self.log.take())
+    }
+}
+
+fn test_options(bindings: BTreeMap<String, i64>) -> Options {
+    let mut o = Options {
+        bindings,
+        ..Options::default()
+    };
+    // Deterministic counts: no time limits.
+    o.freq.time_limit = None;
+    o.freq.unit_time_limit = None;
+    o
+}
+
+fn executions(log: &[String]) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for entry in log {
+        let name = entry.split('(').next().unwrap_or("").to_string();
+        *out.entry(name).or_insert(0) += 1;
+    }
+    out
+}
+
+fn ran(counts: &BTreeMap<String, usize>, query: &str) -> usize {
+    counts.get(query).copied().unwrap_or(0)
+}
+
+#[test]
+fn an_edit_inside_one_of_200_procedures_reanalyzes_only_it() {
+    let mut f = Fixture::new(&[("work.f90", workspace_file(200))]);
+    // Five successive edits inside different procedures (salsa collects interned
+    // values unused for three revisions: the other units must survive that).
+    for (k, round) in [(17usize, 0), (120, 1), (45, 2), (199, 3), (3, 4)] {
+        let name = procedure_name(k);
+        let marker = format!("! Kernel {k}: setup");
+        let counts = f.edit(0, &marker, &format!("! Kernel {k}: setup, edit {round}"));
+        for q in UNIT_QUERIES {
+            assert_eq!(
+                ran(&counts, q),
+                1,
+                "{q} in round {round} ({name}): {counts:?}"
+            );
+        }
+        // A change of the numbers: a section one element shorter.
+        let from = format!("c(1:n) = c(1:n) + {k}.0");
+        let counts = f.edit(
+            0,
+            &from,
+            &format!("c(1:n - {round}) = c(1:n - {round}) + {k}.0"),
+        );
+        for q in UNIT_QUERIES {
+            assert_eq!(
+                ran(&counts, q),
+                1,
+                "{q} in round {round} ({name}): {counts:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn moving_procedures_reanalyzes_none() {
+    let mut f = Fixture::new(&[("work.f90", workspace_file(20))]);
+    let counts = f.edit(0, "! Synthetic", "! A new first line\n\n! Synthetic");
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");
+    }
+    // Swapping two procedures moves them both: still nothing to analyze again.
+    let text = f.files[0].1.clone();
+    let (a, b) = (
+        costline_fixtures::synthetic::procedure(4),
+        costline_fixtures::synthetic::procedure(5),
+    );
+    let swapped = text.replacen(&(a.clone() + "\n" + &b), &(b + "\n" + &a), 1);
+    assert_ne!(swapped, text);
+    f.files[0].1 = swapped.clone();
+    f.host.add_file("work.f90", swapped.into_bytes());
+    f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 0, "{q} after the swap: {counts:?}");
+    }
+}
+
+#[test]
+fn a_module_edit_reaches_its_users_only_through_what_they_see() {
+    let module = "module sizes\n  implicit none\n  integer, parameter :: n = 100, m = 50\n  real :: unused_here\nend module sizes\n";
+    let users = "subroutine uses_n(a)\n  use sizes\n  real :: a(n)\n  integer :: i\n  do i = 1, n\n    a(i) = 0.0\n  end do\nend subroutine\n\nsubroutine uses_m(b)\n  use sizes\n  real :: b(m)\n  integer :: i\n  do i = 1, m\n    b(i) = 1.0\n  end do\nend subroutine\n";
+    let mut f = Fixture::new(&[("sizes.f90", module.into()), ("users.f90", users.into())]);
+
+    // A comment in the module: nothing downstream changes.
+    let counts = f.edit(
+        0,
+        "  implicit none\n",
+        "  implicit none\n  ! sizes of the problem\n",
+    );
+    assert_eq!(ran(&counts, "lower"), 1, "the module itself: {counts:?}");
+    assert_eq!(ran(&counts, "values"), 1, "the module itself: {counts:?}");
+
+    // The same value written differently: the users' constants are unchanged.
+    let counts = f.edit(0, "n = 100", "n = 50 * 2");
+    assert_eq!(ran(&counts, "lower"), 1, "{counts:?}");
+    assert_eq!(ran(&counts, "values"), 1, "only the module: {counts:?}");
+
+    // A new value of n: its users are re-evaluated, none re-lowered.
+    let counts = f.edit(0, "n = 50 * 2", "n = 200");
+    assert_eq!(
+        ran(&counts, "lower"),
+        1,
+        "only the module is re-lowered: {counts:?}"
+    );
+    assert_eq!(
+        ran(&counts, "counts"),
+        3,
+        "the module and both users: {counts:?}"
+    );
+    let users = &f.analyze_all()[1];
+    let count = |u: usize| {
+        let unit = &users.units[u];
+        let loop_id = unit
+            .unit
+            .body
+            .iter()
+            .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
+            .unwrap()
+            .id;
+        unit.values.freq(loop_id).unwrap().clone().unwrap().to_f64()
+    };
+    assert_eq!(count(0), 200.0);
+    assert_eq!(count(1), 50.0);
+
+    // A new declaration in the module re-lowers only the units that mention it.
+    let counts = f.edit(
+        0,
+        "  real :: unused_here\n",
+        "  real :: unused_here, b_extra\n",
+    );
+    assert_eq!(ran(&counts, "lower"), 1, "{counts:?}");
+}
+
+/// A module's distributed arrays reach their users' mappings; changing one array's
+/// distribution re-resolves the module and the one user naming it, and moving a
+/// directive inside the module re-resolves no user.
+#[test]
+fn a_module_mapping_edit_reaches_only_the_users_naming_the_array() {
+    let module = "module grid\n  integer, parameter :: n = 64\n  real :: u(n), v(n)\n!hpf$ processors pr(4)\n!hpf$ distribute u(block) onto pr\n!hpf$ distribute v(block) onto pr\nend module grid\n";
+    let users = "subroutine on_u\n  use grid\n  integer :: i\n  do i = 1, n\n    u(i) = 0.0\n  end do\nend subroutine\n\nsubroutine on_v\n  use grid\n  integer :: i\n  do i = 1, n\n    v(i) = 1.0\n  end do\nend subroutine\n";
+    let mut f = Fixture::new(&[("grid.f90", module.into()), ("users.f90", users.into())]);
+    let work = |f: &Fixture, u: usize| {
+        let users = &f.analyze_all()[1];
+        let unit = &users.units[u];
+        let mut out = Vec::new();
+        unit.unit.walk(&mut |s, _| {
+            if let Some(load) = unit.values.load(s.id) {
+                out.push(load.per_processor().to_vec());
+            }
+        });
+        out
+    };
+    assert_eq!(work(&f, 0), [vec![16.0; 4]]);
+    assert_eq!(work(&f, 1), [vec![16.0; 4]]);
+
+    let counts = f.edit(0, "distribute v(block)", "distribute v(cyclic(20))");
+    assert_eq!(
+        ran(&counts, "mappings"),
+        2,
+        "the module and on_v: {counts:?}"
+    );
+    assert_eq!(ran(&counts, "lower"), 1, "only the module: {counts:?}");
+    assert_eq!(work(&f, 0), [vec![16.0; 4]]);
+    assert_eq!(work(&f, 1), [vec![20.0, 20.0, 20.0, 4.0]]);
+
+    // A blank line before the directives: the module's spans move, its users'
+    // mappings stay.
+    let counts = f.edit(0, "!hpf$ processors", "\n!hpf$ processors");
+    assert_eq!(ran(&counts, "mappings"), 1, "only the module: {counts:?}");
+}
+
+#[test]
+fn a_binding_change_reevaluates_without_reanalysis() {
+    let text = "subroutine s(a, n, p)\n  integer :: n, p, i\n  real :: a(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE a(BLOCK) ONTO pr\n  do i = 1, n\n    a(i) = 0.0\n  end do\nend subroutine\n\nsubroutine other(b)\n  real :: b(10)\n  b = 1.0\nend subroutine\n";
+    let f = Fixture::new(&[("s.f90", text.into())]);
+    let mut host = f.host;
+    let bindings: BTreeMap<String, i64> = [("n".to_string(), 64), ("p".to_string(), 4)].into();
+    host.set_options(&test_options(bindings));
+    let snapshot = host.snapshot();
+    let file = snapshot
+        .file("s.f90", crate::project::Detail::Numbers)
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let counts = executions(&f.log.take());
+    for q in ["parse", "lower", "freqs", "mappings", "work"] {
+        assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");
+    }
+    assert_eq!(ran(&counts, "constants"), 2, "{counts:?}");
+    assert_eq!(
+        ran(&counts, "values"),
+        1,
+        "only the unit mentioning n and p: {counts:?}"
+    );
+    let s = &file.units[0];
+    let mut assign = None;
+    s.unit.walk(&mut |stmt, _| {
+        if matches!(stmt.kind, costline_syntax::ir::StmtKind::Assign { .. }) {
+            assign = s.values.load(stmt.id).cloned();
+        }
+    });
+    let assign = assign.expect("work under n = 64, p = 4");
+    assert_eq!(assign.per_processor(), [16.0, 16.0, 16.0, 16.0]);
+}
+
+#[test]
+fn a_machine_switch_reprices_without_recounting() {
+    let text = "subroutine s(a, b, n, p)\n  integer :: n, p, i\n  real(8) :: a(n), b(n)\n!HPF$ PROCESSORS pr(p)\n!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b\n  do i = 2, n\n    a(i) = b(i-1) * 2.0d0\n  end do\nend subroutine\n";
+    let f = Fixture::new(&[("s.f90", text.into())]);
+    let mut host = f.host;
+    let bindings: BTreeMap<String, i64> = [("n".to_string(), 64), ("p".to_string(), 4)].into();
+    host.set_options(&test_options(bindings.clone()));
+    let time_on = |host: &AnalysisHost| {
+        let snapshot = host.snapshot();
+        let file = snapshot
+            .file("s.f90", crate::project::Detail::Numbers)
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        file.units[0].times.unit.time_s
+    };
+    let hdr = time_on(&host);
+    f.log.take();
+    let ipsc = costline_model::machine::Catalog::discover(&[])
+        .resolve("ipsc860")
+        .unwrap();
+    host.set_options(&Options {
+        machine: std::sync::Arc::new(ipsc),
+        ..test_options(bindings)
+    });
+    let slow = time_on(&host);
+    let counts = executions(&f.log.take());
+    for q in [
+        "parse",
+        "lower",
+        "freqs",
+        "work",
+        "counts",
+        "values",
+        "comm",
+        "comm_records",
+        "ops",
+    ] {
+        assert_eq!(ran(&counts, q), 0, "{q}: {counts:?}");
+    }
+    assert!(ran(&counts, "comm_values") >= 1, "{counts:?}");
+    assert!(ran(&counts, "times") >= 1, "{counts:?}");
+    // A 40 MHz i860 with 75 µs messages is tens of times slower than a modern node.
+    assert!(slow > 30.0 * hdr, "{slow} vs {hdr}");
+}
+
+/// Two files include `hdr.inc` (one of them in one of its two procedures), a third
+/// does not: editing the header re-analyzes exactly the two including procedures,
+/// whether the new text comes from the disk or from an editor buffer.
+#[test]
+fn a_header_edit_reanalyzes_exactly_the_procedures_that_include_it() {
+    let dir = std::env::temp_dir().join(format!("costline-db-include-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let hdr = dir.join("hdr.inc");
+    let header = |m: i64| {
+        format!(
+            "  integer, parameter :: m = {m}\n  real :: h(m)\n!HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE h(BLOCK) ONTO pr\n"
+        )
+    };
+    std::fs::write(&hdr, header(64)).unwrap();
+    let including = |name: &str| {
+        format!(
+            "subroutine {name}\n  include 'hdr.inc'\n  integer :: i\n  do i = 1, m\n    h(i) = i\n  end do\nend subroutine {name}\n"
+        )
+    };
+    let plain = |name: &str| {
+        format!(
+            "subroutine {name}(a)\n  real :: a(100)\n  integer :: i\n  do i = 1, 100\n    a(i) = 0.0\n  end do\nend subroutine {name}\n"
+        )
+    };
+    let path = |name: &str| dir.join(name).display().to_string();
+    let mut f = Fixture::new(&[
+        (&path("a.f90"), including("a_in") + "\n" + &plain("a_out")),
+        (&path("b.f90"), including("b_in")),
+        (&path("c.f90"), plain("c_out")),
+    ]);
+    let trips = |f: &Fixture| -> Vec<f64> {
+        f.analyze_all()
+            .iter()
+            .flat_map(|file| &file.units)
+            .map(|u| {
+                let do_loop = u
+                    .unit
+                    .body
+                    .iter()
+                    .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
+                    .unwrap()
+                    .id;
+                u.values.freq(do_loop).unwrap().clone().unwrap().to_f64()
+            })
+            .collect()
+    };
+    assert_eq!(trips(&f), [64.0, 100.0, 64.0, 100.0]);
+    f.log.take();
+    let hdr = hdr.display().to_string();
+
+    // Written on disk (the editor saw the file change).
+    std::fs::write(&hdr, header(32)).unwrap();
+    f.host.reload(&hdr);
+    f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 2, "{q} after the disk edit: {counts:?}");
+    }
+    assert_eq!(trips(&f), [32.0, 100.0, 32.0, 100.0]);
+    f.log.take();
+
+    // Typed in the editor: its buffer wins over the disk.
+    f.host.set_header_text(&hdr, header(16).into_bytes());
+    f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 2, "{q} after the editor edit: {counts:?}");
+    }
+    assert_eq!(trips(&f), [16.0, 100.0, 16.0, 100.0]);
+    f.log.take();
+
+    // Closed in the editor: back to the disk's text.
+    f.host.remove_file(&hdr);
+    assert_eq!(trips(&f), [32.0, 100.0, 32.0, 100.0]);
+    f.log.take();
+
+    // Deleted: the includes are missing (a warning at each INCLUDE line), nothing else
+    // is re-analyzed.
+    std::fs::remove_file(&hdr).unwrap();
+    f.host.reload(&hdr);
+    let files = f.analyze_all();
+    let counts = executions(&f.log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 2, "{q} after the deletion: {counts:?}");
+    }
+    let missing: Vec<&str> = files
+        .iter()
+        .flat_map(|file| &file.diagnostics)
+        .filter(|d| d.code == "include")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert!(
+        missing[0].starts_with("cannot find 'hdr.inc'"),
+        "{missing:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

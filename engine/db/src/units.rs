@@ -1,0 +1,179 @@
+//! A file as units: loaded (decoded, fixed form normalized) and split by a scan of its
+//! statements, without parsing. Each unit becomes a [`UnitText`] whose identity is its
+//! content, so the per-unit queries of a unit nobody edited are reused whatever
+//! happened around it.
+
+use super::calls::Binding;
+use super::inputs::File;
+use costline_syntax::diagnostics::Diagnostic;
+use costline_syntax::ir::UnitKind;
+use costline_syntax::ir::directive::Directive;
+use costline_syntax::source::{LoadError, SourceFile};
+use costline_syntax::span::Span;
+use costline_syntax::{UnitChunk, split_units};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// One program unit's own text (contained units left out) and what it needs to be
+/// analyzed: its file (where its host is), kind, name and host's name. Never its
+/// position: moving a unit, or editing another, keeps its identity.
+///
+/// A *variant* of a unit carries HPF directives that replace its own (a distribution
+/// alternative, see `crate::alternatives`): it shares the parse, counts and constants
+/// of the unit as written ([`base`]) and recomputes only what the directives decide.
+#[salsa::interned(debug)]
+pub struct UnitText<'db> {
+    #[returns(copy)]
+    pub file: File,
+    #[returns(copy)]
+    pub kind: UnitKind,
+    #[returns(ref)]
+    pub name: String,
+    #[returns(ref)]
+    pub host: Option<String>,
+    #[returns(ref)]
+    pub text: String,
+    /// The directives replacing the unit's own; `None` for the unit as written.
+    #[returns(ref)]
+    pub directives: Option<Vec<Directive>>,
+    /// What a call site binds the dummies to, for the procedure as called from there
+    /// (see `super::calls`); `None` for the unit as its callers agree on it.
+    #[returns(ref)]
+    pub site: Option<Binding>,
+}
+
+/// The unit as written, of a variant (the unit itself when it is not one).
+pub fn base<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> UnitText<'db> {
+    if unit.directives(db).is_none() && unit.site(db).is_none() {
+        return unit;
+    }
+    with_directives(db, unit, None)
+}
+
+/// The variant of `unit` as called with `binding` (its own directives).
+pub fn at_site<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    binding: Binding,
+) -> UnitText<'db> {
+    keyed(db, unit, None, Some(binding))
+}
+
+/// The variant of `unit` whose HPF directives are `directives` (of the unit as its
+/// callers agree on it).
+pub fn variant<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    directives: Vec<Directive>,
+) -> UnitText<'db> {
+    with_directives(db, unit, Some(directives))
+}
+
+/// `unit` with `directives` in place of its own (`None`: as written).
+fn with_directives<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    directives: Option<Vec<Directive>>,
+) -> UnitText<'db> {
+    keyed(db, unit, directives, None)
+}
+
+/// `unit`'s text keyed with `directives` in place of its own and analysed as called
+/// with `site`.
+fn keyed<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    directives: Option<Vec<Directive>>,
+    site: Option<Binding>,
+) -> UnitText<'db> {
+    UnitText::new(
+        db,
+        unit.file(db),
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.host(db).clone(),
+        unit.text(db).clone(),
+        directives,
+        site,
+    )
+}
+
+/// A file's units, in order of their start.
+#[derive(Debug, PartialEq, Eq, salsa::SalsaValue)]
+pub struct FileUnits<'db> {
+    pub source: Arc<SourceFile>,
+    /// Where each unit is (spans into the normalized text).
+    pub chunks: Vec<UnitChunk>,
+    pub units: Vec<UnitText<'db>>,
+    /// File-level findings (loading, preprocessor lines, includes, missing END
+    /// statements, an empty file); spans are offsets into the normalized text.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Why a file could not be loaded (a [`LoadError`] the database can keep).
+#[derive(Clone, Debug, PartialEq, Eq, salsa::SalsaValue)]
+pub struct LoadFailed(pub LoadError);
+
+/// Loads `file`, splices in the files it includes, and splits the text into units.
+#[salsa::tracked(returns(ref))]
+pub fn file_units<'db>(
+    db: &'db dyn salsa::Database,
+    file: File,
+) -> Result<FileUnits<'db>, LoadFailed> {
+    let source = super::splice::spliced_source(db, file).map_err(LoadFailed)?;
+    let text = source.normalized();
+    let (chunks, split_diagnostics) = split_units(text);
+    let units = chunks
+        .iter()
+        .map(|c| {
+            let host = c.parent.map(|p| chunks[p].name.clone());
+            UnitText::new(
+                db,
+                file,
+                c.kind,
+                c.name.clone(),
+                host,
+                c.text(text),
+                None,
+                None,
+            )
+        })
+        .collect();
+    let mut diagnostics = source.diagnostics().to_vec();
+    diagnostics.extend(split_diagnostics);
+    if chunks.is_empty() {
+        diagnostics.push(Diagnostic::info(
+            Span::default(),
+            "empty",
+            "no program unit in this file",
+        ));
+    }
+    Ok(FileUnits {
+        source: Arc::new(source),
+        chunks,
+        units,
+        diagnostics,
+    })
+}
+
+/// The units of `file` that contain others, by name (the first of a name): where a
+/// contained unit finds its host. Unchanged by edits inside the contained units, whose
+/// text is not part of their host's.
+#[salsa::tracked(returns(ref))]
+pub fn hosts<'db>(db: &'db dyn salsa::Database, file: File) -> BTreeMap<String, UnitText<'db>> {
+    let mut out = BTreeMap::new();
+    if let Ok(f) = file_units(db, file) {
+        for (chunk, unit) in f.chunks.iter().zip(&f.units) {
+            if !chunk.nested.is_empty() {
+                out.entry(chunk.name.clone()).or_insert(*unit);
+            }
+        }
+    }
+    out
+}
+
+/// The host of a contained or module procedure.
+pub fn host_of<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Option<UnitText<'db>> {
+    let name = unit.host(db).as_ref()?;
+    hosts(db, unit.file(db)).get(name).copied()
+}

@@ -1,0 +1,303 @@
+use costline_db::project;
+use costline_model::freq::*;
+use costline_symbolic::Notation;
+use costline_syntax::ir::pretty::render;
+use expect_test::{Expect, expect};
+use std::collections::BTreeMap;
+
+/// Lowers `text` (free form), counts every statement, and renders per statement: its
+/// first line as lowered, the formula, the value under `params`, and the assumptions.
+fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
+    let files = project::analyze(
+        &[("t.f90".into(), text.as_bytes().to_vec())],
+        &BTreeMap::new(),
+    );
+    let file = files.into_iter().next().unwrap().unwrap();
+    let unit = &file.units[0].unit;
+    let options = FreqOptions {
+        time_limit: None,
+        unit_time_limit: None,
+        ..FreqOptions::default()
+    };
+    let freqs = frequencies(unit, &options);
+    let env = |n: &str| {
+        params
+            .iter()
+            .find(|(k, _)| *k == n)
+            .map(|(_, v)| *v as i128)
+    };
+    let mut out = String::new();
+    unit.walk(&mut |s, depth| {
+        let line = render(std::slice::from_ref(s));
+        let first = line.lines().next().unwrap_or("");
+        let c = freqs.of(s.id).unwrap();
+        let formula = c
+            .symbolic()
+            .map(|p| p.display(Notation::Fortran))
+            .unwrap_or_else(|| {
+                format!(
+                    "no formula: {}",
+                    c.symbolic_error()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                )
+            });
+        let value = match c.eval(&env, &options) {
+            Ok(v) => v.to_string(),
+            Err(e) => format!("? ({e})"),
+        };
+        out += &format!(
+            "{}{first}\n{}  = {formula}  → {value}\n",
+            "  ".repeat(depth),
+            "  ".repeat(depth)
+        );
+        for a in &c.assumptions {
+            let what = match a {
+                Assumption::Probability { p, from_pragma, .. } => format!(
+                    "probability {p}{}",
+                    if *from_pragma { " (pragma)" } else { "" }
+                ),
+                Assumption::Trips {
+                    trips,
+                    from_pragma,
+                    why,
+                    ..
+                } => format!(
+                    "{trips} trips{}: {why}",
+                    if *from_pragma { " (pragma)" } else { "" }
+                ),
+                Assumption::EarlyExit { .. } => "may exit early".into(),
+                Assumption::JumpTarget { .. } => "a GO TO target, as if always reached".into(),
+                Assumption::Complex { .. } => "conditions too complex, estimated".into(),
+            };
+            out += &format!("{}  assumes {what}\n", "  ".repeat(depth));
+        }
+    });
+    expected.assert_eq(&out);
+}
+
+#[test]
+fn p3t_plus_first_nest_in_fortran() {
+    check(
+        "subroutine p3t(a, n1, n2)
+  integer n1, n2, j1, j2
+  real a
+  do j1 = 1, n1
+    do j2 = 1, n2*j1
+      if (j1 <= n2) then
+        a = a + 1
+      end if
+    end do
+  end do
+end subroutine
+",
+        &[("n1", 5), ("n2", 3)],
+        expect![[r#"
+            do j1 = 1, n1
+              = n1 if n1 >= 1  → 5
+              do j2 = 1, n2*j1
+                = (n1**2*n2 + n1*n2)/2 if n1 >= 1, n2 >= 1  → 45
+                if (j1 <= n2) then
+                  = (n1**2*n2 + n1*n2)/2 if n1 >= 1, n2 >= 1  → 45
+                a = a + 1
+                  = (n1**2*n2 + n1*n2)/2 if n1 >= 1, n2 >= n1; (n2**3 + n2**2)/2 if n1 >= n2 + 1, n2 >= 1  → 18
+        "#]],
+    );
+}
+
+#[test]
+fn triangular_steps_and_definitions() {
+    check(
+        "subroutine tri(a, n, p)
+  integer n, p, i, j, nloc
+  real a(n, n)
+  nloc = n / p
+  do i = 1, n
+    do j = i, n, 2
+      a(i, j) = 0
+    end do
+  end do
+  do i = nloc, 1, -1
+    a(i, 1) = 1
+  end do
+end subroutine
+",
+        &[("n", 10), ("p", 3)],
+        expect![[r#"
+            nloc = n/p
+              = 1  → 1
+            do i = 1, n
+              = n if n >= 1  → 10
+              do j = i, n, 2
+                = (floor(n/2)**2 + floor(n/2))/2 if floor(n/2) >= 1; (floor((n + 1)/2)**2 + floor((n + 1)/2))/2 if floor((n + 1)/2) >= 1  → 30
+                a(i, j) = 0
+                  = (floor(n/2)**2 + floor(n/2))/2 if floor(n/2) >= 1; (floor((n + 1)/2)**2 + floor((n + 1)/2))/2 if floor((n + 1)/2) >= 1  → 30
+            do i = nloc, 1, -1
+              = int(n/p) if int(n/p) >= 1  → 3
+              a(i, 1) = 1
+                = int(n/p) if int(n/p) >= 1  → 3
+        "#]],
+    );
+}
+
+#[test]
+fn data_dependent_branches_loops_and_pragmas() {
+    check(
+        "subroutine dd(x, n)
+  integer n, i, k
+  real x(n)
+  do while (x(1) > 0) !costline: trips 20
+    x(1) = x(1) - 1
+  end do
+  do i = 1, n
+    if (x(i) > 0) then !costline: probability 0.1
+      x(i) = 0
+    else
+      x(i) = 1
+    end if
+    if (x(i) < 0) cycle
+    x(i) = 2
+  end do
+  do
+    k = k + 1
+    if (k > n) exit
+  end do
+end subroutine
+",
+        &[("n", 10)],
+        expect![[r#"
+            do while (x(1) > 0)
+              = 20  → 20
+              assumes 20 trips (pragma): it is a DO WHILE loop
+              x(1) = x(1) - 1
+                = 20  → 20
+                assumes 20 trips (pragma): it is a DO WHILE loop
+            do i = 1, n
+              = n if n >= 1  → 10
+              if (x(i) > 0) then
+                = n if n >= 1  → 10
+              x(i) = 0
+                = n/10 if n >= 1  → 1
+                assumes probability 1/10 (pragma)
+              x(i) = 1
+                = 9*n/10 if n >= 1  → 9
+                assumes probability 1/10 (pragma)
+              if (x(i) < 0) then
+                = n if n >= 1  → 10
+              cycle
+                = n/2 if n >= 1  → 5
+                assumes probability 1/2
+              x(i) = 2
+                = n/2 if n >= 1  → 5
+                assumes probability 1/2
+            do
+              = 100  → 100
+              assumes may exit early
+              assumes 100 trips: it is a DO loop without control
+              k = k + 1
+                = 100  → 100
+                assumes may exit early
+                assumes 100 trips: it is a DO loop without control
+              if (k > n) then
+                = 100  → 100
+                assumes may exit early
+                assumes 100 trips: it is a DO loop without control
+              exit
+                = 50  → 50
+                assumes may exit early
+                assumes 100 trips: it is a DO loop without control
+                assumes probability 1/2
+        "#]],
+    );
+}
+
+#[test]
+fn affine_conditions_select_and_array_syntax() {
+    check(
+        "subroutine sel(a, n)
+  integer n, i
+  real a(n)
+  do i = 1, n
+    if (i <= n / 2 .and. i /= 3) then
+      a(i) = 1
+    else if (i == n) then
+      a(i) = 2
+    end if
+    select case (i)
+    case (1:4)
+      a(i) = 3
+    case (7)
+      a(i) = 4
+    case default
+      a(i) = 5
+    end select
+  end do
+  a(2:n-1) = 0
+end subroutine
+",
+        &[("n", 10)],
+        expect![[r#"
+            do i = 1, n
+              = n if n >= 1  → 10
+              if (i <= n/2 .and. i /= 3) then
+                = n if n >= 1  → 10
+              a(i) = 1
+                = 2 if n >= 2, int(n/2) >= 2; n if n >= 1, 1 >= n, int(n/2) >= n; int(n/2) if n >= int(n/2) + 1, int(n/2) >= 1, 1 >= int(n/2); n - 3 if n >= 4, int(n/2) >= n; int(n/2) - 3 if int(n/2) >= 4, n >= int(n/2) + 1  → 4
+              a(i) = 2
+                = 1 if n >= 1, n >= int(n/2) + 1  → 1
+              select case (i)
+                = n if n >= 1  → 10
+              a(i) = 3
+                = 4 if n >= 4; n if n >= 1, 3 >= n  → 4
+              a(i) = 4
+                = 1 if n >= 7  → 1
+              a(i) = 5
+                = n - 7 if n >= 8; 2 if n >= 6; n - 4 if n >= 5, 5 >= n  → 5
+            do $1 = 2, n - 1  [array]
+              = n - 2 if n >= 3  → 8
+              a($1) = 0
+                = n - 2 if n >= 3  → 8
+        "#]],
+    );
+}
+
+#[test]
+fn blocked_loops_with_forward_substituted_scalars() {
+    // LAPACK's blocking: every column is visited once, whatever nb.
+    check(
+        "subroutine blocked(a, n, nb)
+  integer n, nb, i, j, jb, k
+  real a(n)
+  do j = 1, n, nb
+    jb = min(nb, n - j + 1)
+    do i = j, j + jb - 1
+      a(i) = 0
+    end do
+    k = jb
+  end do
+  do i = 1, k
+    a(i) = 1
+  end do
+end subroutine
+",
+        &[("n", 10), ("nb", 3)],
+        expect![[r#"
+            do j = 1, n, nb
+              = floor((n - 1)/nb) + 1 if nb >= 1, floor((n - 1)/nb) >= 0; floor((n - 1)/nb) + 1 if 0 >= nb + 1, floor((n - 1)/nb) >= 0  → 4
+              jb = min(nb, n - j + 1)
+                = floor((n - 1)/nb) + 1 if nb >= 1, floor((n - 1)/nb) >= 0; floor((n - 1)/nb) + 1 if 0 >= nb + 1, floor((n - 1)/nb) >= 0  → 4
+              do i = j, j + jb - 1
+                = nb*floor(n/nb) if nb >= 1, floor(n/nb) >= 1, floor((n - 1)/nb) + 1 >= floor(n/nb); nb*floor((n - 1)/nb) + nb if floor(n/nb) >= floor((n - 1)/nb) + 2, nb >= 1, floor((n - 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if nb >= 1, floor((-n - 1)/nb) + 1 >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n - 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n - 1)/nb) + 2*n*floor((n - 1)/nb) + 3*nb*floor((-n - 1)/nb) - nb*floor((n - 1)/nb) + 4*n + 2*nb)/2 if 0 >= floor((-n - 1)/nb) + 2, nb >= 1, floor((-n - 1)/nb) + floor((n - 1)/nb) + 1 >= 0; (-nb*floor((n + 1)/nb)**2 + 2*n*floor((n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb), floor((-n + 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, floor((-n + 1)/nb) >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n + 1)/nb)**2 - nb*floor((n + 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n + 1)/nb) + nb*floor((-n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb); (nb*floor((-n + 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n - 1)/nb) + nb*floor((-n + 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n - 1)/nb) >= 0  → 10
+                a(i) = 0
+                  = nb*floor(n/nb) if nb >= 1, floor(n/nb) >= 1, floor((n - 1)/nb) + 1 >= floor(n/nb); nb*floor((n - 1)/nb) + nb if floor(n/nb) >= floor((n - 1)/nb) + 2, nb >= 1, floor((n - 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if nb >= 1, floor((-n - 1)/nb) + 1 >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n - 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n - 1)/nb) + 2*n*floor((n - 1)/nb) + 3*nb*floor((-n - 1)/nb) - nb*floor((n - 1)/nb) + 4*n + 2*nb)/2 if 0 >= floor((-n - 1)/nb) + 2, nb >= 1, floor((-n - 1)/nb) + floor((n - 1)/nb) + 1 >= 0; (-nb*floor((n + 1)/nb)**2 + 2*n*floor((n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb), floor((-n + 1)/nb) >= 0; (-nb*floor((n - 1)/nb)**2 + 2*n*floor((n - 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, floor((-n + 1)/nb) >= 0, floor((n - 1)/nb) >= 0; (nb*floor((-n + 1)/nb)**2 - nb*floor((n + 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n + 1)/nb) + nb*floor((-n + 1)/nb) + nb*floor((n + 1)/nb))/2 if 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n + 1)/nb) >= 1, floor((n - 1)/nb) + 1 >= floor((n + 1)/nb); (nb*floor((-n + 1)/nb)**2 - nb*floor((n - 1)/nb)**2 + 2*n*floor((-n + 1)/nb) + 2*n*floor((n - 1)/nb) + nb*floor((-n + 1)/nb) - nb*floor((n - 1)/nb) + 2*n)/2 if floor((n + 1)/nb) >= floor((n - 1)/nb) + 2, 0 >= nb + 1, 0 >= floor((-n + 1)/nb) + 1, floor((-n + 1)/nb) + floor((n - 1)/nb) >= 0  → 10
+              k = jb
+                = floor((n - 1)/nb) + 1 if nb >= 1, floor((n - 1)/nb) >= 0; floor((n - 1)/nb) + 1 if 0 >= nb + 1, floor((n - 1)/nb) >= 0  → 4
+            do i = 1, k
+              = 100  → 100
+              assumes 100 trips: its bounds depend on `k`, which changes at run time
+              a(i) = 1
+                = 100  → 100
+                assumes 100 trips: its bounds depend on `k`, which changes at run time
+        "#]],
+    );
+}

@@ -1,0 +1,43 @@
+use costline_db::project;
+use costline_model::time::ops::*;
+use costline_syntax::ir::StmtKind;
+
+/// The operations of each assignment of `body` (inside `subroutine t`), as text.
+fn assignment_ops(body: &str) -> Vec<String> {
+    let text = format!(
+        "subroutine t(n, a, b, s, u)\n  integer :: n, i\n  real(8) :: a(n), b(n), s, u\n\
+         {body}\nend subroutine t\n"
+    );
+    let files = project::analyze(&[("t.f90".into(), text.into_bytes())], &Default::default());
+    let file = files.into_iter().next().unwrap().unwrap();
+    let unit = &file.units[0].unit;
+    let mut out = Vec::new();
+    unit.walk(&mut |s, _| {
+        if matches!(s.kind, StmtKind::Assign { .. }) {
+            out.push(stmt_ops(unit, s).describe());
+        }
+    });
+    out
+}
+
+#[test]
+fn a_scalar_updated_from_itself_is_a_recurrence() {
+    let ops = assignment_ops(
+        "  do i = 1, n\n    s = s + a(i)*b(i)\n    u = a(i)*b(i) + 2*u\n    \
+         s = a(i) + b(i) + s\n    u = s + a(i)\n    s = s + a(i) + b(i)\n    b(i) = b(i) + a(i)\n  end do",
+    );
+    assert_eq!(
+        ops,
+        [
+            "2 load + 1 add_f64 + 1 mul_f64 + 1 latency_add_f64",
+            "2 mul_f64 + 2 load + 1 add_f64 + 1 latency_add_f64 + 1 latency_mul_f64",
+            "2 add_f64 + 2 load + 1 latency_add_f64",
+            // Not a recurrence: u is not read.
+            "1 add_f64 + 1 load",
+            // Left to right: (s + a(i)) + b(i), two additions on the chain.
+            "2 add_f64 + 2 load + 2 latency_add_f64",
+            // An array element is stored and loaded again, not kept in a register.
+            "2 load + 1 add_f64 + 1 store",
+        ]
+    );
+}

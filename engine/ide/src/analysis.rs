@@ -1,0 +1,164 @@
+//! The face the front ends use: an [`AnalysisHost`] that applies changes and an
+//! [`Analysis`], a snapshot of the workspace as of one change, that answers the
+//! editor's questions on any thread and gives way (`Err(Cancelled)`) when a newer change
+//! arrives. Both wrap the database's own ([`costline_db::AnalysisHost`]), as
+//! rust-analyzer's `ide` wraps its database.
+
+use crate::{
+    CodeAction, CodeLens, FileDiagnostic, Hover, InlayHint, actions, diagnostics, distribution,
+    hints, hover, lenses,
+};
+use costline_db::{Cancellable, File, Options, file_units};
+use costline_syntax::span::Span;
+
+/// Owns the database; the only place changes are applied.
+pub struct AnalysisHost {
+    host: costline_db::AnalysisHost,
+}
+
+impl AnalysisHost {
+    /// An empty workspace analyzed with `options`.
+    pub fn new(options: &Options) -> AnalysisHost {
+        AnalysisHost {
+            host: costline_db::AnalysisHost::new(options, None),
+        }
+    }
+
+    /// Changes the settings; only what differs invalidates anything.
+    pub fn set_options(&mut self, options: &Options) {
+        self.host.set_options(options);
+    }
+
+    /// Adds the file at `path` to the workspace, or replaces its contents.
+    pub fn add_file(&mut self, path: &str, bytes: Vec<u8>) {
+        self.host.add_file(path, bytes);
+    }
+
+    /// Removes the file at `path` from the workspace, if it is there.
+    pub fn remove_file(&mut self, path: &str) {
+        self.host.remove_file(path);
+    }
+
+    /// Sets the editor's text of a file that is not in the workspace (a header open in
+    /// the editor): it wins over the disk until [`AnalysisHost::remove_file`].
+    pub fn set_header_text(&mut self, path: &str, bytes: Vec<u8>) {
+        self.host.set_header_text(path, bytes);
+    }
+
+    /// The file at `path` changed on disk: an included file whose text the driver did
+    /// not give is read again, and the INCLUDE lines that could name it searched again.
+    pub fn reload(&mut self, path: &str) {
+        self.host.reload(path);
+    }
+
+    /// A snapshot to answer questions with, on any thread.
+    pub fn snapshot(&self) -> Analysis {
+        Analysis {
+            db: self.host.snapshot(),
+        }
+    }
+}
+
+/// The workspace as of one change. Cloning it is cheap.
+#[derive(Clone)]
+pub struct Analysis {
+    db: costline_db::Analysis,
+}
+
+impl Analysis {
+    /// Hints at the end of the DO headers and assignments that end inside `range`
+    /// (offsets into the file's text).
+    pub fn inlay_hints(&self, path: &str, range: Span) -> Cancellable<Vec<InlayHint>> {
+        let Some(file) = self.db.file_id(path) else {
+            return Ok(Vec::new());
+        };
+        self.db.with_db(|db| hints::inlay_hints(db, file, range))
+    }
+
+    /// What is known of the statement, loop, directive or unit header at `offset`.
+    pub fn hover(&self, path: &str, offset: u32) -> Cancellable<Option<Hover>> {
+        let Some(file) = self.db.file_id(path) else {
+            return Ok(None);
+        };
+        self.db.with_db(|db| hover::hover(db, file, offset))
+    }
+
+    /// One lens per procedure: how often it runs, its work per run and its wd.
+    pub fn code_lenses(&self, path: &str) -> Cancellable<Vec<CodeLens>> {
+        let Some(file) = self.db.file_id(path) else {
+            return Ok(Vec::new());
+        };
+        self.analyze_units(file)?;
+        self.db.with_db(|db| lenses::code_lenses(db, file))
+    }
+
+    /// The quick fixes for the findings in `range` (offsets into the file's text).
+    pub fn code_actions(&self, path: &str, range: Span) -> Cancellable<Vec<CodeAction>> {
+        let Some(file) = self.db.file_id(path) else {
+            return Ok(Vec::new());
+        };
+        let mut out = self
+            .db
+            .with_db(|db| actions::code_actions(db, file, range))?;
+        out.extend(distribution::distribution_actions(
+            &self.db, path, file, range,
+        )?);
+        Ok(out)
+    }
+
+    /// Every finding on the file: loading, structure, parse and directive errors,
+    /// notes on counts, imbalance warnings. For an included file outside the
+    /// workspace: what the workspace's files that include it found in its text, once
+    /// each.
+    pub fn diagnostics(&self, path: &str) -> Cancellable<Vec<FileDiagnostic>> {
+        let Some(file) = self.db.file_id(path) else {
+            return self.header_diagnostics(path);
+        };
+        self.analyze_units(file)?;
+        self.db.with_db(|db| diagnostics::diagnostics(db, file))
+    }
+
+    /// The findings of the workspace's files in the text of the included file at `path`.
+    fn header_diagnostics(&self, path: &str) -> Cancellable<Vec<FileDiagnostic>> {
+        if self.db.header_id(path).is_none() {
+            return Ok(Vec::new());
+        }
+        let mut out: Vec<FileDiagnostic> = Vec::new();
+        for p in self.db.paths() {
+            let Some(file) = self.db.file_id(&p) else {
+                continue;
+            };
+            if !self
+                .db
+                .with_db(|db| diagnostics::includes(db, file, path))?
+            {
+                continue;
+            }
+            self.analyze_units(file)?;
+            for d in self
+                .db
+                .with_db(|db| diagnostics::found_in_header(db, file, path))?
+            {
+                let seen = out
+                    .iter()
+                    .any(|o| o.range == d.range && o.code == d.code && o.message == d.message);
+                if !seen {
+                    out.push(d);
+                }
+            }
+        }
+        out.sort_by_key(|d| (d.range.start, d.range.end));
+        Ok(out)
+    }
+
+    /// Analyzes every unit of `file` on all cores (units dealt round-robin), so that a whole-file answer after a cold open does not analyze its
+    /// procedures one after the other. Memoized: a second call costs a lookup per unit.
+    fn analyze_units(&self, file: File) -> Cancellable<()> {
+        self.db.on_all_cores(&|db, k, threads| {
+            let Ok(f) = file_units(db, file) else { return };
+            for &unit in f.units.iter().skip(k).step_by(threads) {
+                costline_db::unit_diagnostics(db, unit);
+            }
+        })
+    }
+}

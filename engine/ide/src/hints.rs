@@ -1,0 +1,154 @@
+//! Inlay hints: at the end of each DO header and each assignment, how often it runs per
+//! run of its unit and, where its work is distributed, its wd — `×1.0e6 · wd 0.42` —
+//! and for an assignment that communicates, its messages and bytes per run (`2 msg · 16 KiB`);
+//! at DO loops and CALLs, the predicted time per run on the machine (`≈ 3.2 ms`).
+//! Only the units overlapping the requested range are analyzed.
+
+use super::{Lazy, UnitAt, label, overlaps, units_of};
+use costline_db::{File, Settings, comm_values, context, counts, freqs, lower, times};
+use costline_model::work::imbalance::{Numbers, loop_wd};
+use costline_syntax::ir::{LoopOrigin, StmtKind};
+use costline_syntax::span::Span;
+
+/// One hint: its label at `offset` (into the file's text), and a tooltip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlayHint {
+    pub offset: u32,
+    pub label: String,
+    pub tooltip: String,
+}
+
+pub(super) fn inlay_hints(db: &dyn salsa::Database, file: File, range: Span) -> Vec<InlayHint> {
+    let (_, units) = units_of(db, file);
+    let mut out = Vec::new();
+    for u in units.iter().filter(|u| overlaps(u.range(), range)) {
+        unit_hints(db, u, range, &mut out);
+    }
+    out.sort_by_key(|h| h.offset);
+    out
+}
+
+fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<InlayHint>) {
+    let ir = lower(db, u.unit);
+    let freqs = freqs(db, u.unit);
+    let counts = counts(db, u.unit);
+    let numbers = Lazy {
+        db,
+        unit: u.unit,
+        counts: &counts,
+    };
+    // Callees' wd come from the whole program: asked for only when a loop calls.
+    let callee_wd = |name: &str| context(db, u.unit).callee_wds.get(name).copied();
+    let per = match ir.kind {
+        costline_syntax::ir::UnitKind::Program => "per program run".to_string(),
+        _ => format!("per call of `{}`", ir.name),
+    };
+    let comm_values = comm_values(db, u.unit);
+    // What a CALL's callee communicates (Definition 4.4), from the whole program too.
+    let call_comm = |id| {
+        context(db, u.unit)
+            .call_comm
+            .get(&id)
+            .copied()
+            .filter(|m| m.nt > 0.0)
+    };
+    ir.walk(&mut |s, _| {
+        // Array syntax, FORALL and WHERE become loops around their assignments: the
+        // assignments carry the hint.
+        let at = match &s.kind {
+            StmtKind::Loop(l) if l.origin == LoopOrigin::Do => l.header,
+            StmtKind::Assign { .. } => s.span,
+            StmtKind::Call(_) if comm_values.mpi.contains_key(&s.id) => s.span,
+            StmtKind::Call(_) if call_comm(s.id).is_some() => s.span,
+            _ => return,
+        };
+        // A statement of an included file has no place of its own in this file.
+        if !u.written_here(at) {
+            return;
+        }
+        let at = u.original(at);
+        if !overlaps(Span::new(at.end as usize, at.end as usize), range) {
+            return;
+        }
+        let wd = match &s.kind {
+            StmtKind::Loop(l) => loop_wd(l, &numbers, &callee_wd),
+            _ => numbers.wd(s.id),
+        };
+        let Some(count) = freqs.of(s.id) else { return };
+        let value = counts.freq(s.id);
+        let mut label = label::with_wd(label::count(value, count.is_exact()), wd);
+        // Statements that communicate: an assignment's messages, an MPI call's cost, a
+        // call's callee's messages.
+        let comm = match s.kind {
+            StmtKind::Call(_) => call_comm(s.id),
+            _ => comm_values.metrics(s.id).filter(|m| m.nt > 0.0),
+        };
+        match (&s.kind, comm_values.mpi.get(&s.id)) {
+            (StmtKind::Call(_), Some(m)) => {
+                label = match &m.metrics {
+                    Ok(c) => format!(
+                        "{label} · {} · {}",
+                        label::comm(c),
+                        label::seconds(c.path_s)
+                    ),
+                    Err(_) => format!("{label} · {} ?", m.op.as_str()),
+                };
+            }
+            (StmtKind::Assign { .. } | StmtKind::Call(_), _) => {
+                if let Some(m) = &comm {
+                    label = format!("{label} · {}", label::comm(m));
+                }
+            }
+            _ => {}
+        }
+        // Loops and calls: the predicted time per run of the unit.
+        let timing = match s.kind {
+            StmtKind::Loop(_) | StmtKind::Call(_) => times(db, u.unit)
+                .of(s.id)
+                .filter(|t| t.known)
+                .cloned(),
+            _ => None,
+        };
+        if let Some(t) = &timing {
+            label = format!("{label} · ≈ {}", label::seconds(t.time_s));
+        }
+        let mut tooltip = match value {
+            Some(Ok(v)) => format!("runs {} times {per}", label::full(v.to_f64())),
+            _ => {
+                let needs: Vec<String> = count.unknowns().iter().map(|n| n.to_string()).collect();
+                format!(
+                    "the count needs values for {} (costline.params)",
+                    needs.join(", ")
+                )
+            }
+        };
+        if let Some(f) = count.symbolic() {
+            tooltip += &format!("\ncount = {}", label::formula(&f, 160));
+        }
+        if !count.is_exact() {
+            tooltip += "\nestimated: see the hover for the assumptions";
+        }
+        if let Some(m) = comm {
+            tooltip += &format!(
+                "\ncommunication per run: {} messages, {}, transfer time {}",
+                label::full(m.nt),
+                label::bytes(m.td_bytes),
+                label::seconds(m.tt_s)
+            );
+        }
+        if let Some(t) = &timing {
+            tooltip += &format!(
+                "\npredicted on {}: {} per run (computation {} on the busiest processor, communication {})",
+                Settings::get(db).machine(db).name,
+                label::seconds(t.time_s),
+                label::seconds(t.ct_s()),
+                label::seconds(t.comm_s)
+            );
+        }
+        out.push(InlayHint {
+            offset: at.end,
+            label,
+            tooltip,
+        });
+    });
+}

@@ -1,0 +1,120 @@
+//! The editor's questions — inlay hints, hovers, code lenses, diagnostics — answered
+//! from the database in plain terms: byte offsets into the file's text as given,
+//! strings and numbers, never LSP types (the server converts, as rust-analyzer's `ide`
+//! crate and its `rust-analyzer` binary split the work). Every answer reads only the
+//! units it is about: hints for a range analyze the units in that range.
+
+mod actions;
+mod analysis;
+mod cache_hover;
+mod comm_hover;
+pub mod compare;
+mod diagnostics;
+mod directive_edit;
+mod distribution;
+mod hints;
+mod hover;
+pub(crate) mod label;
+mod lenses;
+pub mod report;
+mod time_hover;
+
+pub use actions::CodeAction;
+pub use analysis::{Analysis, AnalysisHost};
+pub use diagnostics::{FileDiagnostic, InHeader};
+pub use hints::InlayHint;
+pub use hover::Hover;
+pub use lenses::CodeLens;
+
+// What the front ends need of the layers below, named here so that they see this crate
+// only: the settings, cancellation, positions and severities, machine models (listed,
+// trained and written by the binary), and the scaling results compare prints.
+pub use costline_db::{Cancellable, Options};
+pub use costline_model::{machine, scaling};
+pub use costline_syntax::diagnostics::Severity;
+pub use costline_syntax::source::LineIndex;
+pub use costline_syntax::span::Span;
+
+use costline_db::{File, UnitText, file_units, stmt_load};
+use costline_model::freq::Counts;
+use costline_model::work::imbalance::Numbers;
+use costline_syntax::UnitChunk;
+use costline_syntax::ir::StmtId;
+use costline_syntax::source::SourceFile;
+
+/// One unit of a file as the answers see it: its place and its key.
+struct UnitAt<'a> {
+    source: &'a SourceFile,
+    chunk: &'a UnitChunk,
+    unit: UnitText<'a>,
+}
+
+impl UnitAt<'_> {
+    /// A span of the unit's text as offsets into the file's text.
+    fn original(&self, span: Span) -> Span {
+        self.source.original_span(self.chunk.file_span(span))
+    }
+
+    /// The 1-based line of a span of the unit's text.
+    fn line(&self, span: Span) -> u32 {
+        self.source.line_col(self.chunk.file_span(span).start).0
+    }
+
+    /// Whether a span of the unit's text was written in the file itself, not in a file
+    /// it includes (whose text an edit or a hint in this file must not target).
+    fn written_here(&self, span: Span) -> bool {
+        self.source
+            .origin(self.chunk.file_span(span))
+            .header
+            .is_none()
+    }
+
+    /// The unit's whole range in the file's text.
+    fn range(&self) -> Span {
+        self.source.original_span(self.chunk.range)
+    }
+}
+
+/// The units of `file` (innermost last), with the file's source; empty for a file that
+/// cannot be loaded.
+fn units_of(db: &dyn salsa::Database, file: File) -> (Option<&SourceFile>, Vec<UnitAt<'_>>) {
+    let Ok(f) = file_units(db, file) else {
+        return (None, Vec::new());
+    };
+    let units = f
+        .chunks
+        .iter()
+        .zip(&f.units)
+        .map(|(chunk, &unit)| UnitAt {
+            source: &f.source,
+            chunk,
+            unit,
+        })
+        .collect();
+    (Some(&f.source), units)
+}
+
+/// The numbers of a unit, work evaluated statement by statement as asked.
+struct Lazy<'a> {
+    db: &'a dyn salsa::Database,
+    unit: UnitText<'a>,
+    counts: &'a Counts,
+}
+
+impl Numbers for Lazy<'_> {
+    fn freq(&self, id: StmtId) -> Option<f64> {
+        Some(self.counts.freq(id)?.as_ref().ok()?.to_f64())
+    }
+
+    fn wd(&self, id: StmtId) -> Option<f64> {
+        stmt_load(self.db, self.unit, id).as_ref().map(|l| l.wd())
+    }
+}
+
+/// Whether the half-open spans overlap (an empty span overlaps what contains it).
+fn overlaps(a: Span, b: Span) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+#[cfg(test)]
+mod tests;

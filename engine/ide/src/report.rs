@@ -1,0 +1,1066 @@
+//! The report of `costline check`: the JSON contract of DESIGN.md section 5 (fields
+//! may be added, none renamed), built from the analysis of a set of files. Lines and
+//! columns are 1-based and refer to the original source text.
+
+use costline_db::Options;
+use costline_db::project::{self, FileAnalysis, UnitAnalysis};
+use costline_model::cache::NestCache;
+use costline_model::comm::{CommMetrics, RefValues};
+use costline_model::freq::Count;
+use costline_model::time::Timing;
+use costline_model::work::{Load, Spread, StmtWork};
+use costline_symbolic::{EvalError, Notation, Num};
+use costline_syntax::diagnostics::{Diagnostic, Severity};
+use costline_syntax::ir::{ArrayRef, Expr, LoopControl, Stmt, StmtKind, Subscript, Symbol, Unit};
+use costline_syntax::source::SourceFile;
+use costline_syntax::span::Span;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub machine: String,
+    pub params: BTreeMap<String, i64>,
+    pub files: Vec<FileReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    /// `free` or `fixed` (`unknown` when the file could not be loaded).
+    pub form: &'static str,
+    pub units: Vec<UnitReport>,
+    pub diagnostics: Vec<DiagnosticReport>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UnitReport {
+    pub name: String,
+    pub kind: &'static str,
+    pub line: u32,
+    pub end_line: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
+    /// |P|: the processors the unit's distributed arrays are spread over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processors: Option<i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub dummies: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub uses: Vec<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub constants: BTreeMap<String, i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub arrays: Vec<ArrayReport>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub directives: Vec<DirectiveReport>,
+    pub metrics: Metrics,
+    pub loops: Vec<LoopReport>,
+    pub statements: Vec<StatementReport>,
+}
+
+/// A declared array: its element type and shape as written.
+#[derive(Debug, Serialize)]
+pub struct ArrayReport {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub shape: Vec<String>,
+}
+
+/// An HPF directive as parsed, in canonical form (`DISTRIBUTE (BLOCK, *) ONTO pr :: a`).
+#[derive(Debug, Serialize)]
+pub struct DirectiveReport {
+    pub line: u32,
+    pub column: u32,
+    pub text: String,
+    /// The included file the directive was written in (`line` and `column` are there).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// The performance metrics of a statement, loop or unit. Later analyses add theirs;
+/// absent fields are omitted.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Metrics {
+    /// How often it executes: per run of its unit for statements and loops (a loop's
+    /// iterations), per run of the program for units. Absent when an unknown has no value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freq: Option<Value>,
+    /// Whether `freq` is exactly what the program does (no probability, assumed trip
+    /// count or early exit in it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<bool>,
+    /// Unknowns to bind (`--param NAME=VALUE`) for `freq` to have a value.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
+    /// What the numbers assume beyond the program text.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub symbolic: Option<SymbolicMetrics>,
+    /// Σ_p work(S, p); for a loop or unit, over its assignments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_total: Option<Value>,
+    /// The work distribution goodness (P^3T+ Definitions 4.2 and 4.3): 0 is perfectly
+    /// balanced, |P| - 1 the worst.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wd: Option<f64>,
+    /// owork(S) = Σ_p work(S, p) / |P| (Definition 4.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owork: Option<f64>,
+    /// The processor with the most work (1-based) and its work over the mean.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub most_loaded: Option<Loaded>,
+    /// The processor with the least work.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub least_loaded: Option<Loaded>,
+    /// How the work of an assignment is spread: `owner` (owner computes), `replicated`
+    /// (every processor), `even` (assumed: the owner could not be followed); of a call of
+    /// an `EXTRINSIC(HPF_LOCAL)` procedure, `local` (each processor its own part).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spread: Option<&'static str>,
+    /// Number of transfers (P^3T+ Definitions 4.4–4.6), per run of the unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt: Option<f64>,
+    /// Data transferred, bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub td_bytes: Option<f64>,
+    /// Transfer time, seconds: Σ over messages of α + β·bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tt_s: Option<f64>,
+    /// Communication time on the critical path (the busiest processor), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comm_s: Option<f64>,
+    /// Computation time of the busiest processor (P^3T+ Definitions 4.7–4.9), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ct_s: Option<f64>,
+    /// Predicted time: per phase, communication then the busiest processor's
+    /// computation, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_s: Option<f64>,
+    /// The computation time of each processor (units and loops), seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ct_per_processor: Option<Vec<f64>>,
+    /// Cache lines loaded into the first cache level per run (P^3T+ Definitions
+    /// 4.10–4.11): a loop's nest per entry, mean over the processors, times its entries,
+    /// plus what its calls load; a unit's outermost nests and calls.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_lines: Option<f64>,
+    /// A loop nest's lines per entry, by cache level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheReport>,
+}
+
+/// The cache lines of one entry of a loop nest, mean over the processors.
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheReport {
+    /// Entries into the nest per run of its unit.
+    pub entries: f64,
+    /// Distinct lines (an infinite cache: the compulsory misses).
+    pub distinct: f64,
+    /// Lines each level loads, innermost level first.
+    pub levels: Vec<CacheLevelReport>,
+    /// Lines from main memory (the last level's misses).
+    pub from_memory: f64,
+    /// Lines loaded into the first level by each processor, when there are several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_processor: Option<Vec<f64>>,
+    /// Per loop carrying reuse: the footprint of one iteration and the levels it fits.
+    pub layer_conditions: Vec<LayerReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheLevelReport {
+    pub name: String,
+    pub misses: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LayerReport {
+    pub var: String,
+    pub bytes: f64,
+    /// The levels it fits in.
+    pub holds_in: Vec<String>,
+}
+
+impl CacheReport {
+    fn of(n: &NestCache, machine_levels: &[String]) -> CacheReport {
+        CacheReport {
+            entries: n.entries,
+            distinct: n.distinct,
+            levels: machine_levels
+                .iter()
+                .zip(&n.misses)
+                .map(|(name, m)| CacheLevelReport {
+                    name: name.clone(),
+                    misses: *m,
+                })
+                .collect(),
+            from_memory: n.misses.last().copied().unwrap_or(n.distinct),
+            per_processor: (n.per_processor.len() > 1).then(|| n.per_processor.clone()),
+            layer_conditions: n
+                .conditions
+                .iter()
+                .map(|c| LayerReport {
+                    var: c.var.clone(),
+                    bytes: c.bytes,
+                    holds_in: machine_levels
+                        .iter()
+                        .zip(&c.holds)
+                        .filter(|(_, h)| **h)
+                        .map(|(n, _)| n.clone())
+                        .collect(),
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Metrics {
+    /// These metrics with communication's added.
+    fn with_comm(self, m: Option<CommMetrics>) -> Metrics {
+        match m {
+            Some(m) => Metrics {
+                nt: Some(m.nt),
+                td_bytes: Some(m.td_bytes),
+                tt_s: Some(m.tt_s),
+                comm_s: Some(m.path_s),
+                ..self
+            },
+            None => self,
+        }
+    }
+}
+
+impl Metrics {
+    /// These metrics with the work of a call of an `EXTRINSIC(HPF_LOCAL)` procedure: the
+    /// assignments each processor executes in its part (spread `local`).
+    fn with_local(self, work: Option<&Vec<f64>>) -> Metrics {
+        match work {
+            Some(w) => Metrics {
+                spread: Some("local"),
+                ..self
+            }
+            .with_load(&Load::of(w.clone())),
+            None => self,
+        }
+    }
+
+    /// These metrics with the figures of a work vector: Σ, wd, owork and the most and
+    /// least loaded processors.
+    fn with_load(self, load: &Load) -> Metrics {
+        let mean = load.owork();
+        let per = load.per_processor();
+        let loaded = |p: usize| {
+            (mean > 0.0).then(|| Loaded {
+                processor: p,
+                work_over_mean: per[p - 1] / mean,
+            })
+        };
+        let (most, least) = match load.extremes() {
+            Some((max, min)) => (loaded(max), loaded(min)),
+            None => (None, None),
+        };
+        Metrics {
+            work_total: Some(Value::of_f64(load.total())),
+            wd: Some(load.wd()),
+            owork: Some(mean),
+            most_loaded: most,
+            least_loaded: least,
+            ..self
+        }
+    }
+
+    /// These metrics with the times of `t` (the per-processor computation when asked).
+    fn with_time(self, t: Option<&Timing>, per_processor: bool) -> Metrics {
+        match t.filter(|t| t.known) {
+            Some(t) => Metrics {
+                ct_s: Some(t.ct_s()),
+                time_s: Some(t.time_s),
+                ct_per_processor: (per_processor && t.per_processor.len() > 1)
+                    .then(|| t.per_processor.clone()),
+                ..self
+            },
+            None => self,
+        }
+    }
+}
+
+impl Metrics {
+    /// A loop's cache lines: its nest's per run plus its calls'.
+    fn with_cache(self, u: &UnitAnalysis, s: &Stmt, levels: &[String]) -> Metrics {
+        let Some(n) = u.cache.of(s.id) else {
+            return self;
+        };
+        let mut calls = 0.0;
+        costline_syntax::ir::walk(std::slice::from_ref(s), &mut |x, _| {
+            calls += u.call_lines.get(&x.id).copied().unwrap_or(0.0);
+        });
+        Metrics {
+            cache_lines: Some(n.lines_per_run() + calls),
+            cache: Some(CacheReport::of(n, levels)),
+            ..self
+        }
+    }
+
+    /// A unit's cache lines: its outermost nests' and its calls' (Definition 4.11).
+    fn with_unit_cache(self, u: &UnitAnalysis) -> Metrics {
+        Metrics {
+            cache_lines: Some(u.cache.own_lines() + u.call_lines.values().sum::<f64>()),
+            ..self
+        }
+    }
+}
+
+/// A processor and its work relative to the mean.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Loaded {
+    pub processor: usize,
+    pub work_over_mean: f64,
+}
+
+/// The metrics as formulas in the program's unknowns (Fortran-like notation).
+#[derive(Clone, Debug, Serialize)]
+pub struct SymbolicMetrics {
+    /// `value if guard, ...; value if ...`; null when the symbolic sum gave up (the
+    /// number then comes from counting for the current values).
+    pub freq: Option<String>,
+    /// work(S, p) with `$p` the processor (or `$p1, $p2, ...` its grid coordinates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work: Option<String>,
+}
+
+/// A JSON number: an integer when the value is one.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Value {
+    Int(i64),
+    Float(f64),
+}
+
+impl Value {
+    pub fn of(n: Num) -> Value {
+        match n {
+            Num::Exact(r) => match r.as_integer().and_then(|i| i64::try_from(i).ok()) {
+                Some(i) => Value::Int(i),
+                None => Value::Float(r.to_f64()),
+            },
+            Num::Approx(f) => Value::Float(f),
+        }
+    }
+
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Value::Int(i) => i as f64,
+            Value::Float(f) => f,
+        }
+    }
+
+    /// An integer when the float is one.
+    pub fn of_f64(x: f64) -> Value {
+        if x.fract() == 0.0 && x.abs() < 9e15 {
+            Value::Int(x as i64)
+        } else {
+            Value::Float(x)
+        }
+    }
+
+    pub fn as_int(self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(i),
+            Value::Float(_) => None,
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct LoopReport {
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    /// The loop variable (`$1`, `$2`, ... for loops from array syntax); null for DO WHILE
+    /// and DO without control.
+    pub var: Option<String>,
+    /// Number of enclosing loops (0 for an outermost loop).
+    pub depth: usize,
+    /// `do`, `do_while`, `do_forever`, or for normalized constructs `forall`, `array`, `where`.
+    pub kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lower: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upper: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub independent: bool,
+    pub metrics: Metrics,
+}
+
+#[derive(Debug, Serialize)]
+pub struct StatementReport {
+    /// work(S, p) for p = 1..|P| (assignments, when |P| has a value).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work: Option<Vec<Value>>,
+    pub line: u32,
+    pub column: u32,
+    /// Number of enclosing loops (the P^3T+ nesting level).
+    pub depth: usize,
+    /// `assign`, `call`, `if`, `select`, `goto`, `exit`, `cycle`, `return`, `stop`,
+    /// `continue`, `redistribute`, `realign`, or what an opaque statement is (`write`,
+    /// `allocate`, ...).
+    pub kind: String,
+    /// The statement as lowered (after normalization), for reading.
+    pub text: String,
+    /// The array elements the statement writes and reads, each subscript an expression.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refs: Vec<RefReport>,
+    /// Communication records per (sender, receiver), over all references, per run of
+    /// the unit.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comm: Vec<CommRecordReport>,
+    /// Each right-hand-side reference to a distributed array: where its fetch is placed,
+    /// its pattern and metrics.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub comm_refs: Vec<CommRefReport>,
+    /// An MPI call: the operation as costed, bytes per message, processes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiReport>,
+    pub metrics: Metrics,
+}
+
+/// How an MPI call is costed.
+#[derive(Debug, Serialize)]
+pub struct MpiReport {
+    pub op: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processes: Option<i128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What one processor sends another.
+#[derive(Debug, Serialize)]
+pub struct CommRecordReport {
+    pub from: usize,
+    pub to: usize,
+    pub messages: f64,
+    pub bytes: f64,
+}
+
+/// The communication of one reference.
+#[derive(Debug, Serialize)]
+pub struct CommRefReport {
+    pub reference: String,
+    pub array: String,
+    /// `local`, `shift`, `broadcast`, `gather`, `all-to-all`, `general`, `unknown`.
+    pub pattern: &'static str,
+    /// Enclosing loops the fetch stays inside, and loops it is vectorized over.
+    pub kept_loops: usize,
+    pub hoisted_loops: usize,
+    /// Fetched one element at a time inside every enclosing loop.
+    pub element_wise: bool,
+    pub exact: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub td_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tt_s: Option<f64>,
+}
+
+/// One array reference of a statement.
+#[derive(Debug, Serialize)]
+pub struct RefReport {
+    pub array: String,
+    pub subscripts: Vec<String>,
+    /// `write` for the left-hand side of an assignment, `read` otherwise.
+    pub access: &'static str,
+}
+
+/// A finding. Its position is in the report's file, or, when `file` is present, in
+/// that included file (the text the finding is about was written there), reached
+/// through the INCLUDE lines of `included_from`.
+#[derive(Debug, Serialize)]
+pub struct DiagnosticReport {
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub severity: Severity,
+    pub code: &'static str,
+    pub message: String,
+    /// The included file `line` and `column` refer to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// The INCLUDE lines that brought `file` in, outermost (in the report's file) first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub included_from: Vec<IncludeSiteReport>,
+}
+
+/// An INCLUDE line: the including file and the line's position in it.
+#[derive(Debug, Serialize)]
+pub struct IncludeSiteReport {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl DiagnosticReport {
+    /// Orders findings by where they are met reading the file: by position in the
+    /// report's file, those of an included file at its INCLUDE line after the line's
+    /// own, by their position there.
+    fn reading_order(&self) -> (u32, u32, u32, u32) {
+        match self.included_from.first() {
+            Some(site) => (site.line, site.column, self.line, self.column),
+            None => (self.line, self.column, 0, 0),
+        }
+    }
+}
+
+/// The 1-based start and end positions of a normalized span of `src`, in the included
+/// file that holds it (its path, then) or in `src`, and the INCLUDE lines between.
+struct Place {
+    start: (u32, u32),
+    end: (u32, u32),
+    file: Option<String>,
+    sites: Vec<IncludeSiteReport>,
+}
+
+fn place(src: &SourceFile, span: Span) -> Place {
+    let origin = src.origin(span);
+    let sites = origin
+        .sites
+        .into_iter()
+        .map(|s| IncludeSiteReport {
+            path: s.path,
+            line: s.line,
+            column: s.column,
+        })
+        .collect();
+    match origin.header {
+        Some((header, range)) => Place {
+            start: header.line_index().line_col(range.start),
+            end: header.line_index().line_col(range.end),
+            file: Some(header.path().to_string()),
+            sites,
+        },
+        None => Place {
+            start: src.line_col(span.start),
+            end: src.line_col(span.end),
+            file: None,
+            sites,
+        },
+    }
+}
+
+impl Report {
+    /// A report over `files` priced on `machine`; `params` are the bindings the user
+    /// gave.
+    pub fn new(files: Vec<FileReport>, params: &BTreeMap<String, i64>, machine: &str) -> Report {
+        Report {
+            version: 1,
+            machine: machine.to_string(),
+            params: params.clone(),
+            files,
+        }
+    }
+
+    /// Whether any file could not be read or parsed as asked (an error-severity finding).
+    pub fn has_errors(&self) -> bool {
+        self.files
+            .iter()
+            .flat_map(|f| &f.diagnostics)
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+impl FileReport {
+    /// The report of a file that could not be read or loaded: no units, one error.
+    pub fn failed(
+        path: &str,
+        line: u32,
+        column: u32,
+        code: &'static str,
+        message: String,
+    ) -> FileReport {
+        FileReport {
+            path: path.to_string(),
+            form: "unknown",
+            units: Vec::new(),
+            diagnostics: vec![DiagnosticReport {
+                line,
+                column,
+                end_line: line,
+                end_column: column,
+                severity: Severity::Error,
+                code,
+                message,
+                file: None,
+                included_from: Vec::new(),
+            }],
+        }
+    }
+}
+
+/// The report of one analyzed file.
+/// The reports of `inputs` (path, contents) analyzed together under `options`, one per
+/// input in order; a file that cannot be loaded (binary input) reports its error.
+pub fn file_reports(inputs: &[(String, Vec<u8>)], options: &Options) -> Vec<FileReport> {
+    project::analyze_with(inputs, options)
+        .into_iter()
+        .zip(inputs)
+        .map(|(result, (path, _))| match result {
+            Ok(file) => file_report(&file),
+            Err(e) => FileReport::failed(path, e.line, e.column, "binary", e.message),
+        })
+        .collect()
+}
+
+pub fn file_report(file: &FileAnalysis) -> FileReport {
+    let src = &file.source;
+    let mut diagnostics: Vec<DiagnosticReport> = file
+        .diagnostics
+        .iter()
+        .map(|d| diagnostic(src, d, d.span))
+        .collect();
+    for u in &file.units {
+        diagnostics.extend(
+            u.diagnostics
+                .iter()
+                .map(|d| diagnostic(src, d, u.absolute(d.span))),
+        );
+    }
+    diagnostics.sort_by_key(DiagnosticReport::reading_order);
+    FileReport {
+        path: src.path().to_string(),
+        form: match src.form() {
+            costline_syntax::source::SourceForm::Free => "free",
+            costline_syntax::source::SourceForm::Fixed { .. } => "fixed",
+        },
+        units: file.units.iter().map(|u| unit_report(src, u)).collect(),
+        diagnostics,
+    }
+}
+
+fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport {
+    let place = place(src, span);
+    let ((line, column), (end_line, end_column)) = (place.start, place.end);
+    DiagnosticReport {
+        line,
+        column,
+        end_line,
+        end_column,
+        severity: d.severity,
+        code: d.code,
+        message: d.message.clone(),
+        file: place.file,
+        included_from: place.sites,
+    }
+}
+
+fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
+    let unit = &u.unit;
+    let levels = &u.cache.levels;
+    // Statements of one block share their count: evaluate it once.
+    let mut evaluated: HashMap<usize, Rc<Metrics>> = HashMap::new();
+    let mut metrics = |id| {
+        let Some((key, count)) = u.freqs.shared(id) else {
+            return Metrics::default();
+        };
+        evaluated
+            .entry(key)
+            .or_insert_with(|| Rc::new(count_metrics(src, u, count, u.values.freq(id))))
+            .as_ref()
+            .clone()
+    };
+    let line_of = |span: Span| src.line_col(u.absolute(span).start).0;
+    let range = u.chunk.range;
+    let mut loops = Vec::new();
+    let mut statements = Vec::new();
+    unit.walk(&mut |s, depth| {
+        let (line, column) = src.line_col(u.absolute(s.span).start);
+        match &s.kind {
+            StmtKind::Loop(l) => {
+                let (line, column) = src.line_col(u.absolute(l.header).start);
+                let end_line = src.line_col(u.absolute(s.span).end.saturating_sub(1)).0;
+                let (mut lower, mut upper, mut step, mut condition) = (None, None, None, None);
+                let kind = match (&l.control, l.origin) {
+                    (
+                        LoopControl::Counted {
+                            lower: lo,
+                            upper: up,
+                            step: st,
+                            ..
+                        },
+                        origin,
+                    ) => {
+                        lower = Some(lo.to_string());
+                        upper = Some(up.to_string());
+                        step = st.as_ref().map(ToString::to_string);
+                        origin.as_str()
+                    }
+                    (LoopControl::While(c), _) => {
+                        condition = Some(c.to_string());
+                        "do_while"
+                    }
+                    (LoopControl::Forever, _) => "do_forever",
+                };
+                loops.push(LoopReport {
+                    line,
+                    column,
+                    end_line: end_line.max(line),
+                    var: l.var().map(str::to_string),
+                    depth,
+                    kind,
+                    lower,
+                    upper,
+                    step,
+                    condition,
+                    independent: l.independent.is_some(),
+                    metrics: Metrics {
+                        wd: u.loop_wd.get(&s.id).copied(),
+                        ..metrics(s.id)
+                    }
+                    .with_comm(comm_within(u, &l.body))
+                    .with_time(u.times.of(s.id), true)
+                    .with_cache(u, s, levels),
+                });
+            }
+            kind => statements.push(StatementReport {
+                work: u
+                    .values
+                    .load(s.id)
+                    .map(|l| l.per_processor())
+                    .or(u.call_local.get(&s.id).map(Vec::as_slice))
+                    .map(|w| w.iter().map(|x| Value::of_f64(*x)).collect()),
+                line,
+                column,
+                depth,
+                kind: statement_kind(unit, kind),
+                text: statement_text(unit, kind),
+                refs: statement_refs(kind),
+                comm: comm_records(u.comm.of(s.id)),
+                comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
+                mpi: u.comm.mpi.get(&s.id).map(|m| MpiReport {
+                    op: m.op.as_str(),
+                    bytes: m.bytes,
+                    processes: m.processes,
+                    note: m.metrics.as_ref().err().cloned(),
+                }),
+                metrics: with_work(
+                    metrics(s.id),
+                    u.work.of(s.id),
+                    u.formulas.as_ref().and_then(|f| f.of(s.id)),
+                    u.values.load(s.id),
+                )
+                .with_comm(u.stmt_comm(s.id))
+                .with_time(u.times.of(s.id), false)
+                .with_local(u.call_local.get(&s.id)),
+            }),
+        }
+    });
+    UnitReport {
+        name: unit.name.clone(),
+        kind: unit.kind.as_str(),
+        line: line_of(unit.header),
+        end_line: src.line_col(range.end.saturating_sub(1).max(range.start)).0,
+        host: unit.host.clone(),
+        processors: u.work.arrangement.as_ref().and_then(|a| {
+            let v = a.size().ok()?.eval(&|n: &str| u.value_of(n)).ok()?;
+            Value::of(v).as_int()
+        }),
+        dummies: unit.dummies.clone(),
+        uses: unit.uses.iter().map(|u| u.module.clone()).collect(),
+        constants: u.constants.values.clone(),
+        arrays: unit
+            .symbols
+            .values()
+            .filter(|s| s.is_array())
+            .map(|s| array_report(unit, s))
+            .collect(),
+        directives: unit
+            .directives
+            .iter()
+            .map(|d| {
+                let place = place(src, u.absolute(d.span));
+                DirectiveReport {
+                    line: place.start.0,
+                    column: place.start.1,
+                    text: d.kind.to_string(),
+                    file: place.file,
+                }
+            })
+            .collect(),
+        metrics: Metrics {
+            wd: u.wd,
+            ..runs_metrics(u)
+        }
+        .with_comm(comm_within(u, &unit.body))
+        .with_time(Some(&u.times.unit), true)
+        .with_unit_cache(u),
+        loops,
+        statements,
+    }
+}
+
+/// The records of a statement's references, summed per (sender, receiver).
+fn comm_records(refs: &[RefValues]) -> Vec<CommRecordReport> {
+    let mut by_pair: BTreeMap<(usize, usize), (f64, f64)> = BTreeMap::new();
+    for r in refs
+        .iter()
+        .filter_map(|r| r.records.as_ref().ok())
+        .flatten()
+    {
+        let slot = by_pair.entry((r.from, r.to)).or_default();
+        slot.0 += r.messages;
+        slot.1 += r.bytes;
+    }
+    by_pair
+        .into_iter()
+        .map(|((from, to), (messages, bytes))| CommRecordReport {
+            from,
+            to,
+            messages,
+            bytes,
+        })
+        .collect()
+}
+
+fn comm_ref(r: &RefValues) -> CommRefReport {
+    CommRefReport {
+        reference: r.reference.clone(),
+        array: r.array.clone(),
+        pattern: r.pattern.as_str(),
+        kept_loops: r.placement.kept,
+        hoisted_loops: r.placement.hoisted,
+        element_wise: r.element_wise(),
+        exact: r.exact,
+        note: r.records.as_ref().err().cloned(),
+        nt: r.metrics.map(|m| m.nt),
+        td_bytes: r.metrics.map(|m| m.td_bytes),
+        tt_s: r.metrics.map(|m| m.tt_s),
+    }
+}
+
+/// Definitions 4.5 and 4.6: the communication of a loop or unit is the sum over the
+/// statements in it, calls included (per run of the unit).
+pub fn comm_within(u: &UnitAnalysis, body: &[Stmt]) -> Option<CommMetrics> {
+    let mut all = Vec::new();
+    costline_syntax::ir::walk(body, &mut |s, _| all.extend(u.stmt_comm(s.id)));
+    (!all.is_empty()).then(|| CommMetrics::sum(&all))
+}
+
+/// The metrics of a statement or loop from its count and the count's value.
+fn count_metrics(
+    src: &SourceFile,
+    u: &UnitAnalysis,
+    c: &Count,
+    value: Option<&Result<Num, EvalError>>,
+) -> Metrics {
+    let (freq, needs) = match value {
+        Some(Ok(v)) => (Some(Value::of(*v)), Vec::new()),
+        _ => {
+            let needs = c
+                .unknowns()
+                .into_iter()
+                .filter(|n| u.value_of(n).is_none())
+                .map(|n| n.to_string())
+                .collect();
+            (None, needs)
+        }
+    };
+    Metrics {
+        freq,
+        exact: Some(c.is_exact()),
+        needs,
+        assumptions: c
+            .assumptions
+            .iter()
+            .map(|a| a.describe(&|at| src.line_col(u.absolute(at).start).0))
+            .collect(),
+        symbolic: Some(SymbolicMetrics {
+            freq: c.symbolic().map(|p| p.display(Notation::Fortran)),
+            work: None,
+        }),
+        ..Metrics::default()
+    }
+}
+
+/// A statement's metrics with its work distribution added.
+fn with_work(
+    m: Metrics,
+    w: Option<&StmtWork>,
+    formula: Option<&Count>,
+    load: Option<&Load>,
+) -> Metrics {
+    let Some(w) = w else { return m };
+    let (spread, formula) = match &w.spread {
+        Spread::Owned { .. } => (
+            "owner",
+            formula
+                .and_then(Count::symbolic)
+                .map(|p| p.display(Notation::Fortran)),
+        ),
+        Spread::Replicated => (
+            "replicated",
+            m.symbolic.as_ref().and_then(|s| s.freq.clone()),
+        ),
+        Spread::Irregular { .. } => ("even", None),
+    };
+    let mut assumptions = m.assumptions.clone();
+    if let Spread::Irregular { array, why, .. } = &w.spread {
+        assumptions.push(format!("the owner of the `{array}` element cannot be followed ({why}): work assumed evenly spread"));
+    }
+    let m = Metrics {
+        spread: Some(spread),
+        symbolic: m.symbolic.map(|s| SymbolicMetrics { work: formula, ..s }),
+        assumptions,
+        ..m
+    };
+    match load {
+        Some(l) => m.with_load(l),
+        None => m,
+    }
+}
+
+/// The metrics of a unit from how often it runs.
+fn runs_metrics(u: &UnitAnalysis) -> Metrics {
+    let r = &u.runs;
+    Metrics {
+        freq: r.value.map(Value::of),
+        exact: Some(r.note.is_none()),
+        needs: Vec::new(),
+        assumptions: r.note.iter().map(|n| n.to_string()).collect(),
+        symbolic: Some(SymbolicMetrics {
+            freq: r.symbolic.as_ref().map(|p| p.display(Notation::Fortran)),
+            work: None,
+        }),
+        ..Metrics::default()
+    }
+}
+
+fn array_report(unit: &Unit, s: &Symbol) -> ArrayReport {
+    ArrayReport {
+        name: s.name.clone(),
+        ty: s
+            .ty
+            .as_ref()
+            .or_else(|| unit.implicit.type_of(&s.name))
+            .map_or_else(|| "untyped".to_string(), ToString::to_string),
+        shape: s.dims.iter().flatten().map(ToString::to_string).collect(),
+    }
+}
+
+fn statement_kind(unit: &Unit, kind: &StmtKind) -> String {
+    match kind {
+        StmtKind::Remap { directive } => match unit.directives.get(*directive).map(|d| &d.kind) {
+            Some(costline_syntax::ir::directive::DirectiveKind::Realign(_)) => "realign",
+            _ => "redistribute",
+        },
+        StmtKind::Assign { .. } => "assign",
+        StmtKind::Loop(_) => "loop",
+        StmtKind::If(_) => "if",
+        StmtKind::Select(_) => "select",
+        StmtKind::Call(_) => "call",
+        StmtKind::Goto { .. } => "goto",
+        StmtKind::ArithmeticIf { .. } => "arithmetic_if",
+        StmtKind::Exit { .. } => "exit",
+        StmtKind::Cycle { .. } => "cycle",
+        StmtKind::Return => "return",
+        StmtKind::Stop => "stop",
+        StmtKind::Continue => "continue",
+        StmtKind::Other { what } => return what.clone(),
+    }
+    .to_string()
+}
+
+/// The array references of a statement's own expressions (not of nested statements).
+fn statement_refs(kind: &StmtKind) -> Vec<RefReport> {
+    let mut out = Vec::new();
+    match kind {
+        StmtKind::Assign { lhs, rhs } => {
+            match lhs {
+                // The written element, then what its subscripts read.
+                Expr::Array(r) => {
+                    out.push(ref_report(r, "write"));
+                    for s in &r.subscripts {
+                        if let Subscript::Index(e) = s {
+                            refs_in(e, "read", &mut out);
+                        }
+                    }
+                }
+                other => refs_in(other, "read", &mut out),
+            }
+            refs_in(rhs, "read", &mut out);
+        }
+        StmtKind::Call(c) => c
+            .args
+            .iter()
+            .for_each(|a| refs_in(&a.value, "read", &mut out)),
+        StmtKind::If(i) => i
+            .branches
+            .iter()
+            .filter_map(|b| b.cond.as_ref())
+            .for_each(|c| refs_in(c, "read", &mut out)),
+        StmtKind::Select(sel) => refs_in(&sel.selector, "read", &mut out),
+        StmtKind::ArithmeticIf { expr, .. } => refs_in(expr, "read", &mut out),
+        _ => {}
+    }
+    out
+}
+
+fn refs_in(e: &Expr, access: &'static str, out: &mut Vec<RefReport>) {
+    e.visit(&mut |e| {
+        if let Expr::Array(r) = e {
+            out.push(ref_report(r, access));
+        }
+    });
+}
+
+fn ref_report(r: &ArrayRef, access: &'static str) -> RefReport {
+    RefReport {
+        array: r.name.clone(),
+        subscripts: r.subscripts.iter().map(ToString::to_string).collect(),
+        access,
+    }
+}
+
+/// The statement's own line as lowered (for a compound statement, its header).
+fn statement_text(unit: &Unit, kind: &StmtKind) -> String {
+    match kind {
+        StmtKind::Remap { directive } => unit
+            .directives
+            .get(*directive)
+            .map_or_else(String::new, |d| d.kind.to_string()),
+        StmtKind::If(i) => i
+            .branches
+            .iter()
+            .map(|b| match &b.cond {
+                Some(c) => format!("if ({c})"),
+                None => "else".to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(" / "),
+        StmtKind::Select(s) => format!("select case ({})", s.selector),
+        _ => {
+            let stmt = costline_syntax::ir::Stmt {
+                id: costline_syntax::ir::StmtId(0),
+                span: Span::default(),
+                label: None,
+                kind: kind.clone(),
+            };
+            costline_syntax::ir::pretty::render(std::slice::from_ref(&stmt))
+                .trim_end()
+                .to_string()
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! The time section of a hover: the predicted time on the machine, its computation and
+//! communication parts, the busiest processor, and for an assignment the operations
+//! of one execution and their price.
+
+use super::{UnitAt, label};
+use costline_db::{Settings, lower, ops, times};
+use costline_syntax::ir::{Stmt, StmtKind};
+use std::fmt::Write;
+
+/// Rows of the per-processor computation table beyond which it is folded.
+const TABLE_ROWS: usize = 16;
+
+/// Appends the time of statement `stmt` (or of the whole unit when `None`).
+pub(super) fn time_section(
+    db: &dyn salsa::Database,
+    u: &UnitAt,
+    stmt: Option<&Stmt>,
+    out: &mut String,
+) {
+    let id = stmt.map(|s| s.id);
+    let machine = Settings::get(db).machine(db);
+    let ir = lower(db, u.unit);
+    let times = times(db, u.unit);
+    let Some(t) = (match id {
+        Some(id) => times.of(id),
+        None => Some(&times.unit),
+    }) else {
+        return;
+    };
+    if !t.known {
+        let _ = writeln!(
+            out,
+            "predicted time on `{}`: needs values for the counts (costline.params)\n",
+            machine.name
+        );
+        return;
+    }
+    let per = match ir.kind {
+        costline_syntax::ir::UnitKind::Program => "per program run".to_string(),
+        _ => format!("per call of `{}`", ir.name),
+    };
+    let _ = writeln!(
+        out,
+        "**≈ {}** {per} on `{}` — computation {} · communication {}\n",
+        label::seconds(t.time_s),
+        machine.name,
+        label::seconds(t.ct_s()),
+        label::seconds(t.comm_s),
+    );
+    let p = t.per_processor.len();
+    if p > 1 {
+        let mean = t.per_processor.iter().sum::<f64>() / p as f64;
+        if let Some(b) = t.busiest() {
+            let _ = writeln!(
+                out,
+                "busiest processor **{b}** of {p}: {} (mean {})\n",
+                label::seconds(t.per_processor[b - 1]),
+                label::seconds(mean)
+            );
+        }
+        if stmt.is_none_or(|s| matches!(s.kind, StmtKind::Loop(_))) && p <= 64 {
+            out.push_str("| p | computation |\n|---:|---:|\n");
+            label::folded_rows(
+                out,
+                p,
+                TABLE_ROWS,
+                &|o, i| {
+                    let _ = writeln!(o, "| {} | {} |", i + 1, label::seconds(t.per_processor[i]));
+                },
+                &|o, hidden| {
+                    let _ = writeln!(o, "| … | {hidden} more |");
+                },
+            );
+            out.push('\n');
+        }
+    }
+    if let Some(id) = id
+        && let Some((ops_s, mem_s)) = times.execution(id)
+        && let Some(o) = ops(db, u.unit).get(&id)
+    {
+        let _ = writeln!(
+            out,
+            "one execution: {} = {}; memory traffic {}{}\n",
+            o.describe(),
+            label::seconds(ops_s),
+            label::seconds(mem_s),
+            if mem_s > ops_s {
+                " (memory-bound: it decides)"
+            } else {
+                ""
+            }
+        );
+    }
+}

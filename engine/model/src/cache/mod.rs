@@ -1,0 +1,435 @@
+//! Cache lines per loop nest (P^3T+ section 4.4, Definitions 4.10–4.11): the lines a
+//! nest touches on each processor, and how many of them each level of the machine's
+//! cache hierarchy has to load, given its capacity.
+//!
+//! - [`nest`]: loops and array access classes of a nest;
+//! - [`lines`]: distinct lines of a class over some iterations (column-major layout,
+//!   element size, strides and offsets, the processor's local block);
+//! - [`misses`]: reuse that survives per cache level (layer conditions);
+//! - [`locality`]: an innermost loop striding through a slow dimension, and the loop
+//!   interchange that fixes it;
+//!
+//! Per nest and processor p: cmL^p = the lines loaded into the first cache level during
+//! one entry of the nest; the report's `cache_lines` of a loop is Definition 4.10,
+//! freq-weighted: entries · mean_p cmL^p (plus what its calls load, by the call graph).
+
+pub mod lines;
+pub mod locality;
+pub mod misses;
+pub mod nest;
+pub mod share;
+
+use crate::machine::Machine;
+use costline_syntax::ir::StmtId;
+use misses::Counter;
+use nest::Nest;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The cache behaviour of one nest (one entry of its outermost loop).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NestCache {
+    /// The nest's loop.
+    pub loop_id: StmtId,
+    /// Whether no other loop contains it.
+    pub outermost: bool,
+    /// Entries into the nest per run of the unit.
+    pub entries: f64,
+    /// Whether the processors divide the nest's iterations (else each runs all of it).
+    pub divided: bool,
+    /// Distinct lines per entry, mean over the processors (an infinite cache).
+    pub distinct: f64,
+    /// Lines loaded into each cache level of the machine per entry, mean over the
+    /// processors, in the machine's order (innermost level first).
+    pub misses: Vec<f64>,
+    /// Lines loaded into the first level per entry, by processor.
+    pub per_processor: Vec<f64>,
+    /// Seconds of memory traffic per entry in the steady state of a nest run again and
+    /// again, by processor: the lines each level supplies at that level's bandwidth
+    /// (see [`warm`] and [`memory_seconds`]).
+    pub memory_s: Vec<f64>,
+    /// Whether the reuse each loop carries survives, per loop and level.
+    pub conditions: Vec<LayerCondition>,
+    /// The classes with their references and lines per level (mean over processors).
+    pub classes: Vec<ClassLines>,
+}
+
+impl NestCache {
+    /// cmL of Definition 4.10 without calls: entries · mean_p cmL^p, with cmL^p the
+    /// lines loaded into the first cache level (the distinct lines on a machine
+    /// without caches).
+    pub fn lines_per_run(&self) -> f64 {
+        self.entries * self.misses.first().copied().unwrap_or(self.distinct)
+    }
+}
+
+/// The layer condition of a loop: the lines one of its iterations touches (what must
+/// stay cached for the next iteration to reuse them) against each level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerCondition {
+    pub loop_id: StmtId,
+    pub var: String,
+    /// Bytes of one iteration's footprint (all classes inside the loop), on the
+    /// busiest processor.
+    pub bytes: f64,
+    /// Per level: whether the footprint fits.
+    pub holds: Vec<bool>,
+    /// The references whose reuse the loop carries (those it does not move, or moves
+    /// by less than a line).
+    pub reused: Vec<String>,
+    /// The trip count of the loop inside it up to which the condition holds in each
+    /// level (the footprint grows in proportion to it), when there is such a loop.
+    pub inner: Option<(String, Vec<f64>)>,
+}
+
+/// One access class's lines per entry of the nest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassLines {
+    pub array: String,
+    pub refs: Vec<String>,
+    pub distinct: f64,
+    pub misses: Vec<f64>,
+}
+
+/// The nests of a unit, by outermost loop.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitCache {
+    /// The machine's cache levels, innermost first (the order of every `misses`).
+    pub levels: Vec<String>,
+    pub nests: Vec<NestCache>,
+    by_loop: HashMap<StmtId, usize>,
+}
+
+impl UnitCache {
+    /// Lines the unit's own nests load into the first cache level per run (the first
+    /// sum of Definition 4.11): Σ over outermost nests of entries · mean_p cmL^p.
+    pub fn own_lines(&self) -> f64 {
+        self.nests
+            .iter()
+            .filter(|n| n.outermost)
+            .map(NestCache::lines_per_run)
+            .sum()
+    }
+
+    /// The nest rooted at `loop_id` (every loop roots the nest of its body).
+    pub fn of(&self, loop_id: StmtId) -> Option<&NestCache> {
+        self.by_loop.get(&loop_id).map(|&i| &self.nests[i])
+    }
+}
+
+/// What the cache model reads besides the nests.
+pub struct CacheInputs<'a> {
+    pub machine: &'a Machine,
+    /// |P| of the unit.
+    pub processors: usize,
+    /// How each nest's loops are divided among the processors (each processor's
+    /// fraction of every loop's iterations); `None` when every processor runs the
+    /// whole nest.
+    pub share: &'a dyn Fn(&Nest) -> Option<share::Share>,
+    /// One processor's counts ([`counts`], or a memo of it: distribution alternatives
+    /// that leave a nest's local extents and trips alone share them).
+    pub count: &'a dyn Fn(CountKey) -> Arc<Counts>,
+}
+
+/// What one processor's line counts of a nest depend on: the nest's loops and classes
+/// (trip counts and entries left out: they come as `trips`), the processor's trips,
+/// the line size and the levels' capacities in lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountKey {
+    nest: Nest,
+    trips: Vec<i64>,
+    line: u64,
+    caps: Vec<f64>,
+}
+
+impl CountKey {
+    fn new(nest: &Nest, trips: Vec<i64>, line: u64, caps: &[f64]) -> CountKey {
+        let mut nest = nest.clone();
+        nest.entries = 0.0;
+        nest.known = true;
+        nest.loops.iter_mut().for_each(|l| l.trips = 0.0);
+        CountKey {
+            nest,
+            trips,
+            line,
+            caps: caps.to_vec(),
+        }
+    }
+}
+
+// Capacities are whole numbers of lines and the nest's own f64 fields are zeroed, so
+// equality is an equivalence.
+impl Eq for CountKey {}
+
+impl std::hash::Hash for CountKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.nest.id.hash(h);
+        for l in &self.nest.loops {
+            (l.id, &l.var, l.lower, l.step).hash(h);
+        }
+        self.nest.classes.hash(h);
+        self.trips.hash(h);
+        self.line.hash(h);
+        self.caps.iter().for_each(|c| c.to_bits().hash(h));
+    }
+}
+
+/// The cache behaviour of every nest.
+pub fn unit_cache(nests: &[Nest], inputs: &CacheInputs) -> UnitCache {
+    let mut out = UnitCache {
+        levels: inputs
+            .machine
+            .memory
+            .levels
+            .iter()
+            .map(|l| l.name.clone())
+            .collect(),
+        ..UnitCache::default()
+    };
+    for nest in nests.iter().filter(|n| n.known && n.entries > 0.0) {
+        let n = nest_cache(nest, inputs);
+        out.by_loop.insert(nest.id, out.nests.len());
+        out.nests.push(n);
+    }
+    out
+}
+
+/// Capacities of the machine's levels in lines.
+fn capacities(machine: &Machine) -> Vec<f64> {
+    let line = machine.memory.cache_line_bytes.max(1) as f64;
+    machine
+        .memory
+        .levels
+        .iter()
+        .map(|l| (l.bytes as f64 / line).floor())
+        .collect()
+}
+
+fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
+    let machine = inputs.machine;
+    let line = machine.memory.cache_line_bytes.max(1);
+    let caps = capacities(machine);
+    let p = inputs.processors.max(1);
+    let base: Vec<f64> = nest.loops.iter().map(|l| l.trips).collect();
+    let share = (inputs.share)(nest).filter(|s| s.shares.len() == p);
+    // Processors with the same trips have the same lines: count each once.
+    let mut by_trips: HashMap<Vec<i64>, Arc<Counts>> = HashMap::new();
+    let mut per_proc_results = Vec::with_capacity(p);
+    for q in 0..p {
+        let trips: Vec<i64> = base
+            .iter()
+            .enumerate()
+            .map(|(l, t)| {
+                let f = share.as_ref().map_or(1.0, |s| s.factor(l, q));
+                ((t * f).round() as i64).max(1)
+            })
+            .collect();
+        by_trips
+            .entry(trips.clone())
+            .or_insert_with(|| (inputs.count)(CountKey::new(nest, trips.clone(), line, &caps)));
+        per_proc_results.push(trips);
+    }
+    let results: Vec<&Counts> = per_proc_results.iter().map(|k| &*by_trips[k]).collect();
+    let mean = |f: &dyn Fn(&Counts) -> f64| results.iter().map(|r| f(r)).sum::<f64>() / p as f64;
+    let levels = caps.len();
+    let misses = (0..levels).map(|i| mean(&|r| r.misses[i])).collect();
+    let classes = nest
+        .classes
+        .iter()
+        .enumerate()
+        .map(|(c, class)| ClassLines {
+            array: class.array.clone(),
+            refs: class.refs.clone(),
+            distinct: mean(&|r| r.class_distinct[c]),
+            misses: (0..levels)
+                .map(|i| mean(&|r| r.class_misses[c][i]))
+                .collect(),
+        })
+        .collect();
+    let busiest = results
+        .iter()
+        .copied()
+        .max_by(|a, b| a.distinct.total_cmp(&b.distinct));
+    NestCache {
+        loop_id: nest.id,
+        outermost: nest.outermost,
+        entries: nest.entries,
+        divided: share.is_some(),
+        distinct: mean(&|r| r.distinct),
+        misses,
+        per_processor: results
+            .iter()
+            .map(|r| r.misses.first().copied().unwrap_or(r.distinct))
+            .collect(),
+        memory_s: results
+            .iter()
+            .map(|r| memory_seconds(machine, &warm(&r.misses, r.distinct, &caps)))
+            .collect(),
+        conditions: busiest.map(|r| r.conditions.clone()).unwrap_or_default(),
+        classes,
+    }
+}
+
+/// The counts on one processor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counts {
+    distinct: f64,
+    misses: Vec<f64>,
+    class_distinct: Vec<f64>,
+    class_misses: Vec<Vec<f64>>,
+    conditions: Vec<LayerCondition>,
+}
+
+/// The line counts of one processor's share of a nest.
+pub fn counts(key: &CountKey) -> Counts {
+    let CountKey {
+        nest,
+        trips,
+        line,
+        caps,
+    } = key;
+    let (line, caps) = (*line, caps.as_slice());
+    let mut counter = Counter::new(nest, trips.clone(), line);
+    let classes = nest.classes.len();
+    let class_distinct: Vec<f64> = (0..classes)
+        .map(|c| counter.misses(c, f64::INFINITY))
+        .collect();
+    // Every level loads a class's distinct lines at least once and no more than the
+    // level above it does (an LRU hierarchy is inclusive in what it misses); the
+    // windowed estimate can stray past either bound by a few lines.
+    let class_misses: Vec<Vec<f64>> = (0..classes)
+        .map(|c| {
+            let mut above = f64::INFINITY;
+            caps.iter()
+                .map(|&cap| {
+                    let m = counter.misses(c, cap).min(above).max(class_distinct[c]);
+                    above = m;
+                    m
+                })
+                .collect()
+        })
+        .collect();
+    let conditions = conditions(nest, trips, &mut counter, line, caps);
+    Counts {
+        distinct: class_distinct.iter().sum(),
+        misses: (0..caps.len())
+            .map(|i| class_misses.iter().map(|m| m[i]).sum())
+            .collect(),
+        class_distinct,
+        class_misses,
+        conditions,
+    }
+}
+
+/// The layer condition of every loop that carries reuse.
+fn conditions(
+    nest: &Nest,
+    trips: &[i64],
+    counter: &mut Counter,
+    line: u64,
+    caps: &[f64],
+) -> Vec<LayerCondition> {
+    let mut out = Vec::new();
+    for (l, lp) in nest.loops.iter().enumerate() {
+        let Some(var) = lp.var.clone() else { continue };
+        if trips[l] < 2 {
+            continue;
+        }
+        // References whose lines the next iteration touches again.
+        let mut reused = Vec::new();
+        for (c, class) in nest.classes.iter().enumerate() {
+            let Some(k) = class.path.iter().position(|&x| x == l) else {
+                continue;
+            };
+            let one = counter.lines(c, k, 1);
+            let two = counter.lines(c, k, 2);
+            if two < 2.0 * one - 1e-9 {
+                reused.extend(class.refs.iter().cloned());
+            }
+        }
+        if reused.is_empty() {
+            continue;
+        }
+        let lines = counter.footprint(l, 1);
+        let bytes = lines * line as f64;
+        // The loop directly inside, whose trip count the footprint grows with.
+        let inner = nest
+            .loops
+            .iter()
+            .enumerate()
+            .skip(l + 1)
+            .find(|(j, _)| {
+                nest.classes
+                    .iter()
+                    .any(|c| c.path.windows(2).any(|w| w == [l, *j]))
+            })
+            .and_then(|(j, inner)| {
+                let var = inner.var.clone()?;
+                let n = trips[j] as f64;
+                Some((
+                    var,
+                    caps.iter().map(|cap| (n * cap / lines).floor()).collect(),
+                ))
+            });
+        out.push(LayerCondition {
+            loop_id: lp.id,
+            var,
+            bytes,
+            holds: caps.iter().map(|&cap| lines <= cap).collect(),
+            reused,
+            inner,
+        });
+    }
+    out
+}
+
+/// The misses of an entry when the nest runs again and again (steady state): its
+/// distinct lines stay in the innermost level that holds them all between entries, so
+/// the levels from there outward do not load them again; only capacity misses remain.
+fn warm(misses: &[f64], distinct: f64, caps: &[f64]) -> Vec<f64> {
+    let Some(holds) = caps.iter().position(|&c| distinct <= c) else {
+        return misses.to_vec();
+    };
+    misses
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if i >= holds {
+                (m - distinct).max(0.0)
+            } else {
+                *m
+            }
+        })
+        .collect()
+}
+
+/// Seconds to bring one entry's lines through the hierarchy: the lines each level
+/// supplies (those the level above misses and it holds, its own misses for main
+/// memory) times the line size over that level's sustained bandwidth. Lines that hit
+/// in the first level cost nothing here (the operations' loads pay for them).
+/// Transfers between levels add up, as in the ECM model for cores whose caches do not
+/// overlap their transfers; the time of a statement is then the larger of this and its
+/// operations (see `time::compute`).
+pub fn memory_seconds(machine: &Machine, misses: &[f64]) -> f64 {
+    let m = &machine.memory;
+    let line = m.cache_line_bytes as f64;
+    let levels = &m.levels;
+    let mut total = 0.0;
+    for (i, missed) in misses.iter().enumerate() {
+        let below = misses.get(i + 1).copied();
+        let supplied = match below {
+            Some(b) => (missed - b).max(0.0),
+            None => *missed,
+        };
+        let bandwidth = match levels.get(i + 1) {
+            Some(l) if below.is_some() => l
+                .bandwidth_bytes_per_s
+                .unwrap_or(line / l.latency_s.max(1e-12)),
+            _ => m.bandwidth_bytes_per_s,
+        };
+        if bandwidth > 0.0 {
+            total += supplied * line / bandwidth;
+        }
+    }
+    total
+}

@@ -1,0 +1,377 @@
+//! From IR expressions to symbolic ones, for counting: integer expressions over the
+//! program's unknowns become [`Sym`]s, logical conditions become disjoint alternatives of
+//! constraint sets with a probability. Anything that depends on data (an array element,
+//! a real variable, a function result) is not converted; the caller treats it as data.
+
+use costline_symbolic::{Constraint, Rational, Rel, Sym};
+use costline_syntax::ir::{BaseType, BinaryOp, Bound, Expr, UnaryOp, Unit};
+use std::sync::Arc;
+
+/// Why an expression has no symbolic form: it depends on data.
+pub type DataDependent = String;
+
+/// One alternative of a condition: the constraints that select it and the probability
+/// of its data-dependent part. Alternatives of one condition are disjoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Alt {
+    pub cons: Vec<Constraint>,
+    pub prob: Rational,
+    /// The condition was too complex to keep exact: this alternative replaces it with
+    /// a probability (an estimate to report).
+    pub degraded: bool,
+}
+
+/// A condition as disjoint alternatives; empty means never.
+pub type Cond = Vec<Alt>;
+
+/// More alternatives than this and a condition is treated as data-dependent.
+const MAX_ALTERNATIVES: usize = 64;
+
+/// A conjunction of conditions examining more pairs of alternatives, or comparing more
+/// pairs of constraints for contradictions, than this is estimated instead (long GO TO
+/// chains narrow a block again and again).
+const MAX_PAIRS: usize = 1024;
+const MAX_COMPARISONS: usize = 16_384;
+
+pub fn always() -> Cond {
+    vec![Alt {
+        cons: Vec::new(),
+        prob: Rational::ONE,
+        degraded: false,
+    }]
+}
+
+/// What names mean at a point of the unit: loop variables in scope and the values the
+/// assignments reaching it gave to integer scalars. A persistent list, latest first:
+/// frames share their prefix, so deriving one costs nothing.
+#[derive(Clone, Default)]
+pub struct Names(Option<Arc<NameNode>>);
+
+struct NameNode {
+    name: String,
+    value: Result<Sym, DataDependent>,
+    next: Names,
+}
+
+impl Names {
+    /// This list with `name` meaning `value` from now on.
+    pub fn with(&self, name: &str, value: Result<Sym, DataDependent>) -> Names {
+        Names(Some(Arc::new(NameNode {
+            name: name.to_string(),
+            value,
+            next: self.clone(),
+        })))
+    }
+
+    /// What `name` means, if it has been bound.
+    pub fn get(&self, name: &str) -> Option<&Result<Sym, DataDependent>> {
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            if node.name == name {
+                return Some(&node.value);
+            }
+            at = node.next.0.as_deref();
+        }
+        None
+    }
+}
+
+/// How names are converted at a point of the unit. A name bound neither as a loop
+/// variable nor by a reaching assignment is a parameter: its value is the one the unit
+/// was entered with.
+pub struct Scope<'a> {
+    pub unit: &'a Unit,
+    pub names: &'a Names,
+    /// Take every unbound name for an integer, whatever its declared or implicit type:
+    /// names in HPF directives (processor shapes, template extents, block sizes) are
+    /// integers by construction, like P in `PROCESSORS PR(P)`.
+    pub integers: bool,
+}
+
+impl Scope<'_> {
+    pub fn sym(&self, e: &Expr) -> Result<Sym, DataDependent> {
+        let r = |x: &Expr| self.sym(x);
+        let ok = |s: Result<Sym, costline_symbolic::SymError>| {
+            s.map_err(|_| format!("`{e}` is too large to count with"))
+        };
+        match e {
+            Expr::Int(v) => Ok(Sym::int(*v as i128)),
+            Expr::Name(n) => {
+                if let Some(v) = self.names.get(n) {
+                    return v.clone();
+                }
+                if !self.integers && !self.is_integer(n) {
+                    return Err(format!("`{n}` is not an integer"));
+                }
+                Ok(Sym::var(n))
+            }
+            Expr::Unary(UnaryOp::Neg, x) => ok(r(x)?.neg()),
+            Expr::Unary(UnaryOp::Plus, x) => r(x),
+            Expr::Unary(UnaryOp::Not, _) => Err(format!("`{e}` is not an integer expression")),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (r(a)?, r(b)?);
+                match op {
+                    BinaryOp::Add => ok(a.add(&b)),
+                    BinaryOp::Sub => ok(a.sub(&b)),
+                    BinaryOp::Mul => ok(a.mul(&b)),
+                    // Both operands are integers here: Fortran integer division.
+                    BinaryOp::Div => ok(a.idiv(&b)),
+                    BinaryOp::Pow => ok(a.pow_sym(&b)),
+                    _ => Err(format!("`{e}` is not an integer expression")),
+                }
+            }
+            Expr::Call(c) => {
+                if let Some(shape) = self.shape_inquiry(c) {
+                    return shape;
+                }
+                let args = c
+                    .args
+                    .iter()
+                    .map(|a| r(&a.value))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match (c.name.as_str(), args.as_slice()) {
+                    ("min" | "min0", [_, _, ..]) => ok(Sym::min(&args)),
+                    ("max" | "max0", [_, _, ..]) => ok(Sym::max(&args)),
+                    ("mod", [a, b]) => ok(a.fmod(b)),
+                    // MODULO(a, b) = a - b*floor(a/b), the sign of b.
+                    ("modulo", [a, b]) => ok(a
+                        .div(b)
+                        .and_then(|q| q.floor())
+                        .and_then(|q| a.sub(&b.mul(&q)?))),
+                    ("abs" | "iabs", [a]) => ok(a.neg().and_then(|n| Sym::max(&[a.clone(), n]))),
+                    ("int", [a]) => Ok(a.clone()),
+                    // HPF: the number of processors the program runs on, the P binding.
+                    ("number_of_processors", []) => Ok(Sym::var("p")),
+                    _ => Err(format!("the result of `{}`", c.name)),
+                }
+            }
+            Expr::Array(a) => Err(format!("the array element `{a}`")),
+            Expr::Real(t) => Err(format!("the real number {t}")),
+            Expr::Logical(_) | Expr::Str(_) | Expr::Unknown(_) => {
+                Err(format!("`{e}` is not an integer expression"))
+            }
+        }
+    }
+
+    /// `LBOUND(x, k)`, `UBOUND(x, k)`, `SIZE(x, k)` and `SIZE(x)` of a declared array
+    /// `x`: from its declaration, an assumed-shape (`:`) dimension's extent being the
+    /// unknown `size(x,k)` (what a call binds, the actual's extent); `None` for another
+    /// call.
+    fn shape_inquiry(&self, c: &costline_syntax::ir::Call) -> Option<Result<Sym, DataDependent>> {
+        if !matches!(c.name.as_str(), "lbound" | "ubound" | "size") {
+            return None;
+        }
+        let array = match &c.args.first()?.value {
+            Expr::Name(n) => n,
+            Expr::Array(r) if r.subscripts.is_empty() => &r.name,
+            _ => return None,
+        };
+        let dims = self.unit.symbols.get(array)?.dims.as_ref()?;
+        let dim = |k: usize| -> Result<(Sym, Sym), DataDependent> {
+            let d = dims
+                .get(k)
+                .ok_or_else(|| format!("`{array}` has no dimension {}", k + 1))?;
+            let lower = d.lower.as_ref().map_or(Ok(Sym::one()), |l| self.sym(l))?;
+            let extent = match &d.upper {
+                Bound::Explicit(u) => self
+                    .sym(u)?
+                    .sub(&lower)
+                    .and_then(|e| e.add_int(1))
+                    .map_err(|_| format!("the extent of `{array}`"))?,
+                Bound::Deferred => Sym::var(&format!("size({array},{})", k + 1)),
+                Bound::Assumed => return Err(format!("the assumed size of `{array}`")),
+            };
+            Ok((lower, extent))
+        };
+        let k = match c.args.get(1).map(|a| &a.value) {
+            Some(Expr::Int(k)) if *k >= 1 => Some(*k as usize - 1),
+            Some(_) => return Some(Err(format!("the result of `{}`", c.name))),
+            None => None,
+        };
+        Some(match (c.name.as_str(), k) {
+            ("size", None) => (0..dims.len()).try_fold(Sym::one(), |acc, k| {
+                acc.mul(&dim(k)?.1)
+                    .map_err(|_| format!("the size of `{array}`"))
+            }),
+            (_, None) => Err(format!("the result of `{}`", c.name)),
+            ("lbound", Some(k)) => dim(k).map(|d| d.0),
+            ("ubound", Some(k)) => dim(k).and_then(|(l, n)| {
+                l.add(&n)
+                    .and_then(|u| u.add_int(-1))
+                    .map_err(|_| format!("the upper bound of `{array}`"))
+            }),
+            (_, Some(k)) => dim(k).map(|d| d.1),
+        })
+    }
+
+    /// Whether a name denotes an integer: declared or implicitly integer; undeclared
+    /// names under IMPLICIT NONE come from a host or module and count as integers.
+    pub fn is_integer(&self, n: &str) -> bool {
+        let unit = self.unit;
+        let ty = unit
+            .symbols
+            .get(n)
+            .and_then(|s| s.ty.as_ref())
+            .or_else(|| unit.implicit.type_of(n));
+        ty.is_none_or(|t| t.base == BaseType::Integer)
+    }
+
+    /// The condition `e` as disjoint alternatives; its data-dependent parts have
+    /// probability `p` of holding.
+    pub fn cond(&self, e: &Expr, p: Rational) -> Cond {
+        match e {
+            Expr::Logical(true) => always(),
+            Expr::Logical(false) => Vec::new(),
+            Expr::Unary(UnaryOp::Not, x) => not(&self.cond(x, p), p),
+            Expr::Binary(BinaryOp::And, a, b) => and(&self.cond(a, p), &self.cond(b, p), p),
+            Expr::Binary(BinaryOp::Or, a, b) => {
+                // a or b = not(not a and not b), with disjoint alternatives.
+                let na = not(&self.cond(a, p), p);
+                let nb = not(&self.cond(b, p), p);
+                not(&and(&na, &nb, p), p)
+            }
+            Expr::Binary(op, a, b) if op.is_relational() => match (self.sym(a), self.sym(b)) {
+                (Ok(a), Ok(b)) => relation(*op, &a, &b).unwrap_or_else(|| data(p)),
+                _ => data(p),
+            },
+            _ => data(p),
+        }
+    }
+}
+
+/// The data-dependent condition: no constraint, probability `p`.
+pub fn data(p: Rational) -> Cond {
+    vec![Alt {
+        cons: Vec::new(),
+        prob: p,
+        degraded: false,
+    }]
+}
+
+/// A condition too complex to keep exact, estimated as holding with probability `p`.
+fn degraded(p: Rational) -> Cond {
+    vec![Alt {
+        cons: Vec::new(),
+        prob: p,
+        degraded: true,
+    }]
+}
+
+fn relation(op: BinaryOp, a: &Sym, b: &Sym) -> Option<Cond> {
+    let one = |c: Result<Constraint, _>| -> Option<Cond> {
+        Some(vec![Alt {
+            cons: vec![c.ok()?],
+            prob: Rational::ONE,
+            degraded: false,
+        }])
+    };
+    match op {
+        BinaryOp::Lt => one(Constraint::lt(a, b)),
+        BinaryOp::Le => one(Constraint::le(a, b)),
+        BinaryOp::Gt => one(Constraint::gt(a, b)),
+        BinaryOp::Ge => one(Constraint::ge(a, b)),
+        BinaryOp::Eq => one(Constraint::eq(a, b)),
+        BinaryOp::Ne => {
+            let mut out = one(Constraint::lt(a, b))?;
+            out.extend(one(Constraint::gt(a, b))?);
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// `a and b`: every pair of alternatives, constraints joined (pairs that contradict
+/// each other dropped), probabilities multiplied.
+pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
+    if a.len() * b.len() > MAX_PAIRS {
+        return degraded(p);
+    }
+    let mut out = Vec::with_capacity((a.len() * b.len()).min(MAX_ALTERNATIVES + 1));
+    let mut comparisons = 0;
+    for x in a {
+        for y in b {
+            // Constraints x already has add nothing.
+            let new: Vec<&Constraint> = y.cons.iter().filter(|c| !x.cons.contains(c)).collect();
+            comparisons += x.cons.len() * new.len();
+            if comparisons > MAX_COMPARISONS {
+                return degraded(p);
+            }
+            if contradicts(&x.cons, &new) {
+                continue;
+            }
+            let mut cons = x.cons.clone();
+            cons.extend(new.into_iter().cloned());
+            let Ok(prob) = x.prob.checked_mul(y.prob) else {
+                return degraded(p);
+            };
+            out.push(Alt {
+                cons,
+                prob,
+                degraded: x.degraded || y.degraded,
+            });
+            if out.len() > MAX_ALTERNATIVES {
+                return degraded(p);
+            }
+        }
+    }
+    out
+}
+
+/// Whether two consistent conjunctions obviously contradict each other: `e >= 0` in one
+/// and `-e - k >= 0` (k > 0) in the other. Cheap; the symbolic sum prunes the rest.
+fn contradicts(a: &[Constraint], b: &[&Constraint]) -> bool {
+    b.iter().any(|d| {
+        d.truth() == Some(false)
+            || a.iter().any(|c| {
+                c.rel == Rel::Ge
+                    && d.rel == Rel::Ge
+                    && c.expr
+                        .add(&d.expr)
+                        .ok()
+                        .and_then(|s| s.as_const())
+                        .is_some_and(|k| k.signum() < 0)
+            })
+    })
+}
+
+/// `not a`: where no alternative's constraints hold, certainly; where alternative i's
+/// constraints hold, with probability `1 - p_i`.
+pub fn not(a: &Cond, p: Rational) -> Cond {
+    let mut out: Cond = always();
+    for alt in a {
+        // ¬(c1 ∧ ... ∧ ck) as disjoint pieces: ¬c1, c1 ∧ ¬c2, ...
+        let mut negation: Cond = Vec::new();
+        let mut prefix: Vec<Constraint> = Vec::new();
+        for c in &alt.cons {
+            let Ok(neg) = c.negated() else {
+                return degraded(p);
+            };
+            for n in neg {
+                let mut cons = prefix.clone();
+                cons.push(n);
+                negation.push(Alt {
+                    cons,
+                    prob: Rational::ONE,
+                    degraded: false,
+                });
+            }
+            prefix.push(c.clone());
+        }
+        out = and(&out, &negation, p);
+    }
+    for alt in a {
+        if let Ok(q) = Rational::ONE.checked_sub(alt.prob)
+            && !q.is_zero()
+        {
+            out.push(Alt {
+                cons: alt.cons.clone(),
+                prob: q,
+                degraded: alt.degraded,
+            });
+        }
+    }
+    if out.len() > MAX_ALTERNATIVES {
+        return degraded(p);
+    }
+    out
+}

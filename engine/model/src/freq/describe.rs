@@ -1,0 +1,74 @@
+//! Assumptions in words, for reports and hovers.
+
+use super::Assumption;
+use costline_symbolic::Rational;
+use costline_syntax::span::Span;
+
+impl Assumption {
+    /// The assumption in words; `line` gives the line of a span of the unit's text.
+    pub fn describe(&self, line: &dyn Fn(Span) -> u32) -> String {
+        match self {
+            Assumption::Probability { at, p, from_pragma } => {
+                let how = if *from_pragma {
+                    "set by pragma"
+                } else {
+                    "default; set it with `!costline: probability P`"
+                };
+                format!(
+                    "the data-dependent condition at line {} holds with probability {} ({how})",
+                    line(*at),
+                    decimal(*p)
+                )
+            }
+            Assumption::Trips {
+                at,
+                trips,
+                from_pragma,
+                why,
+            } => {
+                let how = if *from_pragma {
+                    "set by pragma"
+                } else {
+                    "default; set it with `!costline: trips N`"
+                };
+                format!(
+                    "the loop at line {} runs {trips} times: {why} ({how})",
+                    line(*at)
+                )
+            }
+            Assumption::EarlyExit { at } => {
+                format!(
+                    "the loop at line {} may exit early: its count is an upper bound",
+                    line(*at)
+                )
+            }
+            Assumption::Complex { at } => format!(
+                "the conditions on the path to line {} are too many to count exactly: estimated with probability 1/2",
+                line(*at)
+            ),
+            Assumption::JumpTarget { at } => {
+                format!(
+                    "line {} is a GO TO target: counted as if always reached (an upper bound)",
+                    line(*at)
+                )
+            }
+        }
+    }
+}
+
+/// A probability as a short decimal (0.5, 0.125) or a fraction (1/3).
+fn decimal(p: Rational) -> String {
+    let mut d = p.den();
+    while d % 2 == 0 {
+        d /= 2;
+    }
+    while d % 5 == 0 {
+        d /= 5;
+    }
+    if d == 1 && p.den() <= 1_000_000 {
+        let s = format!("{:.6}", p.to_f64());
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        p.to_string()
+    }
+}

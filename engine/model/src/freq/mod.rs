@@ -1,0 +1,205 @@
+//! freq(S): how often each statement and loop of a unit executes per execution of the
+//! unit, as a guarded formula in the program's unknowns (P^3T+ section 4.1) and as a
+//! number under the current bindings.
+//!
+//! A statement's count is the number of integer points of its context — the bounds of
+//! the enclosing loops and the affine conditions on the path to it — computed by the
+//! symbolic sum, times the probability of the data-dependent conditions on the path
+//! (1/2 by default, as ParaScope's estimator did, or `!costline: probability p`), times
+//! the assumed trip counts of loops whose bounds cannot be derived (`!costline: trips
+//! n`, default 100). A loop's count is the number of iterations of its body.
+
+pub mod calls;
+pub mod convert;
+pub(crate) mod counter;
+mod counts;
+mod describe;
+pub(crate) mod nest;
+pub mod notes;
+pub(crate) mod numeric;
+pub(crate) mod planar;
+mod walk;
+
+pub use counts::{Counts, counts};
+
+use costline_symbolic::{
+    Constraint, Env, EvalError, Name, Num, Piecewise, Rational, SumError, Sym,
+};
+use costline_syntax::ir::{StmtId, Unit};
+use costline_syntax::span::Span;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Defaults and limits of the analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FreqOptions {
+    /// Probability of a data-dependent condition without a pragma.
+    pub default_probability: Rational,
+    /// Trip count of a loop whose bounds cannot be derived, without a pragma.
+    pub default_trips: u64,
+    /// Per symbolic sum: at most this many pieces...
+    pub max_pieces: usize,
+    /// ...this many recursive steps...
+    pub max_steps: usize,
+    /// ...and this much time (none in tests, for determinism).
+    pub time_limit: Option<Duration>,
+    /// All symbolic sums of one unit together: past this, the unit's remaining counts
+    /// come from numeric counting (none in tests).
+    pub unit_time_limit: Option<Duration>,
+    /// Iterations the numeric fallback may enumerate.
+    pub max_enumeration: u64,
+}
+
+impl Default for FreqOptions {
+    fn default() -> FreqOptions {
+        FreqOptions {
+            default_probability: Rational::new(1, 2).expect("1/2"),
+            default_trips: 100,
+            max_pieces: 256,
+            max_steps: 20_000,
+            time_limit: Some(Duration::from_millis(100)),
+            unit_time_limit: Some(Duration::from_millis(250)),
+            max_enumeration: 10_000_000,
+        }
+    }
+}
+
+/// Something the count rests on besides the program text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Assumption {
+    /// The data-dependent condition of the IF or SELECT at `at` holds with probability `p`.
+    Probability {
+        at: Span,
+        p: Rational,
+        from_pragma: bool,
+    },
+    /// The loop at `at` runs `trips` times: its bounds are not known (`why`).
+    Trips {
+        at: Span,
+        trips: u64,
+        from_pragma: bool,
+        why: String,
+    },
+    /// The loop at `at` may be left early (EXIT, RETURN, STOP, GO TO): its count is an
+    /// upper bound.
+    EarlyExit { at: Span },
+    /// The statement at `at` is the target of a GO TO: it is counted as if every run of
+    /// its block reached it (an upper bound).
+    JumpTarget { at: Span },
+    /// The conditions on the path through the statement at `at` are too many to count
+    /// exactly (more than 64 alternatives): estimated as a probability.
+    Complex { at: Span },
+}
+
+/// One alternative of a count: `weight ×` the number of integer points of
+/// `constraints` over `vars`.
+#[derive(Clone, Debug)]
+pub struct CountTerm {
+    /// Probability of the data-dependent conditions times assumed trip counts.
+    pub weight: Rational,
+    pub constraints: Vec<Constraint>,
+    /// Loop variables, innermost first.
+    pub vars: Vec<Name>,
+    pub symbolic: Result<Piecewise, SumError>,
+}
+
+/// How often something executes, per execution of its unit.
+#[derive(Clone, Debug, Default)]
+pub struct Count {
+    pub terms: Vec<CountTerm>,
+    pub assumptions: Vec<Assumption>,
+}
+
+impl Count {
+    /// The count as one guarded formula, when every term has one.
+    pub fn symbolic(&self) -> Option<Piecewise> {
+        let mut total = Piecewise::zero();
+        for t in &self.terms {
+            let p = t.symbolic.as_ref().ok()?;
+            total = total.plus(p.scale(&Sym::rat(t.weight)).ok()?);
+        }
+        total.simplified().ok()
+    }
+
+    /// Why there is no formula, if there is none.
+    pub fn symbolic_error(&self) -> Option<&SumError> {
+        self.terms.iter().find_map(|t| t.symbolic.as_ref().err())
+    }
+
+    /// The unknowns the count depends on (the parameters of its constraints).
+    pub fn unknowns(&self) -> Vec<Name> {
+        let mut out: Vec<Name> = Vec::new();
+        for t in &self.terms {
+            for c in &t.constraints {
+                for n in c.expr.vars() {
+                    if !t.vars.contains(&n) && !out.contains(&n) {
+                        out.push(n);
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Whether the count is exactly what the program does: no probability, no assumed
+    /// trip count, no early exit.
+    pub fn is_exact(&self) -> bool {
+        self.assumptions.is_empty()
+    }
+
+    /// The count under `env`: from the formula, or, where the symbolic sum gave up, by a
+    /// numeric count for these values.
+    pub fn eval(&self, env: Env, options: &FreqOptions) -> Result<Num, EvalError> {
+        let mut total = Num::Exact(Rational::ZERO);
+        for t in &self.terms {
+            let n = match &t.symbolic {
+                Ok(p) => p.eval(env)?,
+                Err(_) => numeric::count(&t.constraints, &t.vars, env, options)?,
+            };
+            total = total + n * Num::Exact(t.weight);
+        }
+        Ok(total)
+    }
+}
+
+/// The counts of every statement of a unit, by statement id.
+#[derive(Clone, Default)]
+pub struct UnitFrequencies {
+    counts: Vec<Arc<Count>>,
+    /// What names mean at each assignment and CALL.
+    scopes: Vec<Option<convert::Names>>,
+}
+
+impl std::fmt::Debug for UnitFrequencies {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UnitFrequencies")
+            .field("counts", &self.counts)
+            .finish()
+    }
+}
+
+impl UnitFrequencies {
+    /// The count of statement `id` (a loop's count is its number of iterations).
+    pub fn of(&self, id: StmtId) -> Option<&Count> {
+        self.counts.get(id.0 as usize).map(|c| &**c)
+    }
+
+    /// What names mean at assignment `id`: loop variables and reaching scalar values.
+    pub(crate) fn scope_of(&self, id: StmtId) -> Option<&convert::Names> {
+        self.scopes.get(id.0 as usize)?.as_ref()
+    }
+
+    /// The count of statement `id` and an identity shared by the statements with the
+    /// same count (those of one block), to evaluate each count once.
+    pub fn shared(&self, id: StmtId) -> Option<(usize, &Count)> {
+        self.counts
+            .get(id.0 as usize)
+            .map(|c| (Arc::as_ptr(c) as usize, &**c))
+    }
+}
+
+/// Counts every statement and loop of `unit`.
+pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
+    walk::Walker::new(unit, options).run()
+}

@@ -1,0 +1,15 @@
+//! The quantities of the performance estimators, computed from the IR: execution counts
+//! (`freq`, P^3T+ section 4.1), HPF distributions and ownership (`distribution`), work
+//! per processor and wd (`work`), communication records and MPI costs (`comm`), cache
+//! lines (`cache`), machine models (`machine`), computation and predicted time
+//! (`time`), and scaling: crossing points and isospeed range comparison (`scaling`).
+//! Pure and synchronous: no salsa, no LSP, no presentation; the database crate wires it.
+
+pub mod cache;
+pub mod comm;
+pub mod distribution;
+pub mod freq;
+pub mod machine;
+pub mod scaling;
+pub mod time;
+pub mod work;

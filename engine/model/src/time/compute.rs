@@ -1,0 +1,248 @@
+//! Computation time per processor (P^3T+ Definitions 4.7–4.9) and the predicted time on
+//! the critical path.
+//!
+//! ctS(S, p) = work(S, p) · ctS_simple(S): the operations of one execution priced from
+//! the machine model, times how often processor p executes S (owner computes). A loop's
+//! own overhead (one `loop_iter` per iteration) and an IF's conditions are spread like
+//! the work of the first assignment they contain (the compiler reduces loop bounds to a
+//! processor's own iterations); outside any such loop every processor executes them.
+//! ctL(L, p) and ctE(E, p) are the sums over what they contain (Definitions 4.8, 4.9).
+//! An assignment's execution takes max(operations, memory traffic) (see `memory`); the
+//! first assignment of a loop body overlaps its memory traffic with the loop's
+//! overhead as well: an iteration takes max(operations + loop_iter, memory).
+//!
+//! Predicted time, loosely synchronous: each statement at the top of a unit is a phase
+//! (communication before it, then computation); a phase takes its communication's
+//! critical-path time plus the computation of its busiest processor, and the phases run
+//! one after the other: time(E) = Σ_phases (comm(phase) + max_p ct(phase, p)). A loop's
+//! time is the same over its body. Calls add their callee's time per call times the
+//! call's count (the callee's computation on every processor, the rest as
+//! communication).
+
+use super::ops::OpCounts;
+use crate::machine::Machine;
+use crate::machine::ops::OpKey;
+use crate::work::Load;
+use costline_syntax::ir::{Stmt, StmtId, StmtKind, Unit, walk};
+use std::collections::HashMap;
+
+/// Computation and communication of a statement, a loop (with its body) or a unit,
+/// seconds per run of the unit.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Timing {
+    /// Computation time on each processor (ctS/ctL/ctE of P^3T+ per processor).
+    pub per_processor: Vec<f64>,
+    /// Communication on the critical path (and what the callees add beyond their
+    /// computation).
+    pub comm_s: f64,
+    /// The predicted time: phases of communication then computation of the busiest
+    /// processor.
+    pub time_s: f64,
+    /// Whether every count it sums has a value (else the times leave those statements
+    /// out and are not shown).
+    pub known: bool,
+}
+
+impl Timing {
+    /// The computation time of the busiest processor.
+    pub fn ct_s(&self) -> f64 {
+        self.per_processor.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// The busiest processor (1-based).
+    pub fn busiest(&self) -> Option<usize> {
+        (0..self.per_processor.len())
+            .max_by(|&a, &b| {
+                self.per_processor[a]
+                    .total_cmp(&self.per_processor[b])
+                    .then(b.cmp(&a))
+            })
+            .map(|i| i + 1)
+    }
+
+    fn zero(p: usize) -> Timing {
+        Timing {
+            per_processor: vec![0.0; p],
+            comm_s: 0.0,
+            time_s: 0.0,
+            known: true,
+        }
+    }
+
+    fn absorb(&mut self, t: &Timing) {
+        for (a, b) in self.per_processor.iter_mut().zip(&t.per_processor) {
+            *a += b;
+        }
+        self.comm_s += t.comm_s;
+        self.known &= t.known;
+    }
+}
+
+/// The times of a unit's statements, loops and of the unit itself, per run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UnitTimes {
+    /// By statement; a loop's or IF's includes everything it contains.
+    stmts: HashMap<StmtId, Timing>,
+    /// One execution of each assignment: (its operations, its memory traffic), seconds.
+    executions: HashMap<StmtId, (f64, f64)>,
+    pub unit: Timing,
+    /// The processors the times are spread over.
+    pub processors: usize,
+}
+
+impl UnitTimes {
+    pub fn of(&self, id: StmtId) -> Option<&Timing> {
+        self.stmts.get(&id)
+    }
+
+    /// One execution of an assignment: the seconds of its operations and of its memory
+    /// traffic (it takes the larger).
+    pub fn execution(&self, id: StmtId) -> Option<(f64, f64)> {
+        self.executions.get(&id).copied()
+    }
+}
+
+/// What the timing of a unit reads.
+pub struct Inputs<'a> {
+    pub unit: &'a Unit,
+    pub machine: &'a Machine,
+    /// The operations of one execution of each statement.
+    pub ops: &'a HashMap<StmtId, OpCounts>,
+    /// freq(S) per run of the unit, when it has a value.
+    pub freq: &'a dyn Fn(StmtId) -> Option<f64>,
+    /// work(S, p) of the assignments.
+    pub load: &'a dyn Fn(StmtId) -> Option<Load>,
+    /// The communication time on the critical path of a statement's own fetches or MPI
+    /// call, per run.
+    pub comm: &'a dyn Fn(StmtId) -> Option<f64>,
+    /// What a CALL's callees add per run: (computation, total time).
+    pub calls: &'a dyn Fn(StmtId) -> Option<(f64, f64)>,
+    /// |P| of the unit (1 when nothing is distributed).
+    pub processors: usize,
+    /// Memory time of one execution of an assignment (see `memory`): it overlaps the
+    /// operations, so an execution takes the larger of the two.
+    pub memory: &'a dyn Fn(StmtId) -> f64,
+}
+
+/// Times every statement of the unit.
+pub fn unit_times(inputs: &Inputs) -> UnitTimes {
+    let p = inputs.processors.max(1);
+    let mut out = UnitTimes {
+        stmts: HashMap::new(),
+        executions: HashMap::new(),
+        unit: Timing::zero(p),
+        processors: p,
+    };
+    let everyone = vec![1.0; p];
+    for s in &inputs.unit.body {
+        let t = time_stmt(inputs, s, &everyone, &mut out, false);
+        out.unit.absorb(&t);
+        out.unit.time_s += t.time_s;
+    }
+    out
+}
+
+/// The timing of `s` (and of everything inside it, recorded in `table`); `share` is
+/// the fraction of the enclosing loop's iterations each processor executes.
+fn time_stmt(
+    inputs: &Inputs,
+    s: &Stmt,
+    share: &[f64],
+    table: &mut UnitTimes,
+    overlaps_loop: bool,
+) -> Timing {
+    let p = share.len();
+    let mut t = Timing::zero(p);
+    let freq = (inputs.freq)(s.id);
+    t.known = freq.is_some() || inputs.ops.get(&s.id).is_none();
+    let freq = freq.unwrap_or(0.0);
+    let mut simple = inputs
+        .ops
+        .get(&s.id)
+        .map_or(0.0, |o| o.seconds(inputs.machine));
+    if matches!(s.kind, StmtKind::Assign { .. }) {
+        let memory = (inputs.memory)(s.id);
+        table.executions.insert(s.id, (simple, memory));
+        // The memory traffic of a loop's first assignment overlaps the loop's own
+        // overhead too (one iteration: max(operations + loop_iter, memory)).
+        let overlapped = if overlaps_loop {
+            inputs.machine.op_s(&OpKey::LoopIter)
+        } else {
+            0.0
+        };
+        simple = simple.max(memory - overlapped);
+    }
+    // The statement's own operations, on the processors that execute it.
+    match &s.kind {
+        StmtKind::Assign { .. } => {
+            match (inputs.load)(s.id).filter(|l| l.per_processor().len() == p) {
+                Some(load) => {
+                    for (a, w) in t.per_processor.iter_mut().zip(load.per_processor()) {
+                        *a = w * simple;
+                    }
+                }
+                None => {
+                    let each = match (inputs.load)(s.id) {
+                        Some(l) => l.owork(),
+                        None => freq,
+                    };
+                    t.per_processor.iter_mut().for_each(|a| *a = each * simple);
+                }
+            }
+        }
+        _ => {
+            for (a, f) in t.per_processor.iter_mut().zip(share) {
+                *a = freq * f * simple;
+            }
+        }
+    }
+    if let Some(c) = (inputs.comm)(s.id) {
+        t.comm_s += c;
+    }
+    if let Some((ct, time)) = (inputs.calls)(s.id) {
+        t.per_processor.iter_mut().for_each(|a| *a += ct);
+        t.comm_s += (time - ct).max(0.0);
+    }
+    // What it contains.
+    let inner_share = match &s.kind {
+        StmtKind::Loop(_) | StmtKind::If(_) | StmtKind::Select(_) => {
+            body_share(inputs, s, p).unwrap_or_else(|| share.to_vec())
+        }
+        _ => share.to_vec(),
+    };
+    if matches!(s.kind, StmtKind::Loop(_)) {
+        // The loop's own overhead follows its iterations' owners.
+        let overhead = freq * simple;
+        for (a, f) in t.per_processor.iter_mut().zip(&inner_share) {
+            *a = overhead * f;
+        }
+    }
+    let mut first = matches!(s.kind, StmtKind::Loop(_));
+    for child in s.children() {
+        let assign = matches!(child.kind, StmtKind::Assign { .. });
+        let c = time_stmt(inputs, child, &inner_share, table, first && assign);
+        first &= !assign;
+        t.absorb(&c);
+    }
+    t.time_s = t.comm_s + t.ct_s();
+    table.stmts.insert(s.id, t.clone());
+    t
+}
+
+/// The share of each processor in the iterations of `s`'s body: the work of the first
+/// assignment inside it over that assignment's count.
+fn body_share(inputs: &Inputs, s: &Stmt, p: usize) -> Option<Vec<f64>> {
+    let mut found = None;
+    walk(std::slice::from_ref(s), &mut |x, _| {
+        if found.is_some() || !matches!(x.kind, StmtKind::Assign { .. }) {
+            return;
+        }
+        let (Some(load), Some(freq)) = ((inputs.load)(x.id), (inputs.freq)(x.id)) else {
+            return;
+        };
+        if freq > 0.0 && load.per_processor().len() == p {
+            found = Some(load.per_processor().iter().map(|w| w / freq).collect());
+        }
+    });
+    found
+}

@@ -1,0 +1,80 @@
+//! work(S, p) as a formula in the program's unknowns and the grid coordinates of p: the
+//! symbolic sum of each owner-computed assignment's iteration sets (P^3T+ section 4.1).
+//! What a hover shows and a scaling study evaluates; the editor's numbers come from
+//! [`super::load`], which does not need it.
+
+use super::{Spread, UnitWork};
+use crate::freq::{Count, CountTerm, FreqOptions, UnitFrequencies};
+use costline_symbolic::{Budget, Sym, symbolic_sum};
+use costline_syntax::ir::{StmtId, Unit};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// work(S, p) of the owner-computed assignments of a unit, by statement.
+#[derive(Clone, Debug, Default)]
+pub struct UnitFormulas {
+    stmts: HashMap<StmtId, Count>,
+}
+
+impl UnitFormulas {
+    pub fn of(&self, id: StmtId) -> Option<&Count> {
+        self.stmts.get(&id)
+    }
+}
+
+/// work(S, p) of one assignment as a count (its terms summed within the budget of
+/// `options`, nothing left to sum after `deadline`); `None` unless it is owner-computed.
+pub fn formula(
+    spread: &Spread,
+    count: &Count,
+    options: &FreqOptions,
+    deadline: Option<Instant>,
+) -> Option<Count> {
+    let Spread::Owned { terms, .. } = spread else {
+        return None;
+    };
+    let terms = terms
+        .iter()
+        .map(|t| {
+            let now = Instant::now();
+            let steps = if deadline.is_some_and(|d| now > d) {
+                0
+            } else {
+                options.max_steps
+            };
+            let limit = options.time_limit.map(|d| now + d);
+            let mut budget = Budget::new(options.max_pieces, steps, limit);
+            let symbolic = symbolic_sum(t.constraints.clone(), &t.vars, Sym::one(), &mut budget);
+            CountTerm {
+                weight: t.weight,
+                constraints: t.constraints.clone(),
+                vars: t.vars.clone(),
+                symbolic,
+            }
+        })
+        .collect();
+    Some(Count {
+        terms,
+        assumptions: count.assumptions.clone(),
+    })
+}
+
+/// work(S, p) of every owner-computed assignment of `unit` (all within the unit's time
+/// limit).
+pub fn unit_formulas(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    work: &UnitWork,
+    options: &FreqOptions,
+) -> UnitFormulas {
+    let deadline = options.unit_time_limit.map(|d| Instant::now() + d);
+    let mut stmts = HashMap::new();
+    unit.walk(&mut |s, _| {
+        if let (Some(w), Some(count)) = (work.of(s.id), freqs.of(s.id))
+            && let Some(f) = formula(&w.spread, count, options, deadline)
+        {
+            stmts.insert(s.id, f);
+        }
+    });
+    UnitFormulas { stmts }
+}
