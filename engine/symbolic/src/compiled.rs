@@ -8,6 +8,7 @@
 //! counting a nest evaluates its bounds at every point). It gives the same value (or
 //! none where `eval` has none or an intermediate overflows i128).
 
+use super::integer::lcm;
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
 use super::word::Word;
@@ -185,18 +186,6 @@ impl Node {
             Node::IDiv(a, b) => int(a)?.trunc_div(int(b)?),
         }
     }
-}
-
-fn gcd(a: i128, b: i128) -> i128 {
-    let (mut a, mut b) = (a.abs(), b.abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-fn lcm(a: i128, b: i128) -> Option<i128> {
-    (a / gcd(a, b)).checked_mul(b)
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ impl Constraint {
         let mut g = 0i128;
         for t in expr.terms() {
             if !t.mono.is_one() {
-                g = super::sym::gcd(g, t.coef.num());
+                g = crate::integer::gcd(g, t.coef.num());
             }
         }
         if g <= 1 {

@@ -21,6 +21,7 @@
 
 use super::constraint::{Constraint, Rel};
 use super::faulhaber::sum_over;
+use super::integer::lcm;
 use super::interval::{Ext, Interval};
 use super::piecewise::{Piece, Piecewise};
 use super::rational::Rational;
@@ -539,7 +540,7 @@ fn residue_modulus(v: &str, cons: &[Constraint], e: &Sym) -> Result<Option<i128>
                                     "`{v}` with a symbolic coefficient in a floor"
                                 ))
                             })?;
-                        *m = Some(lcm(m.unwrap_or(1), k.den()));
+                        *m = Some(lcm(m.unwrap_or(1), k.den()).unwrap_or(i128::MAX));
                     }
                     Some(_) => {
                         return Err(SumError::NonLinear(format!("`{v}` squared in a floor")));
@@ -614,11 +615,6 @@ fn as_floors(
             })
         })
         .collect()
-}
-
-fn lcm(a: i128, b: i128) -> i128 {
-    let g = super::sym::gcd(a, b).max(1);
-    (a / g).saturating_mul(b).abs()
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! division, a polynomial divisor, a symbolic power, and opaque program values. Two
 //! expressions are equal exactly when their canonical forms are.
 
+use super::integer::{gcd, lcm};
 use super::rational::{Overflow, Rational};
 use smallvec::{SmallVec, smallvec};
 use std::sync::Arc;
@@ -663,7 +664,8 @@ impl Sym {
         let mut num = 0i128;
         for t in &self.terms {
             let d = t.coef.den();
-            den = lcm(den, d);
+            // Saturates: scaling by it then reports the overflow.
+            den = lcm(den, d).unwrap_or(i128::MAX);
             num = gcd(num, t.coef.num());
         }
         (num, den)
@@ -685,20 +687,4 @@ impl Atom {
             Atom::Pow(a, b) => s(a)?.pow_sym(&s(b)?),
         }
     }
-}
-
-pub(super) fn gcd(mut a: i128, mut b: i128) -> i128 {
-    a = a.abs();
-    b = b.abs();
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-fn lcm(a: i128, b: i128) -> i128 {
-    if a == 0 || b == 0 {
-        return a.max(b);
-    }
-    (a / gcd(a, b)).saturating_mul(b).abs()
 }

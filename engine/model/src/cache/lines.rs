@@ -15,6 +15,7 @@
 //! iterations form a box (triangular nests use their mean trip counts).
 
 use super::nest::Class;
+use costline_symbolic::gcd;
 use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap};
 
@@ -274,7 +275,8 @@ impl Walk<'_> {
     /// multiple of the line): T + 1 columns are visited, the rest are whole periods.
     fn run(&mut self, col: i64, step: i64, count: i64, mask: u64) {
         let step_bytes = step.saturating_mul(self.column_bytes);
-        let period = self.line / gcd(step_bytes.rem_euclid(self.line), self.line).max(1);
+        let g = gcd(step_bytes.rem_euclid(self.line).into(), self.line.into());
+        let period = self.line / i64::try_from(g).map_or(1, |g| g.max(1));
         let visited = count.min(period + 1);
         let mut seen: Vec<i64> = Vec::with_capacity(visited as usize);
         for k in 0..visited {
@@ -322,16 +324,16 @@ fn progression(class: &Class, window: &Window, d: usize, base: i64) -> Progressi
         strides.push(step.abs());
         span = span.saturating_add(step.abs().saturating_mul(n - 1));
     }
-    let stride = strides.iter().copied().fold(0, gcd).max(1);
+    // The gcd of i64 magnitudes is at most the largest of them.
+    let stride = strides
+        .iter()
+        .fold(0, |g, &s| gcd(g, s.into()))
+        .clamp(1, i64::MAX.into()) as i64;
     Progression {
         start,
         stride,
         count: span / stride + 1,
     }
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Lines a column's dimension-1 progressions touch, the column starting `phase` bytes

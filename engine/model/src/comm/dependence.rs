@@ -22,6 +22,7 @@
 //! GCD test of the equation `W's subscript = R's subscript` with `x = r + M y`. No
 //! feasible combination: no flow. Anything outside this form counts as a dependence.
 
+use costline_symbolic::{gcd, lcm};
 use costline_syntax::ir::{Expr, Loop, LoopControl, LoopOrigin, Stmt, StmtId, StmtKind, Subscript};
 use costline_syntax::normalize::affine::Affine;
 use std::collections::{BTreeMap, HashMap};
@@ -335,9 +336,9 @@ impl Problem {
                     .flat_map(|(b, _)| b.mods.iter().map(|m| m.2)),
             );
         for m in moduli {
-            modulus = lcm(modulus, m);
-            if modulus > 64 {
-                return true;
+            match lcm(modulus.into(), m.into()).map(i64::try_from) {
+                Some(Ok(l)) if l <= 64 => modulus = l,
+                _ => return true,
             }
         }
         let n = self.vars.len() as u32;
@@ -374,14 +375,17 @@ impl Problem {
         for eq in equations {
             // Σ a (r + m y) + rest = 0  ⇔  Σ (a m) y = -(Σ a r + rest).
             let rest = eq.at(r);
-            let g = eq.vars.values().fold(0, |g, a| gcd(g, (a * m).abs()));
+            let g = eq
+                .vars
+                .values()
+                .fold(0, |g, &a| gcd(g, i128::from(a) * i128::from(m)));
             if g == 0 {
                 if rest != 0 {
                     return false;
                 }
                 continue;
             }
-            if rest % g != 0 {
+            if i128::from(rest) % g != 0 {
                 return false;
             }
         }
@@ -424,12 +428,4 @@ enum Side {
     W,
     R,
     Both,
-}
-
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 { a.abs() } else { gcd(b, a % b) }
-}
-
-fn lcm(a: i64, b: i64) -> i64 {
-    a / gcd(a, b) * b
 }
