@@ -1,4 +1,5 @@
 use costline_db::project;
+use costline_model::distribution::Layout;
 use costline_syntax::diagnostics::Severity;
 use costline_syntax::ir::{StmtId, StmtKind};
 use std::collections::BTreeMap;
@@ -114,27 +115,11 @@ end subroutine s
     // Modelled as written: `c` reversed onto CYCLIC `a` (c(2) on a(7): processor 1).
     let ids = assignments(&u);
     let m = u.mappings.at(ids[1], "c").expect("c is mapped");
-    let owners = m.valued(&|_| None).unwrap().owners(&[2]).unwrap();
-    assert_eq!(owners.as_slice(), &[1]);
+    let owners = |m, i| Layout::of(m, &[], &|_| None).unwrap().owners(&[i]).unwrap();
+    assert_eq!(owners(m, 2).as_slice(), &[1]);
     let before = u.mappings.at(ids[0], "c").unwrap();
-    assert_eq!(
-        before
-            .valued(&|_| None)
-            .unwrap()
-            .owners(&[2])
-            .unwrap()
-            .as_slice(),
-        &[1]
-    );
-    assert_eq!(
-        before
-            .valued(&|_| None)
-            .unwrap()
-            .owners(&[7])
-            .unwrap()
-            .as_slice(),
-        &[2]
-    );
+    assert_eq!(owners(before, 2).as_slice(), &[1]);
+    assert_eq!(owners(before, 7).as_slice(), &[2]);
 }
 
 /// A GO TO in a unit that remaps is named: the mapping flow does not follow it.

@@ -19,7 +19,7 @@ use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
 use super::reduction::{self, Reduction};
 use super::{CommTerm, Placement, RefComm, RefKind, UnitComm, sender_coordinate};
-use crate::distribution::{Arrangement, Mapping};
+use crate::distribution::{Arrangement, Layout, Mapping};
 use crate::freq::counter::Counter;
 use crate::freq::nest::{Narrowed, Point, narrow};
 use crate::freq::{FreqOptions, numeric};
@@ -682,7 +682,7 @@ impl Job<'_> {
             ));
         }
         // Sizes and bounds valued once, not per element.
-        let valued = self.mapping.valued(self.env);
+        let valued = Layout::of(self.mapping, &[], self.env);
         // Cyclic ownership's cycle numbers step over the owned values only; the
         // subscripts and the instance then follow from the new variables.
         let spaces: Vec<Space> = prepared

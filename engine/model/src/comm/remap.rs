@@ -14,12 +14,12 @@
 //! with M1's ownership constraints for s and M2's for r ([`Mapping::ownership`]),
 //! counted by [`Counter`] (a compiled enumeration within its budget, else the
 //! symbolic sum in the processors' coordinates). Otherwise every element's owners are
-//! enumerated ([`crate::distribution::ValuedMapping::owners`]), up to the enumeration
+//! enumerated ([`crate::distribution::Layout::owners`]), up to the enumeration
 //! limit.
 
 use super::records::{MAX_PAIRS, Record, extents};
 use super::sender_coordinate;
-use crate::distribution::{Arrangement, Mapping, Remap};
+use crate::distribution::{Arrangement, Layout, Mapping, Remap};
 use crate::freq::FreqOptions;
 use crate::freq::counter::Counter;
 use crate::freq::numeric;
@@ -201,9 +201,9 @@ impl Remap {
             ));
         }
         let unbound = |_| format!("the mappings of `{}` need values", self.array);
-        let v1 = from.valued(env).ok_or_else(|| unbound(()))?;
+        let v1 = Layout::of(from, &[], env).ok_or_else(|| unbound(()))?;
         let v2 = match &self.to {
-            Some(m) => Some(m.valued(env).ok_or_else(|| unbound(()))?),
+            Some(m) => Some(Layout::of(m, &[], env).ok_or_else(|| unbound(()))?),
             None => None,
         };
         let everyone: Vec<usize> = (1..=rx.iter().product::<i128>() as usize).collect();

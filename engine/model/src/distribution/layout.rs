@@ -33,30 +33,11 @@ pub struct Layout {
 pub struct LayoutDim {
     pub lower: i64,
     pub extent: i64,
-    pub format: LayoutFormat,
+    pub format: Format<i64>,
     /// The grid dimension it is distributed over (`None`: collapsed).
     pub grid: Option<usize>,
-    pub index: LayoutIndex,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LayoutFormat {
-    Block(i64),
-    Cyclic(i64),
-    Collapsed,
-}
-
-/// Where an element falls in a template dimension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LayoutIndex {
-    /// `coef · index[dim] + offset` (0-based array dimension `dim`).
-    Affine {
-        dim: usize,
-        coef: i64,
-        offset: i64,
-    },
-    Constant(i64),
-    Replicated,
+    /// Where an element falls in this template dimension.
+    pub index: TemplateIndex<i64>,
 }
 
 fn int(e: &Sym, env: Env) -> Option<i64> {
@@ -68,7 +49,8 @@ fn int(e: &Sym, env: Env) -> Option<i64> {
 
 impl Layout {
     /// `m` (the mapping of an array whose dimensions start at `lowers`) valued under
-    /// `env`; `None` when a size, bound or offset has no value.
+    /// `env`; `None` when a size, bound or offset has no value. `lowers` may be empty
+    /// when only the owners of elements are asked ([`Layout::owners`]).
     pub fn of(m: &Mapping, lowers: &[Sym], env: Env) -> Option<Layout> {
         let grid = m
             .distribution
@@ -86,21 +68,9 @@ impl Layout {
                 Some(LayoutDim {
                     lower: int(&d.lower, env)?,
                     extent: int(&d.extent, env)?,
-                    format: match &d.format {
-                        Format::Block(b) => LayoutFormat::Block(int(b, env)?),
-                        Format::Cyclic(k) => LayoutFormat::Cyclic(int(k, env)?),
-                        Format::Collapsed => LayoutFormat::Collapsed,
-                    },
+                    format: d.format.try_map(|v| int(v, env))?,
                     grid: d.grid,
-                    index: match ti {
-                        TemplateIndex::Affine { dim, coef, offset } => LayoutIndex::Affine {
-                            dim: *dim,
-                            coef: int(coef, env)?,
-                            offset: int(offset, env)?,
-                        },
-                        TemplateIndex::Constant(c) => LayoutIndex::Constant(int(c, env)?),
-                        TemplateIndex::Replicated => LayoutIndex::Replicated,
-                    },
+                    index: ti.try_map(|v| int(v, env))?,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -127,11 +97,7 @@ impl Layout {
             .map(|d| DistDim {
                 lower: s(d.lower),
                 extent: s(d.extent),
-                format: match d.format {
-                    LayoutFormat::Block(b) => Format::Block(s(b)),
-                    LayoutFormat::Cyclic(k) => Format::Cyclic(s(k)),
-                    LayoutFormat::Collapsed => Format::Collapsed,
-                },
+                format: d.format.map(|&v| s(v)),
                 grid: d.grid,
             })
             .collect();
@@ -139,7 +105,7 @@ impl Layout {
             .dims
             .iter()
             .map(|d| match d.index {
-                LayoutIndex::Affine { dim, coef, offset } => {
+                TemplateIndex::Affine { dim, coef, offset } => {
                     // Dummy index i is the actual's i - lower_dummy + lower_actual.
                     let shift = self.lowers.get(dim).copied().unwrap_or(1)
                         - lowers.get(dim).copied().unwrap_or(1);
@@ -149,8 +115,8 @@ impl Layout {
                         offset: s(offset + coef * shift),
                     }
                 }
-                LayoutIndex::Constant(c) => TemplateIndex::Constant(s(c)),
-                LayoutIndex::Replicated => TemplateIndex::Replicated,
+                TemplateIndex::Constant(c) => TemplateIndex::Constant(s(c)),
+                TemplateIndex::Replicated => TemplateIndex::Replicated,
             })
             .collect();
         Mapping {
@@ -176,10 +142,10 @@ impl Layout {
             .dims
             .iter()
             .map(|d| match (d.format, d.index) {
-                (_, LayoutIndex::Replicated) | (LayoutFormat::Collapsed, _) => "*".to_string(),
-                (LayoutFormat::Block(b), _) => format!("BLOCK({b})"),
-                (LayoutFormat::Cyclic(1), _) => "CYCLIC".to_string(),
-                (LayoutFormat::Cyclic(k), _) => format!("CYCLIC({k})"),
+                (_, TemplateIndex::Replicated) | (Format::Collapsed, _) => "*".to_string(),
+                (Format::Block(b), _) => format!("BLOCK({b})"),
+                (Format::Cyclic(1), _) => "CYCLIC".to_string(),
+                (Format::Cyclic(k), _) => format!("CYCLIC({k})"),
             })
             .collect();
         let grid: Vec<String> = self.grid.iter().map(i64::to_string).collect();
@@ -196,32 +162,13 @@ impl Layout {
         self.grid.iter().product()
     }
 
-    /// The 0-based grid coordinate template dimension `d` puts element `index` (0-based
-    /// dimension `dim`'s index `i`) on, when its index is affine in `dim`: BLOCK b puts
-    /// template index x on ⌊(x - lo)/b⌋, CYCLIC(k) on ⌊(x - lo)/k⌋ mod P. `None` when
-    /// the element falls outside the template.
-    pub fn coordinate(&self, d: &LayoutDim, x: i64) -> Option<i64> {
-        let k = d.grid?;
-        let p = *self.grid.get(k)?;
-        let rel = x - d.lower;
-        if rel < 0 {
-            return None;
-        }
-        let c = match d.format {
-            LayoutFormat::Block(b) if b > 0 => rel / b,
-            LayoutFormat::Cyclic(m) if m > 0 => (rel / m).rem_euclid(p),
-            _ => return None,
-        };
-        (c < p).then_some(c)
-    }
-
     /// The coordinates every element has: template dimensions with a constant index; the
     /// rest free (`None`).
     pub fn constant_coordinates(&self) -> Result<Coords, String> {
         let l = self;
         let mut out = vec![None; l.grid.len()];
         for d in &l.dims {
-            if let (Some(g), LayoutIndex::Constant(x)) = (d.grid, d.index) {
+            if let (Some(g), TemplateIndex::Constant(x)) = (d.grid, d.index) {
                 out[g] = Some(
                     l.coordinate(d, x)
                         .ok_or("an alignment places elements outside the template")?,
@@ -238,7 +185,7 @@ impl Layout {
         for d in &l.dims {
             let (
                 Some(g),
-                LayoutIndex::Affine {
+                TemplateIndex::Affine {
                     dim: a,
                     coef,
                     offset,
@@ -258,16 +205,4 @@ impl Layout {
         }
         Ok(out)
     }
-}
-
-/// The 0-based coordinates of processor `p` (1-based) on `grid`.
-pub fn coordinates_of(grid: &[i64], p: usize) -> Vec<i64> {
-    let mut rest = p as i64 - 1;
-    grid.iter()
-        .map(|&e| {
-            let c = rest.rem_euclid(e.max(1));
-            rest /= e.max(1);
-            c
-        })
-        .collect()
 }

@@ -2,8 +2,9 @@
 //! procedure sees of its actual argument on each processor (HPF 2.0 Annex A: a local
 //! procedure's dummy is the processor's own elements, as an array of their own).
 
+use super::Arrangement;
 use super::Layout;
-use super::layout::{Partial, coordinates_of};
+use super::layout::Partial;
 use std::collections::BTreeMap;
 
 /// Processors × owner classes beyond this many are not enumerated.
@@ -37,7 +38,7 @@ pub fn local_extents(extents: &[i64], layout: &Layout) -> Result<Vec<Vec<i64>>, 
     }
     Ok((1..=processors as usize)
         .map(|p| {
-            let coords = coordinates_of(&layout.grid, p);
+            let coords = Arrangement::coordinates(&layout.grid, p as i64);
             let mine = |g: usize, c: i64| coords.get(g) == Some(&c);
             if fixed
                 .iter()
@@ -62,12 +63,12 @@ pub fn local_extents(extents: &[i64], layout: &Layout) -> Result<Vec<Vec<i64>>, 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::distribution::{LayoutDim, LayoutFormat, LayoutIndex};
+    use crate::distribution::{Format, LayoutDim, TemplateIndex};
 
-    fn layout(
-        grid: Vec<i64>,
-        dims: Vec<(i64, LayoutFormat, Option<usize>, LayoutIndex)>,
-    ) -> Layout {
+    /// A template dimension: extent, format, grid dimension, where elements fall.
+    type Dim = (i64, Format<i64>, Option<usize>, TemplateIndex<i64>);
+
+    fn layout(grid: Vec<i64>, dims: Vec<Dim>) -> Layout {
         Layout {
             arrangement: "pr".into(),
             grid,
@@ -85,8 +86,8 @@ mod tests {
         }
     }
 
-    fn along(dim: usize) -> LayoutIndex {
-        LayoutIndex::Affine {
+    fn along(dim: usize) -> TemplateIndex<i64> {
+        TemplateIndex::Affine {
             dim,
             coef: 1,
             offset: 0,
@@ -97,9 +98,9 @@ mod tests {
     /// ⌊j/b⌋, CYCLIC(k): ⌊j/k⌋ mod P), counted per processor and dimension.
     fn brute(extents: &[i64], l: &Layout) -> Vec<Vec<i64>> {
         let owner = |d: &LayoutDim, j: i64| match d.format {
-            LayoutFormat::Block(b) => j / b,
-            LayoutFormat::Cyclic(k) => (j / k) % l.grid[d.grid.unwrap()],
-            LayoutFormat::Collapsed => 0,
+            Format::Block(b) => j / b,
+            Format::Cyclic(k) => (j / k) % l.grid[d.grid.unwrap()],
+            Format::Collapsed => 0,
         };
         let p = l.processors() as usize;
         let mut out = vec![vec![0; extents.len()]; p];
@@ -117,14 +118,8 @@ mod tests {
     fn parts_are_what_each_processor_owns() {
         for (n, m, p, q) in [(10, 7, 3, 2), (16, 16, 4, 4), (5, 9, 4, 3)] {
             for (f, g) in [
-                (
-                    LayoutFormat::Block((n + p - 1) / p),
-                    LayoutFormat::Cyclic(1),
-                ),
-                (
-                    LayoutFormat::Cyclic(2),
-                    LayoutFormat::Block((m + q - 1) / q),
-                ),
+                (Format::Block((n + p - 1) / p), Format::Cyclic(1)),
+                (Format::Cyclic(2), Format::Block((m + q - 1) / q)),
             ] {
                 let l = layout(
                     vec![p, q],
@@ -144,8 +139,8 @@ mod tests {
         let l = layout(
             vec![2, 2],
             vec![
-                (8, LayoutFormat::Block(4), Some(0), along(0)),
-                (2, LayoutFormat::Block(1), Some(1), LayoutIndex::Constant(2)),
+                (8, Format::Block(4), Some(0), along(0)),
+                (2, Format::Block(1), Some(1), TemplateIndex::Constant(2)),
             ],
         );
         assert_eq!(

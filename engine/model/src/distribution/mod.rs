@@ -9,25 +9,28 @@
 //! indices, to a constant, or replicates along it. Processors are numbered 1..|P| in
 //! Fortran column-major order of their grid coordinates (DESIGN.md section 3).
 //!
-//! Ownership is expressed as constraints on a processor's (0-based) grid coordinates
-//! `$c1, $c2, ...` (P^3T+ equation (4) and its cyclic counterparts), so the symbolic sum
-//! can count the iterations a processor executes.
+//! The ownership rule is written once, in [`ownership`]: as constraints on a processor's
+//! grid coordinates (P^3T+ equation (4) and its cyclic counterparts), so the symbolic sum
+//! can count the iterations a processor executes, and numerically, the owners of one
+//! element of a [`Layout`] (the mapping valued).
 
 pub mod dynamic;
 pub mod layout;
 mod local;
+pub mod ownership;
 mod remap;
 mod resolve;
 mod visible;
 
-pub use layout::{Layout, LayoutDim, LayoutFormat, LayoutIndex};
+pub use layout::{Layout, LayoutDim};
 pub use local::{LOCAL_BUDGET, local_extents};
+pub use ownership::{Deal, Owners, Ownership};
 pub use remap::Remap;
 pub use resolve::{DummyMapping, UnitMappings, mappings, mappings_with, transcriptive_dummies};
 pub use visible::Visible;
 
-use costline_symbolic::{Constraint, Name, Rational, Sym, SymError};
-use smallvec::{SmallVec, smallvec};
+use costline_symbolic::{Name, Rational, Sym, SymError};
+use num_integer::Integer;
 use std::sync::Arc;
 
 /// A processor arrangement.
@@ -58,29 +61,52 @@ impl Arrangement {
         }
     }
 
-    /// The 0-based grid coordinates of processor `p` (1-based, column-major).
-    pub fn coordinates(extents: &[i128], p: i128) -> Vec<i128> {
-        let mut rest = p - 1;
+    /// The 0-based grid coordinates of processor `p` (1-based, column-major) on a grid
+    /// of `extents` (symbolic extents valued, or a [`Layout`]'s grid).
+    pub fn coordinates<T: Integer + Copy>(extents: &[T], p: T) -> Vec<T> {
+        let mut rest = p - T::one();
         extents
             .iter()
             .map(|&e| {
-                let c = rest.rem_euclid(e.max(1));
-                rest /= e.max(1);
+                let e = e.max(T::one());
+                let c = rest.mod_floor(&e);
+                rest = rest / e;
                 c
             })
             .collect()
     }
 }
 
-/// The distribution format of one template dimension.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Format {
+/// The distribution format of one template dimension, with symbolic sizes (a
+/// [`Mapping`]) or valued ones (a [`Layout`]); [`ownership`] gives its rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format<V = Sym> {
     /// Blocks of the given size (`⌈n/P⌉` for BLOCK), one per processor.
-    Block(Sym),
+    Block(V),
     /// Blocks of the given size, dealt round-robin.
-    Cyclic(Sym),
+    Cyclic(V),
     /// Not distributed.
     Collapsed,
+}
+
+impl<V> Format<V> {
+    /// The same format with every size `f` of the old one.
+    pub fn map<W>(&self, f: impl FnOnce(&V) -> W) -> Format<W> {
+        match self {
+            Format::Block(b) => Format::Block(f(b)),
+            Format::Cyclic(k) => Format::Cyclic(f(k)),
+            Format::Collapsed => Format::Collapsed,
+        }
+    }
+
+    /// The same format with every size `f` of the old one; `None` when `f` has none.
+    pub fn try_map<W>(&self, f: impl FnOnce(&V) -> Option<W>) -> Option<Format<W>> {
+        Some(match self {
+            Format::Block(b) => Format::Block(f(b)?),
+            Format::Cyclic(k) => Format::Cyclic(f(k)?),
+            Format::Collapsed => Format::Collapsed,
+        })
+    }
 }
 
 /// One dimension of a distributed template.
@@ -103,15 +129,32 @@ pub struct Distribution {
     pub directive: costline_syntax::span::Span,
 }
 
-/// What one template dimension's index is for an element of an aligned array.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TemplateIndex {
+/// What one template dimension's index is for an element of an aligned array, with
+/// symbolic coefficients (a [`Mapping`]) or valued ones (a [`Layout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TemplateIndex<V = Sym> {
     /// `coef * i_d + offset` for array index `i_d` (0-based dimension `d`).
-    Affine { dim: usize, coef: Sym, offset: Sym },
+    Affine { dim: usize, coef: V, offset: V },
     /// The same template index for every element.
-    Constant(Sym),
+    Constant(V),
     /// Every index: the element is replicated along this template dimension.
     Replicated,
+}
+
+impl<V> TemplateIndex<V> {
+    /// The same index with every coefficient `f` of the old one; `None` when `f` has
+    /// none.
+    pub fn try_map<W>(&self, mut f: impl FnMut(&V) -> Option<W>) -> Option<TemplateIndex<W>> {
+        Some(match self {
+            TemplateIndex::Affine { dim, coef, offset } => TemplateIndex::Affine {
+                dim: *dim,
+                coef: f(coef)?,
+                offset: f(offset)?,
+            },
+            TemplateIndex::Constant(c) => TemplateIndex::Constant(f(c)?),
+            TemplateIndex::Replicated => TemplateIndex::Replicated,
+        })
+    }
 }
 
 /// How an array is mapped: through which template indices onto which distribution.
@@ -122,61 +165,6 @@ pub struct Mapping {
     pub index: Vec<TemplateIndex>,
     /// The directives that determine it (DISTRIBUTE, and ALIGN if any), unit-relative.
     pub directives: Vec<costline_syntax::span::Span>,
-}
-
-/// The constraints under which the processor with grid coordinates `$p1, $p2, ...` owns
-/// element `subscripts` of an array mapped by `m`, and the auxiliary variables (one per
-/// cyclic dimension: the cycle number) they introduce, to be summed over.
-pub struct Ownership {
-    pub constraints: Vec<Constraint>,
-    pub aux: Vec<Name>,
-}
-
-impl Mapping {
-    /// Owner constraints of the element `subscripts` (expressions in loop variables).
-    /// BLOCK with block size b: `b·c <= x - lo <= b·c + b - 1`; CYCLIC(k) over P
-    /// processors: `x - lo = k·(P·q + c) + r`, `0 <= r < k`, with q the cycle number.
-    pub fn ownership(&self, subscripts: &[Sym]) -> Result<Ownership, SymError> {
-        let mut constraints = Vec::new();
-        let mut aux = Vec::new();
-        for (t, (dim, index)) in self.distribution.dims.iter().zip(&self.index).enumerate() {
-            let Some(k) = dim.grid else { continue };
-            let x = match index {
-                TemplateIndex::Replicated => continue,
-                TemplateIndex::Constant(e) => e.clone(),
-                TemplateIndex::Affine {
-                    dim: d,
-                    coef,
-                    offset,
-                } => {
-                    let Some(s) = subscripts.get(*d) else {
-                        continue;
-                    };
-                    coef.mul(s)?.add(offset)?
-                }
-            };
-            // The 0-based coordinate.
-            let c = Sym::var(&self.distribution.onto.coordinate(k)).add_int(-1)?;
-            let rel = x.sub(&dim.lower)?;
-            match &dim.format {
-                Format::Collapsed => {}
-                Format::Block(b) => {
-                    let start = b.mul(&c)?;
-                    constraints.push(Constraint::ge(&rel, &start)?);
-                    constraints.push(Constraint::le(&rel, &start.add(b)?.add_int(-1)?)?);
-                }
-                Format::Cyclic(m) => {
-                    let q: Name = format!("$q{}", t + 1).as_str().into();
-                    let p = &self.distribution.onto.extents[k];
-                    let start = m.mul(&p.mul(&Sym::var(&q))?.add(&c)?)?;
-                    constraints.push(Constraint::ge(&rel, &start)?);
-                    constraints.push(Constraint::le(&rel, &start.add(m)?.add_int(-1)?)?);
-                    aux.push(q);
-                }
-            }
-        }
-        Ok(Ownership { constraints, aux })
-    }
 }
 
 impl Mapping {
@@ -200,138 +188,7 @@ impl Mapping {
             .collect();
         (0..self.distribution.onto.extents.len()).any(|k| !used.contains(&k))
     }
-
-    /// The mapping with every size, bound and offset valued under `env`, for asking
-    /// the owners of many elements ([`ValuedMapping::owners`]); `None` when a value is
-    /// missing.
-    pub fn valued(&self, env: costline_symbolic::Env) -> Option<ValuedMapping> {
-        let int = |e: &Sym| match e.eval(env).ok()? {
-            costline_symbolic::Num::Exact(r) => r.as_integer(),
-            costline_symbolic::Num::Approx(_) => None,
-        };
-        let extents: Vec<i128> = self
-            .distribution
-            .onto
-            .extents
-            .iter()
-            .map(int)
-            .collect::<Option<_>>()?;
-        let mut dims = Vec::new();
-        for (dim, ti) in self.distribution.dims.iter().zip(&self.index) {
-            let Some(grid) = dim.grid else { continue };
-            let at = match ti {
-                TemplateIndex::Replicated => continue,
-                TemplateIndex::Constant(e) => Place::Constant(int(e)?),
-                TemplateIndex::Affine {
-                    dim: d,
-                    coef,
-                    offset,
-                } => Place::Affine {
-                    dim: *d,
-                    coef: int(coef)?,
-                    offset: int(offset)?,
-                },
-            };
-            let format = match &dim.format {
-                Format::Collapsed => continue,
-                Format::Block(b) => Deal::Block(int(b)?),
-                Format::Cyclic(m) => Deal::Cyclic(int(m)?),
-            };
-            dims.push(ValuedDim {
-                grid,
-                at,
-                lower: int(&dim.lower)?,
-                format,
-            });
-        }
-        Some(ValuedMapping { extents, dims })
-    }
 }
-
-/// A [`Mapping`] valued under some bindings: owners by integer arithmetic alone.
-#[derive(Clone, Debug)]
-pub struct ValuedMapping {
-    extents: Vec<i128>,
-    /// The distributed template dimensions the array is aligned with.
-    dims: Vec<ValuedDim>,
-}
-
-#[derive(Clone, Debug)]
-struct ValuedDim {
-    grid: usize,
-    at: Place,
-    lower: i128,
-    format: Deal,
-}
-
-/// Where an array element falls in a template dimension.
-#[derive(Clone, Debug)]
-enum Place {
-    Constant(i128),
-    /// `coef · index[dim] + offset`.
-    Affine {
-        dim: usize,
-        coef: i128,
-        offset: i128,
-    },
-}
-
-#[derive(Clone, Debug)]
-enum Deal {
-    Block(i128),
-    Cyclic(i128),
-}
-
-impl ValuedMapping {
-    /// The processors (1-based, ascending) owning element `index` — the numeric
-    /// counterpart of [`Mapping::ownership`]: BLOCK b puts template index x on coordinate
-    /// ⌊(x - lo)/b⌋, CYCLIC(k) on ⌊(x - lo)/k⌋ mod P; a replicated dimension (or a grid
-    /// dimension no template dimension is distributed over) on every coordinate. `None`
-    /// when the element lies outside the template.
-    pub fn owners(&self, index: &[i128]) -> Option<Owners> {
-        let extents = &self.extents;
-        let mut choices: SmallVec<[Option<i128>; 4]> = smallvec![None; extents.len()];
-        for d in &self.dims {
-            let x = match d.at {
-                Place::Constant(x) => x,
-                Place::Affine { dim, coef, offset } => {
-                    coef.checked_mul(*index.get(dim)?)?.checked_add(offset)?
-                }
-            };
-            let rel = x - d.lower;
-            let p = *extents.get(d.grid)?;
-            let c = match d.format {
-                Deal::Block(b) => (b > 0 && rel >= 0).then(|| rel / b)?,
-                Deal::Cyclic(m) => (m > 0 && rel >= 0).then(|| (rel / m).rem_euclid(p.max(1)))?,
-            };
-            if c >= p {
-                return None;
-            }
-            choices[d.grid] = Some(c);
-        }
-        // Column-major numbering over every combination of the free coordinates.
-        let mut out: Owners = smallvec![0];
-        let mut stride = 1i128;
-        for (k, e) in extents.iter().enumerate() {
-            match choices[k] {
-                Some(c) => out.iter_mut().for_each(|n| *n += (c * stride) as usize),
-                None => {
-                    out = out
-                        .iter()
-                        .flat_map(|n| (0..*e).map(move |c| n + (c * stride) as usize))
-                        .collect()
-                }
-            }
-            stride = stride.checked_mul(*e)?;
-        }
-        out.iter_mut().for_each(|n| *n += 1);
-        out.sort_unstable();
-        Some(out)
-    }
-}
-
-/// The processors owning one element, 1-based, ascending (inline up to four).
-pub type Owners = SmallVec<[usize; 4]>;
 
 /// `⌈n/p⌉`, HPF's BLOCK size.
 pub fn block_size(n: &Sym, p: &Sym) -> Result<Sym, SymError> {
