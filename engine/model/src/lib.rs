@@ -2,10 +2,12 @@
 //! (`freq`, P^3T+ section 4.1), HPF distributions and ownership (`distribution`), work
 //! per processor and wd (`work`), communication records and MPI costs (`comm`), cache
 //! lines (`cache`), machine models (`machine`), computation and predicted time
-//! (`time`), and scaling: crossing points and isospeed range comparison (`scaling`).
+//! (`time`), scaling: crossing points and isospeed range comparison (`scaling`), and
+//! what calls bind and move (`calls`).
 //! Pure and synchronous: no salsa, no LSP, no presentation; the database crate wires it.
 
 pub mod cache;
+pub mod calls;
 pub mod comm;
 pub mod distribution;
 pub mod freq;

@@ -1,0 +1,220 @@
+//! What a call passes and binds: each actual argument as its caller knows it (integer
+//! values, the actual arrays' extents and mappings, valued under the caller's
+//! constants), and what the actuals bind a procedure's dummies to.
+
+use crate::distribution::{Layout, UnitMappings};
+use crate::freq::convert::{Names, Scope};
+use costline_symbolic::{Env, Num, Sym};
+use costline_syntax::ir::{Bound, Expr, StmtId, Subscript, Unit};
+use costline_syntax::span::Span;
+
+/// The mapping of an actual array argument in its caller.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ActualMapping {
+    /// Not mapped: every processor holds all of it.
+    Replicated,
+    Mapped(Layout),
+    /// Mapped, but a size or bound has no value under the caller's bindings.
+    Unknown,
+}
+
+/// One actual argument as its caller knows it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Actual {
+    /// An integer expression with a value under the caller's constants.
+    Integer(i64),
+    /// A whole array: its extents (when valued) and its mapping.
+    Array {
+        name: String,
+        extents: Option<Vec<i64>>,
+        mapping: ActualMapping,
+    },
+    /// A section of an array mapped at the call, as written (its mapping is not followed
+    /// into the callee).
+    Section { name: String, text: String },
+    /// Anything else, as written: a section of an unmapped array, a real or an unvalued
+    /// expression.
+    Other(String),
+}
+
+/// A CALL statement of a unit with its actuals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Site {
+    pub stmt: StmtId,
+    /// The statement, unit-relative.
+    pub span: Span,
+    pub callee: String,
+    /// How often it runs per run of the caller.
+    pub count: Option<f64>,
+    /// Each actual with its keyword, if any.
+    pub actuals: Vec<(Option<String>, Actual)>,
+}
+
+/// What a call binds a procedure's dummies to.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Binding {
+    /// Integer scalar dummies with a value.
+    pub values: Vec<(String, i64)>,
+    /// Array dummies associated with a whole actual array: its extents and mapping.
+    pub arrays: Vec<(String, Option<Vec<i64>>, ActualMapping)>,
+}
+
+impl Binding {
+    /// The mapping the actual associated with dummy `name` has, if any.
+    pub fn mapping(&self, name: &str) -> Option<&ActualMapping> {
+        self.arrays.iter().find(|a| a.0 == name).map(|a| &a.2)
+    }
+}
+
+/// An actual argument of the call `stmt` valued under `env`, with the mapping in force
+/// at the call (a REDISTRIBUTE or REALIGN before it counts).
+pub fn actual(ir: &Unit, maps: &UnitMappings, stmt: StmtId, e: &Expr, env: Env) -> Actual {
+    let whole = match e {
+        Expr::Array(r) if r.subscripts.is_empty() => Some(r.name.as_str()),
+        Expr::Name(n) if ir.symbols.get(n).is_some_and(|s| s.is_array()) => Some(n.as_str()),
+        _ => None,
+    };
+    if let Some(name) = whole {
+        let shape = declared_shape(ir, name, env);
+        let mapping = match maps.at(stmt, name) {
+            None => ActualMapping::Replicated,
+            Some(m) => match shape.as_ref().and_then(|s| {
+                let lowers: Vec<Sym> = s.iter().map(|(l, _)| Sym::int(*l as i128)).collect();
+                Layout::of(m, &lowers, env)
+            }) {
+                Some(l) => ActualMapping::Mapped(l),
+                None => ActualMapping::Unknown,
+            },
+        };
+        return Actual::Array {
+            name: name.to_string(),
+            extents: shape.map(|s| s.into_iter().map(|(_, n)| n).collect()),
+            mapping,
+        };
+    }
+    if let Expr::Array(r) = e
+        && r.subscripts
+            .iter()
+            .any(|s| matches!(s, Subscript::Range(_)))
+        && maps.at(stmt, &r.name).is_some()
+    {
+        return Actual::Section {
+            name: r.name.clone(),
+            text: e.to_string(),
+        };
+    }
+    let scope = Scope {
+        unit: ir,
+        names: &Names::default(),
+        integers: false,
+    };
+    match scope.sym(e).ok().and_then(|s| int(&s, env)) {
+        Some(v) => Actual::Integer(v),
+        None => Actual::Other(e.to_string()),
+    }
+}
+
+fn int(s: &Sym, env: Env) -> Option<i64> {
+    match s.eval(env).ok()? {
+        Num::Exact(r) => r.as_integer().and_then(|v| i64::try_from(v).ok()),
+        Num::Approx(_) => None,
+    }
+}
+
+/// The (lower bound, extent) of each dimension of array `name` under `env`; `None`
+/// when a bound is assumed or has no value.
+pub fn declared_shape(ir: &Unit, name: &str, env: Env) -> Option<Vec<(i64, i64)>> {
+    let scope = Scope {
+        unit: ir,
+        names: &Names::default(),
+        integers: true,
+    };
+    let value = |e: &Expr| scope.sym(e).ok().and_then(|s| int(&s, env));
+    ir.symbols
+        .get(name)?
+        .dims
+        .as_ref()?
+        .iter()
+        .map(|d| {
+            let lower = d.lower.as_ref().map_or(Some(1), value)?;
+            let Bound::Explicit(u) = &d.upper else {
+                return None;
+            };
+            Some((lower, value(u)? - lower + 1))
+        })
+        .collect()
+}
+
+/// The declared lower bounds of array `name` (1 where not given or not valued).
+pub fn declared_lowers(ir: &Unit, name: &str, env: Env) -> Vec<i64> {
+    let scope = Scope {
+        unit: ir,
+        names: &Names::default(),
+        integers: true,
+    };
+    ir.symbols
+        .get(name)
+        .and_then(|s| s.dims.as_ref())
+        .map(|dims| {
+            dims.iter()
+                .map(|d| {
+                    d.lower
+                        .as_ref()
+                        .and_then(|l| scope.sym(l).ok())
+                        .and_then(|s| int(&s, env))
+                        .unwrap_or(1)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What `actuals` bind `callee`'s dummies to: by position up to the first keyword,
+/// then by keyword.
+pub fn bind(callee: &Unit, actuals: &[(Option<String>, Actual)]) -> Binding {
+    let mut out = Binding::default();
+    let mut positional = true;
+    for (k, (keyword, a)) in actuals.iter().enumerate() {
+        positional &= keyword.is_none();
+        let dummy = match keyword {
+            Some(kw) => kw.as_str(),
+            None if positional => match callee.dummies.get(k) {
+                Some(d) => d.as_str(),
+                None => continue,
+            },
+            None => continue,
+        };
+        let Some(sym) = callee.symbols.get(dummy) else {
+            continue;
+        };
+        let integer = Scope {
+            unit: callee,
+            names: &Names::default(),
+            integers: false,
+        }
+        .is_integer(dummy);
+        match a {
+            Actual::Integer(v) if !sym.is_array() && integer => {
+                out.values.push((dummy.to_string(), *v))
+            }
+            Actual::Array {
+                extents, mapping, ..
+            } if sym.is_array() => {
+                // An assumed-shape dimension takes the actual's extent.
+                let dims = sym.dims.as_deref().unwrap_or_default();
+                let conform = extents.as_ref().is_some_and(|e| e.len() == dims.len());
+                for (k, (d, n)) in dims.iter().zip(extents.iter().flatten()).enumerate() {
+                    if conform && d.upper == Bound::Deferred && sym.attrs.dummy {
+                        out.values.push((format!("size({dummy},{})", k + 1), *n));
+                    }
+                }
+                out.arrays
+                    .push((dummy.to_string(), extents.clone(), mapping.clone()))
+            }
+            _ => {}
+        }
+    }
+    out.values.sort();
+    out.arrays.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
