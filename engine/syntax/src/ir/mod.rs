@@ -112,6 +112,9 @@ pub struct Unit {
     /// The `EXTRINSIC(kind)` prefix of the unit statement: the kind, lower-case, and
     /// where it is written.
     pub extrinsic: Option<(String, Span)>,
+    /// Statements that could not be read (the first line of each): every figure of the
+    /// unit leaves them out.
+    pub unread: Vec<Span>,
     /// The whole unit.
     pub span: Span,
     /// Parse, directive and lowering findings.

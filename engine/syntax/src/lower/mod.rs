@@ -6,6 +6,7 @@ mod decl;
 mod directives;
 mod expr;
 mod stmt;
+mod unread;
 
 use super::blocks::check_blocks;
 use super::cst::{self, named_children};
@@ -257,6 +258,19 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
             ),
         ));
     }
+    let (unread, statements) = unread::unread_statements(parsed);
+    if !unread.is_empty() {
+        diagnostics.push(Diagnostic::error(
+            header_span,
+            "unread-statements",
+            format!(
+                "{} of the {statements} statements of `{}` could not be read: every figure \
+                 of it leaves them out (incomplete)",
+                unread.len(),
+                parsed.name
+            ),
+        ));
+    }
     Unit {
         kind: parsed.kind,
         name: parsed.name.clone(),
@@ -271,6 +285,7 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         body,
         header: header_span,
         extrinsic,
+        unread,
         span: Span::new(0, src.len()),
         diagnostics,
     }
