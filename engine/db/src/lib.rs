@@ -21,6 +21,7 @@ mod host;
 mod include_search;
 mod inputs;
 mod mapped;
+mod missing;
 mod modules;
 mod program;
 pub mod project;
@@ -35,6 +36,7 @@ pub use analysis::{
 };
 pub use host::{Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};
+pub use missing::{Missing, MissingList, UnitMissing, gaps, unit_missing};
 pub use modules::duplicate_modules;
 pub use program::{UnitContext, context, loop_wds};
 pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};

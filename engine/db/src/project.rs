@@ -68,6 +68,9 @@ pub struct UnitAnalysis {
     pub cache: Arc<UnitCache>,
     /// Everything the analysis says about the unit (spans relative to its text).
     pub diagnostics: Arc<Vec<Diagnostic>>,
+    /// What its figures leave out, by statement and as a whole (calls include their
+    /// callees').
+    pub missing: Arc<crate::UnitMissing>,
 }
 
 impl UnitAnalysis {
@@ -162,6 +165,7 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
                 times: crate::times(db, u),
                 cache: crate::cache(db, u),
                 diagnostics: crate::unit_diagnostics(db, u),
+                missing: crate::unit_missing(db, u),
             }
         })
         .collect();

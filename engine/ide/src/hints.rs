@@ -1,11 +1,16 @@
 //! Inlay hints: at the end of each DO header and each assignment, how often it runs per
 //! run of its unit and, where its work is distributed, its wd — `×1.0e6 · wd 0.42` —
 //! and for an assignment that communicates, its messages and bytes per run (`2 msg · 16 KiB`);
-//! at DO loops and CALLs, the predicted time per run on the machine (`≈ 3.2 ms`).
+//! at DO loops and CALLs, the predicted time per run on the machine (`≈ 3.2 ms`, or
+//! `≥ 3.2 ms` when it leaves out something it could not read or model; `comm ?` marks
+//! an assignment whose communication is not modelled).
 //! Only the units overlapping the requested range are analyzed.
 
 use super::{Lazy, UnitAt, label, overlaps, units_of};
-use costline_db::{File, Settings, comm_values, context, counts, freqs, lower, times};
+use crate::completeness;
+use costline_db::{
+    File, Settings, comm_values, context, counts, freqs, lower, times, unit_missing,
+};
 use costline_model::work::imbalance::{Numbers, loop_wd};
 use costline_syntax::ir::{LoopOrigin, StmtKind};
 use costline_syntax::span::Span;
@@ -109,8 +114,20 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
                 .cloned(),
             _ => None,
         };
+        // What the figures leave out (a call's includes its callee's).
+        let missing = unit_missing(db, u.unit).within(std::slice::from_ref(s));
+        if comm.is_none()
+            && matches!(s.kind, StmtKind::Assign { .. })
+            && completeness::leaves_out_communication(&missing)
+        {
+            label = format!("{label} · comm ?");
+        }
         if let Some(t) = &timing {
-            label = format!("{label} · ≈ {}", label::seconds(t.time_s));
+            label = format!(
+                "{label} · {}{}",
+                if missing.is_empty() { "≈ " } else { "≥ " },
+                label::seconds(t.time_s)
+            );
         }
         let mut tooltip = match value {
             Some(Ok(v)) => format!("runs {} times {per}", label::full(v.to_f64())),
@@ -143,6 +160,12 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
                 label::seconds(t.time_s),
                 label::seconds(t.ct_s()),
                 label::seconds(t.comm_s)
+            );
+        }
+        if !missing.is_empty() {
+            tooltip += &format!(
+                "\nincomplete: leaves out {} (see the hover)",
+                completeness::places(&missing)
             );
         }
         out.push(InlayHint {

@@ -1,12 +1,15 @@
 //! Code lenses: above each procedure, how often it runs in the program, how many
 //! assignments it executes per run, its wd, its communication and its predicted time
 //! per run on the machine with the computation/communication split — `×50 runs ·
-//! 2.1e6 assignments/run · wd 0.08 · ≈ 3.2 ms/run (compute 2.9 ms, comm 0.3 ms) on ib-hdr`. A procedure's wd weighs its calls with its callees', so lenses read the
-//! program-wide results.
+//! 2.1e6 assignments/run · wd 0.08 · ≈ 3.2 ms/run (compute 2.9 ms, comm 0.3 ms) on
+//! ib-hdr`; a time that leaves something out is a lower bound (`≥ 3.2 ms/run ·
+//! incomplete: leaves out 3 places`). A procedure's wd weighs its calls with its
+//! callees', so lenses read the program-wide results.
 
 use super::{label, units_of};
+use crate::completeness;
 use costline_db::{
-    File, Settings, UnitContext, UnitText, comm_values, context, lower, times, values,
+    File, Settings, UnitContext, UnitText, comm_values, context, lower, times, unit_missing, values,
 };
 use costline_model::comm::CommMetrics;
 use costline_syntax::ir::{StmtKind, UnitKind};
@@ -61,9 +64,15 @@ pub(super) fn code_lenses(db: &dyn salsa::Database, file: File) -> Vec<CodeLens>
         }
         let t = &times(db, u.unit).unit;
         let machine = &Settings::get(db).machine(db).name;
+        let missing = unit_missing(db, u.unit);
         title = if t.known {
             format!(
-                "{title} · ≈ {}/run (compute {}, comm {}) on {machine}",
+                "{title} · {}{}/run (compute {}, comm {}) on {machine}",
+                if missing.all.is_empty() {
+                    "≈ "
+                } else {
+                    "≥ "
+                },
                 label::seconds(t.time_s),
                 label::seconds(t.ct_s()),
                 label::seconds(t.comm_s),
@@ -71,6 +80,12 @@ pub(super) fn code_lenses(db: &dyn salsa::Database, file: File) -> Vec<CodeLens>
         } else {
             format!("{title} · ≈ ?/run on {machine} (counts need values)")
         };
+        if !missing.all.is_empty() {
+            title = format!(
+                "{title} · incomplete: leaves out {}",
+                completeness::places(&missing.all)
+            );
+        }
         out.push(CodeLens {
             offset: u.original(ir.header).start,
             title,

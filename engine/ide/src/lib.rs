@@ -9,6 +9,7 @@ mod analysis;
 mod cache_hover;
 mod comm_hover;
 pub mod compare;
+pub mod completeness;
 mod diagnostics;
 mod directive_edit;
 mod distribution;

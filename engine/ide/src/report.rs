@@ -2,8 +2,9 @@
 //! may be added, none renamed), built from the analysis of a set of files. Lines and
 //! columns are 1-based and refer to the original source text.
 
-use costline_db::Options;
+use crate::completeness::{self, MissingReport};
 use costline_db::project::{self, FileAnalysis, UnitAnalysis};
+use costline_db::{MissingList, Options};
 use costline_model::cache::NestCache;
 use costline_model::comm::{CommMetrics, RefValues};
 use costline_model::freq::Count;
@@ -152,6 +153,20 @@ pub struct Metrics {
     /// A loop nest's lines per entry, by cache level.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheReport>,
+    /// Whether every quantity summed here was modelled from the source (DESIGN.md
+    /// section 5); `false` lists what is not in `missing`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complete: Option<bool>,
+    /// The places the figures leave out and why (distinct, at most
+    /// [`crate::completeness::MAX_LISTED`])...
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<MissingReport>,
+    /// ...and how many more there are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing_more: Option<usize>,
+    /// `lower` when `time_s` leaves out parts that can only add time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_bound: Option<&'static str>,
 }
 
 /// The cache lines of one entry of a loop nest, mean over the processors.
@@ -220,17 +235,34 @@ impl CacheReport {
 }
 
 impl Metrics {
-    /// These metrics with communication's added.
-    fn with_comm(self, m: Option<CommMetrics>) -> Metrics {
-        match m {
-            Some(m) => Metrics {
-                nt: Some(m.nt),
-                td_bytes: Some(m.td_bytes),
-                tt_s: Some(m.tt_s),
-                comm_s: Some(m.path_s),
-                ..self
-            },
-            None => self,
+    /// These metrics with communication's added: zero when there is none, absent when
+    /// what there is was not modelled (`leaves_out` of [`completeness`]).
+    fn with_comm(self, m: Option<CommMetrics>, missing: &MissingList) -> Metrics {
+        let m = match m {
+            Some(m) => m,
+            None if completeness::leaves_out_communication(missing) => return self,
+            None => CommMetrics::default(),
+        };
+        Metrics {
+            nt: Some(m.nt),
+            td_bytes: Some(m.td_bytes),
+            tt_s: Some(m.tt_s),
+            comm_s: Some(m.path_s),
+            ..self
+        }
+    }
+
+    /// These metrics with their completeness: what they leave out, and the time marked
+    /// as a lower bound when they leave anything out.
+    fn with_missing(self, missing: &MissingList) -> Metrics {
+        let (listed, more) = completeness::listed(missing);
+        let complete = missing.is_empty();
+        Metrics {
+            complete: Some(complete),
+            missing: listed,
+            missing_more: more,
+            time_bound: (!complete && self.time_s.is_some()).then_some("lower"),
+            ..self
         }
     }
 }
@@ -726,46 +758,54 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     step,
                     condition,
                     independent: l.independent.is_some(),
-                    metrics: Metrics {
-                        wd: u.loop_wd.get(&s.id).copied(),
-                        ..metrics(s.id)
-                    }
-                    .with_comm(comm_within(u, &l.body))
-                    .with_time(u.times.of(s.id), true)
-                    .with_cache(u, s, levels),
+                    metrics: {
+                        let missing = u.missing.within(std::slice::from_ref(s));
+                        Metrics {
+                            wd: u.loop_wd.get(&s.id).copied(),
+                            ..metrics(s.id)
+                        }
+                        .with_comm(comm_within(u, &l.body), &missing)
+                        .with_time(u.times.of(s.id), true)
+                        .with_cache(u, s, levels)
+                        .with_missing(&missing)
+                    },
                 });
             }
-            kind => statements.push(StatementReport {
-                work: u
-                    .values
-                    .load(s.id)
-                    .map(|l| l.per_processor())
-                    .or(u.call_local.get(&s.id).map(Vec::as_slice))
-                    .map(|w| w.iter().map(|x| Value::of_f64(*x)).collect()),
-                line,
-                column,
-                depth,
-                kind: statement_kind(unit, kind),
-                text: statement_text(unit, kind),
-                refs: statement_refs(kind),
-                comm: comm_records(u.comm.of(s.id)),
-                comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
-                mpi: u.comm.mpi.get(&s.id).map(|m| MpiReport {
-                    op: m.op.as_str(),
-                    bytes: m.bytes,
-                    processes: m.processes,
-                    note: m.metrics.as_ref().err().cloned(),
-                }),
-                metrics: with_work(
-                    metrics(s.id),
-                    u.work.of(s.id),
-                    u.formulas.as_ref().and_then(|f| f.of(s.id)),
-                    u.values.load(s.id),
-                )
-                .with_comm(u.stmt_comm(s.id))
-                .with_time(u.times.of(s.id), false)
-                .with_local(u.call_local.get(&s.id)),
-            }),
+            kind => {
+                let missing = u.missing.within(std::slice::from_ref(s));
+                statements.push(StatementReport {
+                    work: u
+                        .values
+                        .load(s.id)
+                        .map(|l| l.per_processor())
+                        .or(u.call_local.get(&s.id).map(Vec::as_slice))
+                        .map(|w| w.iter().map(|x| Value::of_f64(*x)).collect()),
+                    line,
+                    column,
+                    depth,
+                    kind: statement_kind(unit, kind),
+                    text: statement_text(unit, kind),
+                    refs: statement_refs(kind),
+                    comm: comm_records(u.comm.of(s.id)),
+                    comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
+                    mpi: u.comm.mpi.get(&s.id).map(|m| MpiReport {
+                        op: m.op.as_str(),
+                        bytes: m.bytes,
+                        processes: m.processes,
+                        note: m.metrics.as_ref().err().cloned(),
+                    }),
+                    metrics: with_work(
+                        metrics(s.id),
+                        u.work.of(s.id),
+                        u.formulas.as_ref().and_then(|f| f.of(s.id)),
+                        u.values.load(s.id),
+                    )
+                    .with_comm(u.stmt_comm(s.id), &missing)
+                    .with_time(u.times.of(s.id), false)
+                    .with_local(u.call_local.get(&s.id))
+                    .with_missing(&missing),
+                })
+            }
         }
     });
     UnitReport {
@@ -804,9 +844,10 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
             wd: u.wd,
             ..runs_metrics(u)
         }
-        .with_comm(comm_within(u, &unit.body))
+        .with_comm(comm_within(u, &unit.body), &u.missing.all)
         .with_time(Some(&u.times.unit), true)
-        .with_unit_cache(u),
+        .with_unit_cache(u)
+        .with_missing(&u.missing.all),
         loops,
         statements,
     }

@@ -366,6 +366,7 @@ fn diagnostics_cover_the_file_and_its_units_at_their_ranges() {
         })
         .collect();
     expect![[r#"
+        error unread-statements `program p`: 1 of the 6 statements of `p` could not be read: every figure of it leaves them out (incomplete)
         error unknown-array `nosuch`: `nosuch` in DISTRIBUTE is not a declared array or template
         info mapping `nosuch`: the distribution of `nosuch` is not modelled (its extents are not declared as constants or expressions): it counts as replicated
         warning syntax `x = 1 +`: costline could not parse `x = 1 +`; this statement is left out of the analysis"#]].assert_eq(&out.join("\n"));

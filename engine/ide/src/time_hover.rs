@@ -1,14 +1,19 @@
 //! The time section of a hover: the predicted time on the machine, its computation and
 //! communication parts, the busiest processor, and for an assignment the operations
-//! of one execution and their price.
+//! of one execution and their price; a time that leaves something out is marked as a
+//! lower bound (`≥`) with what it leaves out listed.
 
 use super::{UnitAt, label};
-use costline_db::{Settings, lower, ops, times};
+use crate::completeness;
+use costline_db::{MissingList, Settings, lower, ops, times, unit_missing};
 use costline_syntax::ir::{Stmt, StmtKind};
 use std::fmt::Write;
 
 /// Rows of the per-processor computation table beyond which it is folded.
 const TABLE_ROWS: usize = 16;
+
+/// Places a figure leaves out listed in a hover, beyond which they are counted.
+const MISSING_ROWS: usize = 8;
 
 /// Appends the time of statement `stmt` (or of the whole unit when `None`).
 pub(super) fn time_section(
@@ -27,12 +32,20 @@ pub(super) fn time_section(
     }) else {
         return;
     };
+    // What the time leaves out (a call's includes its callee's): then it is a lower
+    // bound, and the places are listed.
+    let unit_missing = unit_missing(db, u.unit);
+    let missing = match stmt {
+        Some(s) => unit_missing.within(std::slice::from_ref(s)),
+        None => unit_missing.all.clone(),
+    };
     if !t.known {
         let _ = writeln!(
             out,
             "predicted time on `{}`: needs values for the counts (costline.params)\n",
             machine.name
         );
+        missing_section(&missing, out);
         return;
     }
     let per = match ir.kind {
@@ -41,12 +54,14 @@ pub(super) fn time_section(
     };
     let _ = writeln!(
         out,
-        "**≈ {}** {per} on `{}` — computation {} · communication {}\n",
+        "**{}{}** {per} on `{}` — computation {} · communication {}\n",
+        if missing.is_empty() { "≈ " } else { "≥ " },
         label::seconds(t.time_s),
         machine.name,
         label::seconds(t.ct_s()),
         label::seconds(t.comm_s),
     );
+    missing_section(&missing, out);
     let p = t.per_processor.len();
     if p > 1 {
         let mean = t.per_processor.iter().sum::<f64>() / p as f64;
@@ -91,4 +106,20 @@ pub(super) fn time_section(
             }
         );
     }
+}
+
+/// What a figure leaves out, listed (nothing when it is complete).
+fn missing_section(missing: &MissingList, out: &mut String) {
+    if missing.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "**incomplete** (a time is a lower bound): it leaves out {}\n",
+        completeness::places(missing)
+    );
+    for line in completeness::hover_lines(missing, MISSING_ROWS) {
+        let _ = writeln!(out, "- {line}");
+    }
+    out.push('\n');
 }

@@ -260,8 +260,14 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
     }
     let (unread, statements) = unread::unread_statements(parsed);
     if !unread.is_empty() {
+        let trimmed = src
+            .get(header_span.start as usize..header_span.end as usize)
+            .map_or(0, |t| t.trim_end().len());
         diagnostics.push(Diagnostic::error(
-            header_span,
+            Span::new(
+                header_span.start as usize,
+                header_span.start as usize + trimmed,
+            ),
             "unread-statements",
             format!(
                 "{} of the {statements} statements of `{}` could not be read: every figure \
