@@ -158,7 +158,7 @@ fn frequencies(c: &mut Criterion) {
     let file = files.into_iter().next().expect("one file").expect("loads");
     let unit = &file.units[0].unit;
     let options = FreqOptions {
-        time_limit: None,
+        unit_max_steps: None,
         ..FreqOptions::default()
     };
     c.bench_function("freq/frequencies_of_four_nests", |b| {

@@ -158,7 +158,8 @@ pub fn stmt_formula<'db>(
         &w.of(stmt)?.spread,
         freqs.of(stmt)?,
         Settings::get(db).freq(db),
-        None,
+        // One statement: its own budget, not its unit's.
+        &mut None,
     )
 }
 
@@ -562,5 +563,9 @@ pub fn unit_diagnostics<'db>(
             .iter()
             .map(|f| Diagnostic::warning(f.header, "poor-locality", f.message.clone())),
     );
+    // Each finding once: the loops array syntax, WHERE and FORALL become share their
+    // statement's place, and would repeat its notes.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|d| seen.insert((d.span, d.code, d.message.clone())));
     Arc::new(out)
 }

@@ -87,8 +87,7 @@ fn test_options(bindings: BTreeMap<String, i64>) -> Options {
         ..Options::default()
     };
     // Deterministic counts: no time limits.
-    o.freq.time_limit = None;
-    o.freq.unit_time_limit = None;
+    o.freq.unit_max_steps = None;
     o
 }
 

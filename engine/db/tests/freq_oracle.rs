@@ -836,7 +836,7 @@ fn program(shape: Shape) -> BoxedStrategy<Program> {
 
 fn options() -> FreqOptions {
     FreqOptions {
-        time_limit: None,
+        unit_max_steps: None,
         ..FreqOptions::default()
     }
 }

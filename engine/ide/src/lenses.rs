@@ -102,7 +102,10 @@ fn comm_total(
     ctx: &UnitContext,
 ) -> Option<CommMetrics> {
     let own = comm_values(db, unit).total(ir);
-    ctx.call_comm
-        .values()
-        .fold(own, |acc, m| Some(acc.unwrap_or_default().plus(m, 1.0)))
+    // In statement order: a float sum in the map's order changes from run to run.
+    let mut calls: Vec<_> = ctx.call_comm.iter().collect();
+    calls.sort_by_key(|(id, _)| **id);
+    calls.into_iter().fold(own, |acc, (_, m)| {
+        Some(acc.unwrap_or_default().plus(m, 1.0))
+    })
 }

@@ -12,7 +12,9 @@ use costline_model::time::Timing;
 use costline_model::work::{Load, Spread, StmtWork};
 use costline_symbolic::{EvalError, Notation, Num};
 use costline_syntax::diagnostics::{Diagnostic, Severity};
-use costline_syntax::ir::{ArrayRef, Expr, LoopControl, Stmt, StmtKind, Subscript, Symbol, Unit};
+use costline_syntax::ir::{
+    ArrayRef, Expr, LoopControl, Stmt, StmtId, StmtKind, Subscript, Symbol, Unit,
+};
 use costline_syntax::source::SourceFile;
 use costline_syntax::span::Span;
 use serde::Serialize;
@@ -341,10 +343,18 @@ impl Metrics {
     /// A unit's cache lines: its outermost nests' and its calls' (Definition 4.11).
     fn with_unit_cache(self, u: &UnitAnalysis) -> Metrics {
         Metrics {
-            cache_lines: Some(u.cache.own_lines() + u.call_lines.values().sum::<f64>()),
+            cache_lines: Some(u.cache.own_lines() + sum_by_stmt(&u.call_lines)),
             ..self
         }
     }
+}
+
+/// Σ of per-statement values in statement order: a float sum in the map's order would
+/// change in the last digits from run to run.
+fn sum_by_stmt(m: &HashMap<StmtId, f64>) -> f64 {
+    let mut ids: Vec<&StmtId> = m.keys().collect();
+    ids.sort();
+    ids.into_iter().map(|id| m[id]).sum()
 }
 
 /// A processor and its work relative to the mean.

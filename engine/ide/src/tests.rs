@@ -16,8 +16,7 @@ fn host(text: &str, params: &[(&str, i64)]) -> AnalysisHost {
         bindings,
         ..Options::default()
     };
-    options.freq.time_limit = None;
-    options.freq.unit_time_limit = None;
+    options.freq.unit_max_steps = None;
     let mut host = AnalysisHost::new(&options);
     host.add_file(PATH, text.as_bytes().to_vec());
     host

@@ -15,8 +15,7 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
     let file = files.into_iter().next().unwrap().unwrap();
     let unit = &file.units[0].unit;
     let options = FreqOptions {
-        time_limit: None,
-        unit_time_limit: None,
+        unit_max_steps: None,
         ..FreqOptions::default()
     };
     let freqs = frequencies(unit, &options);

@@ -72,8 +72,10 @@ impl UnitMappings {
     pub fn unsized_arrangements(&self, unit: &Unit, env: Env) -> Vec<Diagnostic> {
         let mut used: Vec<&Arrangement> =
             self.arrays.values().map(|m| &m.distribution.onto).collect();
-        used.sort_by(|a, b| a.name.cmp(&b.name));
-        used.dedup_by(|a, b| a.name == b.name);
+        // Default arrangements of different ranks share a name: sort and keep them by
+        // name and shape, so that the map's order decides nothing.
+        used.sort_by_key(|a| (a.name.clone(), format!("{:?}", a.extents)));
+        used.dedup_by(|a, b| a.name == b.name && a.extents == b.extents);
         used.into_iter()
             .filter_map(|a| {
                 let mut needs: Vec<String> = a

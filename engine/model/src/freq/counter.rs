@@ -10,7 +10,6 @@ use super::FreqOptions;
 use super::nest::{Nest, narrow, order};
 use super::numeric;
 use costline_symbolic::{Budget, Constraint, Name, Piecewise, Sym, symbolic_sum};
-use std::time::Instant;
 
 /// Outer-variable values the enumeration may look at over all calls before the
 /// symbolic route is taken instead.
@@ -79,8 +78,7 @@ impl<'a> Counter<'a> {
         };
         let options = self.options;
         let formula = self.formula.get_or_insert_with(|| {
-            let limit = options.time_limit.map(|d| Instant::now() + d);
-            let mut budget = Budget::new(options.max_pieces, options.max_steps, limit);
+            let mut budget = Budget::new(options.max_pieces, options.max_steps, None);
             symbolic_sum(
                 self.constraints.clone(),
                 &self.vars,

@@ -28,7 +28,10 @@ use costline_symbolic::{
 use costline_syntax::ir::{StmtId, Unit};
 use costline_syntax::span::Span;
 use std::sync::Arc;
-use std::time::Duration;
+
+/// The default step budget of all symbolic sums of one unit (about a quarter of a
+/// second of symbolic work on this project's reference machine).
+pub const UNIT_MAX_STEPS: usize = 60_000;
 
 /// Defaults and limits of the analysis.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,13 +42,13 @@ pub struct FreqOptions {
     pub default_trips: u64,
     /// Per symbolic sum: at most this many pieces...
     pub max_pieces: usize,
-    /// ...this many recursive steps...
+    /// ...and this many recursive steps.
     pub max_steps: usize,
-    /// ...and this much time (none in tests, for determinism).
-    pub time_limit: Option<Duration>,
-    /// All symbolic sums of one unit together: past this, the unit's remaining counts
-    /// come from numeric counting (none in tests).
-    pub unit_time_limit: Option<Duration>,
+    /// All symbolic sums of one unit together (its counts, and separately its work
+    /// formulas): past this many steps, the remaining ones come from numeric counting.
+    /// Limits are steps, never time, so the same input gives the same output on any
+    /// machine, load or thread count.
+    pub unit_max_steps: Option<usize>,
     /// Iterations the numeric fallback may enumerate.
     pub max_enumeration: u64,
 }
@@ -57,8 +60,7 @@ impl Default for FreqOptions {
             default_trips: 100,
             max_pieces: 256,
             max_steps: 20_000,
-            time_limit: Some(Duration::from_millis(100)),
-            unit_time_limit: Some(Duration::from_millis(250)),
+            unit_max_steps: Some(UNIT_MAX_STEPS),
             max_enumeration: 10_000_000,
         }
     }

@@ -8,7 +8,6 @@ use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, walk};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// The context of a block: what must hold for it to run.
 #[derive(Clone)]
@@ -37,8 +36,8 @@ pub struct Walker<'a> {
     scopes: Vec<Option<Names>>,
     cache: HashMap<usize, Arc<Count>>,
     next_frame: usize,
-    /// When the unit's symbolic work must end.
-    deadline: Option<Instant>,
+    /// The unit's symbolic steps left ([`FreqOptions::unit_max_steps`]).
+    left: Option<usize>,
 }
 
 impl<'a> Walker<'a> {
@@ -62,7 +61,7 @@ impl<'a> Walker<'a> {
             scopes: vec![None; n],
             cache: HashMap::new(),
             next_frame: 1,
-            deadline: options.unit_time_limit.map(|d| Instant::now() + d),
+            left: options.unit_max_steps,
         }
     }
 
@@ -138,20 +137,15 @@ impl<'a> Walker<'a> {
                 let weight = alt.prob.checked_mul(frame.trips).ok()?;
                 let mut constraints = loop_cons.clone();
                 constraints.extend(alt.cons.iter().cloned());
-                let now = Instant::now();
-                let own = self.options.time_limit.map(|d| now + d);
-                let deadline = match (own, self.deadline) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                // Past the unit's deadline, no symbolic work at all.
-                let steps = if self.deadline.is_some_and(|d| now > d) {
-                    0
-                } else {
-                    self.options.max_steps
-                };
-                let mut budget = Budget::new(self.options.max_pieces, steps, deadline);
+                // Past the unit's budget, no symbolic work at all.
+                let steps = self
+                    .left
+                    .map_or(self.options.max_steps, |l| l.min(self.options.max_steps));
+                let mut budget = Budget::new(self.options.max_pieces, steps, None);
                 let symbolic = symbolic_sum(constraints.clone(), &vars, Sym::one(), &mut budget);
+                if let Some(l) = &mut self.left {
+                    *l = l.saturating_sub(budget.steps());
+                }
                 Some(CountTerm {
                     weight,
                     constraints,

@@ -8,7 +8,6 @@ use crate::freq::{Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Sym, symbolic_sum};
 use costline_syntax::ir::{StmtId, Unit};
 use std::collections::HashMap;
-use std::time::Instant;
 
 /// work(S, p) of the owner-computed assignments of a unit, by statement.
 #[derive(Clone, Debug, Default)]
@@ -23,12 +22,13 @@ impl UnitFormulas {
 }
 
 /// work(S, p) of one assignment as a count (its terms summed within the budget of
-/// `options`, nothing left to sum after `deadline`); `None` unless it is owner-computed.
+/// `options` and the `left` steps of its unit, which it spends); `None` unless it is
+/// owner-computed.
 pub fn formula(
     spread: &Spread,
     count: &Count,
     options: &FreqOptions,
-    deadline: Option<Instant>,
+    left: &mut Option<usize>,
 ) -> Option<Count> {
     let Spread::Owned { terms, .. } = spread else {
         return None;
@@ -36,15 +36,12 @@ pub fn formula(
     let terms = terms
         .iter()
         .map(|t| {
-            let now = Instant::now();
-            let steps = if deadline.is_some_and(|d| now > d) {
-                0
-            } else {
-                options.max_steps
-            };
-            let limit = options.time_limit.map(|d| now + d);
-            let mut budget = Budget::new(options.max_pieces, steps, limit);
+            let steps = left.map_or(options.max_steps, |l| l.min(options.max_steps));
+            let mut budget = Budget::new(options.max_pieces, steps, None);
             let symbolic = symbolic_sum(t.constraints.clone(), &t.vars, Sym::one(), &mut budget);
+            if let Some(l) = left {
+                *l = l.saturating_sub(budget.steps());
+            }
             CountTerm {
                 weight: t.weight,
                 constraints: t.constraints.clone(),
@@ -67,11 +64,11 @@ pub fn unit_formulas(
     work: &UnitWork,
     options: &FreqOptions,
 ) -> UnitFormulas {
-    let deadline = options.unit_time_limit.map(|d| Instant::now() + d);
+    let mut left = options.unit_max_steps;
     let mut stmts = HashMap::new();
     unit.walk(&mut |s, _| {
         if let (Some(w), Some(count)) = (work.of(s.id), freqs.of(s.id))
-            && let Some(f) = formula(&w.spread, count, options, deadline)
+            && let Some(f) = formula(&w.spread, count, options, &mut left)
         {
             stmts.insert(s.id, f);
         }

@@ -105,7 +105,9 @@ pub fn unit_work(unit: &Unit, freqs: &UnitFrequencies, maps: &UnitMappings) -> U
         .arrays
         .values()
         .map(|m| &m.distribution.onto)
-        .min_by_key(|a| a.name.clone())
+        // By name, then by shape: default arrangements of different ranks share a name,
+        // and the map's order must not decide.
+        .min_by_key(|a| (a.name.clone(), a.extents.len(), format!("{:?}", a.extents)))
         .or(maps.arrangements.first())
         .cloned();
     let mut stmts = HashMap::new();
