@@ -6,23 +6,25 @@ use costline_ide::report::{FileReport, Report, file_reports};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-pub fn run(args: &CheckArgs) -> ExitCode {
-    let options = match crate::config::file::options(&crate::config::file::Flags {
+/// The analysis options of `check` and `coverage`: costline.toml, then the flags.
+pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
+    crate::config::file::options(&crate::config::file::Flags {
         machine: args.machine.as_deref(),
         params: args.params.iter().cloned().collect(),
         include: &args.include_dirs,
         imbalance_threshold: args.imbalance_threshold,
-    }) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("costline: {e}");
-            return ExitCode::from(1);
-        }
-    };
-    // Read every file; unreadable ones are reported in place.
+    })
+}
+
+/// What was read of the command line's files: the contents of the readable ones (path,
+/// bytes), and the reports of those that could not be read, by their index.
+pub type Read = (Vec<(String, Vec<u8>)>, BTreeMap<usize, FileReport>);
+
+/// Reads `files` (see [`Read`]).
+pub fn read(files: &[String]) -> Read {
     let mut inputs = Vec::new();
     let mut unreadable = BTreeMap::new();
-    for (i, path) in args.files.iter().enumerate() {
+    for (i, path) in files.iter().enumerate() {
         match std::fs::read(path) {
             Ok(bytes) => inputs.push((path.clone(), bytes)),
             Err(e) => {
@@ -33,6 +35,19 @@ pub fn run(args: &CheckArgs) -> ExitCode {
             }
         }
     }
+    (inputs, unreadable)
+}
+
+pub fn run(args: &CheckArgs) -> ExitCode {
+    let options = match options(args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("costline: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    // Read every file; unreadable ones are reported in place.
+    let (inputs, mut unreadable) = read(&args.files);
     let mut analyzed = file_reports(&inputs, &options).into_iter();
     let files: Vec<FileReport> = (0..args.files.len())
         .map(|i| match unreadable.remove(&i) {

@@ -4,6 +4,7 @@
 mod check;
 mod compare;
 mod config;
+mod coverage;
 mod lsp;
 mod machines;
 mod stdout;
@@ -28,6 +29,10 @@ struct Cli {
 enum Command {
     /// Analyze Fortran/HPF files and print a report per program unit.
     Check(CheckArgs),
+    /// How much of the program the files make up costline understood: statements read
+    /// and counted, work vectors, communication records, MPI calls priced, complete
+    /// units.
+    Coverage(CheckArgs),
     /// Run the language server on stdin/stdout (for editors).
     Serve {
         /// Accepted and ignored: stdio is the only transport (language clients such as
@@ -96,6 +101,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Coverage(args) => coverage::run(&args),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve { .. } => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),

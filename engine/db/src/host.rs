@@ -173,7 +173,7 @@ impl Analysis {
         &self.include_dirs
     }
 
-    /// Runs `work(db, k, n)` for k = 0..n on n threads (one per core, at most 4), each
+    /// Runs `work(db, k, n)` for k = 0..n on n threads ([`worker_threads`]), each
     /// with a snapshot of its own, and waits for them: for memoizing many independent
     /// queries at once, each thread taking share `k` of a job list every thread
     /// enumerates alike; the caller then reads the results from its own snapshot. On a
@@ -183,7 +183,7 @@ impl Analysis {
         &self,
         work: &(dyn Fn(&Database, usize, usize) + Sync + std::panic::RefUnwindSafe),
     ) -> Cancellable<()> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+        let threads = worker_threads();
         if threads < 2 {
             return self.with_db(|db| work(db, 0, 1));
         }
@@ -210,4 +210,14 @@ impl Analysis {
         let db = &self.db;
         salsa::Cancelled::catch(|| f(db))
     }
+}
+
+/// The threads analyses run on: `COSTLINE_THREADS` when set to a positive number, else
+/// one per core, at most 4. Results do not depend on it (the tests compare 1 and many).
+pub fn worker_threads() -> usize {
+    std::env::var("COSTLINE_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
 }

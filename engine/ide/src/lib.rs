@@ -10,6 +10,7 @@ mod cache_hover;
 mod comm_hover;
 pub mod compare;
 pub mod completeness;
+pub mod coverage;
 mod diagnostics;
 mod directive_edit;
 mod distribution;

@@ -1,0 +1,219 @@
+//! The NAS Parallel Benchmarks (NPB3.0-HPF and NPB3.4-MPI, class S) as a user runs
+//! them: `costline coverage` must not get worse than the figures stored in
+//! tests/npb/coverage.json (a ratchet: improve them, then store them with
+//! `COSTLINE_RATCHET=update cargo test -p costline-server --test npb`), and `costline
+//! check` must give byte-identical output run after run and on 1 or many threads.
+//! The corpus is read from `../shared/corpus/npb` (or `COSTLINE_NPB`) and prepared by
+//! tests/npb/prepare.sh (a copy with each benchmark's npbparams.h).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The process count the programs are analyzed for: HPF's `p`, and the variables the
+/// MPI benchmarks store MPI_COMM_SIZE's result in.
+const HPF_PARAMS: &[&str] = &["p=4"];
+const MPI_PARAMS: &[&str] = &[
+    "nprocs=4",
+    "no_nodes=4",
+    "total_nodes=4",
+    "np=4",
+    "nnodes=4",
+    "nprocs_total=4",
+];
+
+/// (suite, benchmark) of every Fortran benchmark of both suites.
+const PROGRAMS: &[(&str, &str)] = &[
+    ("NPB3.0-HPF", "BT"),
+    ("NPB3.0-HPF", "CG"),
+    ("NPB3.0-HPF", "FT"),
+    ("NPB3.0-HPF", "LU"),
+    ("NPB3.0-HPF", "MG"),
+    ("NPB3.0-HPF", "SP"),
+    ("NPB3.4-MPI", "BT"),
+    ("NPB3.4-MPI", "CG"),
+    ("NPB3.4-MPI", "EP"),
+    ("NPB3.4-MPI", "FT"),
+    ("NPB3.4-MPI", "LU"),
+    ("NPB3.4-MPI", "MG"),
+    ("NPB3.4-MPI", "SP"),
+];
+
+/// The common files the benchmarks' Makefiles link (RAND = randdp).
+const COMMON: &[&str] = &["print_results.f", "randdp.f", "timers.f", "wtime.f"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// The prepared copy of the corpus (target/npb), prepared once for all tests.
+fn corpus() -> PathBuf {
+    static PREPARED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PREPARED.get_or_init(prepare).clone()
+}
+
+fn prepare() -> PathBuf {
+    let dest = root().join("target/npb");
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("tests/npb/prepare.sh")).arg(&dest);
+    if let Ok(src) = std::env::var("COSTLINE_NPB") {
+        cmd.arg(src);
+    }
+    let out = cmd.output().expect("bash runs");
+    assert!(
+        out.status.success(),
+        "preparing the NPB corpus failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dest
+}
+
+/// The program's files, relative to its directory, in a fixed order.
+fn files(dir: &Path) -> Vec<String> {
+    let mut own: Vec<String> = std::fs::read_dir(dir)
+        .expect("the benchmark's directory")
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            (name.ends_with(".f") || name.ends_with(".f90")).then_some(name)
+        })
+        .collect();
+    own.sort();
+    let common = dir.join("../common");
+    own.extend(
+        COMMON
+            .iter()
+            .filter(|f| common.join(f).exists())
+            .map(|f| format!("../common/{f}")),
+    );
+    own
+}
+
+/// Runs `costline ARGS` in `dir` (with `threads` worker threads when given); stdout.
+fn costline(dir: &Path, args: &[String], threads: Option<usize>) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_costline"));
+    cmd.current_dir(dir).args(args);
+    if let Some(n) = threads {
+        cmd.env("COSTLINE_THREADS", n.to_string());
+    }
+    let out = cmd.output().expect("costline runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "costline panicked:\n{stderr}");
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn args(command: &str, suite: &str, files: &[String], format: &str) -> Vec<String> {
+    let params = if suite.contains("HPF") {
+        HPF_PARAMS
+    } else {
+        MPI_PARAMS
+    };
+    let mut out = vec![command.to_string()];
+    out.extend(files.iter().cloned());
+    for p in params {
+        out.push("--param".into());
+        out.push(p.to_string());
+    }
+    out.extend(["--format".to_string(), format.to_string()]);
+    out
+}
+
+#[test]
+fn check_output_is_byte_identical_run_after_run_and_on_any_thread_count() {
+    let corpus = corpus();
+    for (suite, bench) in PROGRAMS {
+        let dir = corpus.join(suite).join(bench);
+        let files = files(&dir);
+        for format in ["json", "text"] {
+            let a = args("check", suite, &files, format);
+            let first = costline(&dir, &a, None);
+            assert!(!first.is_empty(), "{suite}/{bench}: no output");
+            for (run, threads) in [(2, None), (3, None), (4, Some(1)), (5, Some(4))] {
+                let again = costline(&dir, &a, threads);
+                assert!(
+                    again == first,
+                    "{suite}/{bench} --format {format}: run {run} ({threads:?} threads) differs from run 1"
+                );
+            }
+        }
+    }
+}
+
+/// (field, done, total) of a coverage report's shares.
+fn shares(c: &Value) -> Vec<(String, u64, u64)> {
+    c.as_object()
+        .expect("the figures")
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v["done"].as_u64()?, v["total"].as_u64()?)))
+        .collect()
+}
+
+#[test]
+fn coverage_of_the_nas_parallel_benchmarks_never_gets_worse() {
+    let corpus = corpus();
+    let stored_path = root().join("tests/npb/coverage.json");
+    let stored: BTreeMap<String, Value> = std::fs::read_to_string(&stored_path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let mut now = BTreeMap::new();
+    let mut worse = Vec::new();
+    let mut better = Vec::new();
+    for (suite, bench) in PROGRAMS {
+        let dir = corpus.join(suite).join(bench);
+        let files = files(&dir);
+        let out = costline(&dir, &args("coverage", suite, &files, "json"), None);
+        let report: Value = serde_json::from_str(&out).expect("coverage JSON");
+        let c = report["coverage"].clone();
+        let key = format!("{suite}/{bench}");
+        match stored.get(&key) {
+            None => worse.push(format!("{key}: no stored figures")),
+            Some(old) => {
+                for ((field, done, total), (_, old_done, old_total)) in
+                    shares(&c).into_iter().zip(shares(old))
+                {
+                    if done < old_done {
+                        worse.push(format!(
+                            "{key} {field}: {done} of {total}, was {old_done} of {old_total}"
+                        ));
+                    } else if done > old_done {
+                        better.push(format!("{key} {field}: {done}, was {old_done}"));
+                    }
+                }
+                // Counts known exactly, and known at all, must not fall.
+                let count = |v: &Value, k: &str| v["counts"][k].as_u64().unwrap_or(0);
+                let exact = |v: &Value| count(v, "exact");
+                let known = |v: &Value| count(v, "exact") + count(v, "estimated");
+                for (what, f) in [
+                    ("exact", &exact as &dyn Fn(&Value) -> u64),
+                    ("known", &known),
+                ] {
+                    if f(&c) < f(old) {
+                        worse.push(format!("{key} counts {what}: {}, was {}", f(&c), f(old)));
+                    }
+                }
+            }
+        }
+        now.insert(key, c);
+    }
+    if std::env::var("COSTLINE_RATCHET").as_deref() == Ok("update") {
+        let text = serde_json::to_string_pretty(&now).expect("serializes") + "\n";
+        std::fs::write(&stored_path, text).expect("writes the stored figures");
+        return;
+    }
+    assert!(
+        worse.is_empty(),
+        "coverage got worse:\n{}\n(after a deliberate change, store the new figures with \
+         COSTLINE_RATCHET=update)",
+        worse.join("\n")
+    );
+    if !better.is_empty() {
+        eprintln!(
+            "coverage improved (store it with COSTLINE_RATCHET=update):\n{}",
+            better.join("\n")
+        );
+    }
+}
