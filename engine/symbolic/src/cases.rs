@@ -13,17 +13,20 @@
 //! when those admit no point outside both), and constraints implied by the rest of their
 //! guard are dropped (`e ≥ 0` with `-e ≥ 0` becomes `e = 0`).
 //!
-//! The refinement can take up to `(k + 1)^pieces` cells; past [`MAX_CELLS`] the value is
-//! kept as the sum of its pieces ([`Cases::Sum`]) and printed as one, `(a if c) + (b if
-//! d)`, never as cases.
+//! The refinement can take up to `(k + 1)^pieces` cells; past [`MAX_CELLS`] cells, or
+//! past the feasibility test's budget (a number of eliminations, so the output does not
+//! depend on the machine), the value is kept as the sum of its pieces ([`Cases::Sum`])
+//! and printed as one, `(a if c) + (b if d)`, never as cases. (Merging and guard
+//! simplification stop where the budget runs out; the cases stay exact.)
 
 use super::constraint::{Constraint, Rel};
 use super::display::Notation;
 use super::eval::{Env, EvalError, Num};
-use super::feasible::{implies, infeasible};
+use super::feasible::Feasibility;
 use super::piecewise::{Piece, Piecewise};
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
+use std::collections::HashSet;
 
 /// The most cells the refinement may hold; beyond, the value stays a sum of pieces.
 pub const MAX_CELLS: usize = 48;
@@ -120,12 +123,27 @@ fn holds(guard: &[Constraint], env: Env) -> Result<bool, EvalError> {
 
 impl Piecewise {
     /// The value as disjoint cases (see the module's documentation), or as the sum of its
-    /// pieces when the cases would take more than [`MAX_CELLS`] cells.
+    /// pieces when the cases would take more than [`MAX_CELLS`] cells or more work than
+    /// the budget allows.
     pub fn cases(&self) -> Cases {
-        let pieces = match self.clone().simplified() {
-            Ok(p) => p.pieces,
-            Err(_) => self.pieces.clone(),
-        };
+        // Pieces of the same guard added up, zero pieces left out.
+        let mut pieces: Vec<Piece> = Vec::with_capacity(self.pieces.len());
+        for p in &self.pieces {
+            let mut guard = p.guard.clone();
+            guard.sort();
+            guard.dedup();
+            match pieces.iter_mut().find(|q| q.guard == guard) {
+                Some(q) => match q.value.add(&p.value) {
+                    Ok(v) => q.value = v,
+                    Err(_) => return Cases::Sum(self.pieces.clone()),
+                },
+                None => pieces.push(Piece {
+                    guard,
+                    value: p.value.clone(),
+                }),
+            }
+        }
+        pieces.retain(|p| !p.value.is_zero());
         match disjoint(&pieces) {
             Some(cases) => Cases::Disjoint(cases),
             None => Cases::Sum(pieces),
@@ -133,9 +151,10 @@ impl Piecewise {
     }
 }
 
-/// The disjoint cases of `Σ γ(C_i)·E_i`, or `None` past [`MAX_CELLS`] cells (or on an
-/// overflow).
+/// The disjoint cases of `Σ γ(C_i)·E_i`, or `None` past [`MAX_CELLS`] cells, past the
+/// feasibility budget, or on an overflow.
 fn disjoint(pieces: &[Piece]) -> Option<Vec<Case>> {
+    let mut f = Feasibility::default();
     let mut cells = vec![Case {
         guard: Vec::new(),
         value: Sym::zero(),
@@ -146,18 +165,21 @@ fn disjoint(pieces: &[Piece]) -> Option<Vec<Case>> {
         };
         let mut next = Vec::with_capacity(cells.len() * 2);
         for cell in cells {
-            split(cell, &guard, &p.value, &mut next)?;
+            split(&mut f, cell, &guard, &p.value, &mut next)?;
             if next.len() > MAX_CELLS {
                 return None;
             }
         }
         cells = next;
+        if f.exhausted() {
+            return None;
+        }
     }
     cells.retain(|c| !c.value.is_zero());
     for c in &mut cells {
-        c.guard = simplified(std::mem::take(&mut c.guard));
+        c.guard = simplified(&mut f, std::mem::take(&mut c.guard));
     }
-    Some(merged(cells))
+    Some(merged(&mut f, cells))
 }
 
 /// The constraints normalized, those that always hold dropped; `None` when one never
@@ -181,11 +203,17 @@ fn normalized(guard: &[Constraint]) -> Option<Vec<Constraint>> {
 
 /// Splits `cell` by a piece (`guard`, `value`) into `cell ∧ guard` (its value plus
 /// `value`) and the disjoint parts of `cell ∧ ¬guard`, pushing the feasible ones.
-fn split(cell: Case, guard: &[Constraint], value: &Sym, out: &mut Vec<Case>) -> Option<()> {
+fn split(
+    f: &mut Feasibility,
+    cell: Case,
+    guard: &[Constraint],
+    value: &Sym,
+    out: &mut Vec<Case>,
+) -> Option<()> {
     let fresh: Vec<&Constraint> = guard.iter().filter(|c| !cell.guard.contains(c)).collect();
     let mut inside = cell.guard.clone();
     inside.extend(fresh.iter().map(|c| (*c).clone()));
-    if fresh.is_empty() || !infeasible(&inside) {
+    if fresh.is_empty() || !f.infeasible(&inside) {
         out.push(Case {
             guard: inside,
             value: cell.value.add(value).ok()?,
@@ -201,7 +229,7 @@ fn split(cell: Case, guard: &[Constraint], value: &Sym, out: &mut Vec<Case>) -> 
         for neg in c.negated().ok()? {
             let mut part = prefix.clone();
             part.push(neg);
-            if !infeasible(&part) {
+            if !f.infeasible(&part) {
                 out.push(Case {
                     guard: part,
                     value: cell.value.clone(),
@@ -216,43 +244,56 @@ fn split(cell: Case, guard: &[Constraint], value: &Sym, out: &mut Vec<Case>) -> 
 /// Cells merged where their union is a conjunction and one value holds on both: equal
 /// values, or one that the other cell's equalities turn into the other's (`n² = 7n - 12`
 /// where `n = 4`).
-fn merged(mut cells: Vec<Case>) -> Vec<Case> {
+fn merged(f: &mut Feasibility, cells: Vec<Case>) -> Vec<Case> {
+    // Each cell with a number, so that a pair found not to merge is not tried again.
+    let mut cells: Vec<(usize, Case)> = cells.into_iter().enumerate().collect();
+    let mut fresh = cells.len();
+    let mut tried: HashSet<(usize, usize)> = HashSet::new();
     'again: loop {
+        if f.exhausted() {
+            break;
+        }
         for i in 0..cells.len() {
             for j in (i + 1)..cells.len() {
-                let (a, b) = (&cells[i], &cells[j]);
-                let value = if a.value == b.value || agrees(&a.value, &b.value, &b.guard) {
+                let ((ia, a), (ib, b)) = (&cells[i], &cells[j]);
+                if !tried.insert((*ia, *ib)) {
+                    continue;
+                }
+                let value = if agrees(&a.value, &b.value, &b.guard) {
                     a.value.clone()
                 } else if agrees(&b.value, &a.value, &a.guard) {
                     b.value.clone()
                 } else {
                     continue;
                 };
-                if let Some(hull) = union(&inequalities(&a.guard), &inequalities(&b.guard)) {
-                    cells[i] = Case {
-                        guard: simplified(hull),
-                        value,
-                    };
+                if let Some(hull) = union(f, &inequalities(&a.guard), &inequalities(&b.guard)) {
+                    let guard = simplified(f, hull);
+                    cells[i] = (fresh, Case { guard, value });
+                    fresh += 1;
                     cells.remove(j);
                     continue 'again;
                 }
             }
         }
-        return cells;
+        break;
     }
+    cells.into_iter().map(|(_, c)| c).collect()
 }
 
 /// Whether `value` equals `other` wherever `guard` holds, as far as the equalities of
 /// `guard` show (each solved for an unknown of coefficient ±1 and substituted).
 fn agrees(value: &Sym, other: &Sym, guard: &[Constraint]) -> bool {
-    let Ok(mut d) = value.sub(other) else {
-        return false;
-    };
     let mut eqs: Vec<Sym> = guard
         .iter()
         .filter(|c| c.rel == Rel::Eq)
         .map(|c| c.expr.clone())
         .collect();
+    if eqs.is_empty() {
+        return value == other;
+    }
+    let Ok(mut d) = value.sub(other) else {
+        return false;
+    };
     while let Some(e) = eqs.pop() {
         if d.is_zero() {
             break;
@@ -318,14 +359,10 @@ fn inequalities(guard: &[Constraint]) -> Vec<Constraint> {
 
 /// The union of two conjunctions as one, when it is one: the constraints of each that
 /// the other implies, when every point they admit satisfies `a` or `b`.
-fn union(a: &[Constraint], b: &[Constraint]) -> Option<Vec<Constraint>> {
-    let mut hull: Vec<Constraint> = a
-        .iter()
-        .filter(|c| b.contains(c) || implies(b, c))
-        .cloned()
-        .collect();
+fn union(f: &mut Feasibility, a: &[Constraint], b: &[Constraint]) -> Option<Vec<Constraint>> {
+    let mut hull: Vec<Constraint> = a.iter().filter(|c| f.implies(b, c)).cloned().collect();
     for c in b {
-        if !hull.contains(c) && implies(a, c) {
+        if !hull.contains(c) && f.implies(a, c) {
             hull.push(c.clone());
         }
     }
@@ -344,7 +381,7 @@ fn union(a: &[Constraint], b: &[Constraint]) -> Option<Vec<Constraint>> {
             let mut all = hull.clone();
             all.push(x.clone());
             all.push(y.clone());
-            if !infeasible(&all) {
+            if !f.infeasible(&all) {
                 return None;
             }
         }
@@ -354,10 +391,10 @@ fn union(a: &[Constraint], b: &[Constraint]) -> Option<Vec<Constraint>> {
 
 /// A guard without the constraints the others imply, `e ≥ 0` and `-e ≥ 0` joined into
 /// `e = 0`, sorted.
-fn simplified(mut guard: Vec<Constraint>) -> Vec<Constraint> {
+fn simplified(f: &mut Feasibility, mut guard: Vec<Constraint>) -> Vec<Constraint> {
     guard.sort();
     guard.dedup();
-    let mut k = guard.len();
+    let mut k = if f.exhausted() { 0 } else { guard.len() };
     while k > 0 {
         k -= 1;
         let rest: Vec<Constraint> = guard
@@ -366,7 +403,7 @@ fn simplified(mut guard: Vec<Constraint>) -> Vec<Constraint> {
             .filter(|&(i, _)| i != k)
             .map(|(_, c)| c.clone())
             .collect();
-        if implies(&rest, &guard[k]) {
+        if f.implies(&rest, &guard[k]) {
             guard.remove(k);
         }
     }

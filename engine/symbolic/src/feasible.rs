@@ -4,163 +4,340 @@
 //! Every monomial (`n`, `p·m`, `⌊3m/4⌋`) is a variable of its own, so the test is run on
 //! a relaxation; each step eliminates one variable `x` by adding every lower bound
 //! `a·x + e ≥ 0` (a > 0) to every upper bound `-b·x + f ≥ 0` (b > 0) as
-//! `b·e + a·f ≥ 0`. The combinations are rounded as integer constraints
-//! (`Constraint::normalized`: `2n - 3 ≥ 0` → `n - 2 ≥ 0`), which is sound for
-//! integer-valued expressions and decides a single unknown's bounds exactly. A floor atom
-//! `x = ⌊e⌋` adds its defining bounds `q·x ≤ q·e ≤ q·x + q - 1` (q the denominator of
-//! `e`). Strict constraints of non-integer values are relaxed to non-strict ones. Past
-//! [`MAX_ROWS`] constraints the test gives up and answers "maybe feasible".
+//! `b·e + a·f ≥ 0`. Rows are divided by the gcd of their coefficients and, when every
+//! monomial they use is integer-valued, their constant rounded down (`2n - 3 ≥ 0` →
+//! `n - 2 ≥ 0`): sound over the integers, and exact for the bounds of a single unknown.
+//! A floor atom `x = ⌊e⌋` brings its defining bounds `q·x ≤ q·e ≤ q·x + q - 1` (q the
+//! denominator of `e`). Strict constraints of non-integer values are relaxed to
+//! non-strict ones. Past [`MAX_ROWS`] rows the test gives up and answers "maybe
+//! feasible".
 
 use super::constraint::{Constraint, Rel};
+use super::integer::gcd;
 use super::rational::Rational;
-use super::sym::{Atom, Monomial, Sym, SymError};
+use super::sym::{Atom, Monomial, Sym, Term};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
 
-/// The most constraints one elimination step may leave before the test gives up.
+/// The most rows one elimination step may leave before the test gives up.
 const MAX_ROWS: usize = 64;
 
-/// Whether no integer point satisfies every constraint of `cs` (`false`: maybe some
-/// does).
-pub(crate) fn infeasible(cs: &[Constraint]) -> bool {
-    eliminate(rows(cs)).unwrap_or(false)
+/// The most eliminations one [`Feasibility`] runs; past it, [`Feasibility::exhausted`]
+/// (a budget in work, not time, so that the answer does not depend on the machine).
+const MAX_CHECKS: usize = 1_000;
+
+/// The test over a growing table of monomials, with each constraint's rows and the
+/// answers remembered (the refinement of `cases` asks the same questions many times).
+#[derive(Default)]
+pub(crate) struct Feasibility {
+    table: Table,
+    /// Each constraint seen, numbered...
+    ids: HashMap<Constraint, u32, Fx>,
+    /// ...its rows (`None` on an overflow)...
+    rows: Vec<Option<Vec<Row>>>,
+    /// ...and the answers for sets of constraint numbers.
+    memo: HashMap<Vec<u32>, bool, Fx>,
+    checks: usize,
 }
 
-/// Whether every integer point satisfying `hyp` satisfies `c` (`false`: maybe not).
-pub(crate) fn implies(hyp: &[Constraint], c: &Constraint) -> bool {
-    let Ok(negations) = c.negated() else {
-        return false;
-    };
-    negations.into_iter().all(|n| {
-        let mut all = hyp.to_vec();
-        all.push(n);
-        infeasible(&all)
-    })
-}
-
-/// The constraints as `e ≥ 0` rows (an equality is two), with the bounds of the floor
-/// atoms they mention.
-fn rows(cs: &[Constraint]) -> Vec<Sym> {
-    let mut out = Vec::with_capacity(cs.len() + 2);
-    for c in cs {
-        match c.rel {
-            Rel::Ge | Rel::Gt => out.push(c.expr.clone()),
-            Rel::Eq => {
-                out.push(c.expr.clone());
-                if let Ok(neg) = c.expr.neg() {
-                    out.push(neg);
-                }
-            }
+impl Feasibility {
+    /// Whether no integer point satisfies every constraint of `cs` (`false`: maybe some
+    /// does).
+    pub(crate) fn infeasible(&mut self, cs: &[Constraint]) -> bool {
+        if cs.iter().any(|c| c.truth() == Some(false)) {
+            return true;
         }
+        let mut key: Vec<u32> = cs.iter().map(|c| self.id(c)).collect();
+        key.sort_unstable();
+        key.dedup();
+        if let Some(&known) = self.memo.get(&key) {
+            return known;
+        }
+        self.checks += 1;
+        let answer = self.system(&key).is_some_and(|rows| self.table.empty(rows));
+        self.memo.insert(key, answer);
+        answer
     }
-    let mut floors: Vec<&Atom> = Vec::new();
-    for c in cs {
-        for t in c.expr.terms() {
-            if let [(a @ Atom::Floor(_), 1)] = t.mono.factors()
-                && !floors.contains(&a)
-            {
-                floors.push(a);
-            }
-        }
-    }
-    for a in floors {
-        if let Atom::Floor(e) = a
-            && let Ok(bounds) = floor_bounds(a, e)
-        {
-            out.extend(bounds);
-        }
-    }
-    out
-}
 
-/// `q·e - q·x ≥ 0` and `q·x - q·e + q - 1 ≥ 0` for `x = ⌊e⌋`, when `q·e` is
-/// integer-valued.
-fn floor_bounds(a: &Atom, e: &Sym) -> Result<Vec<Sym>, SymError> {
-    let (_, q) = e.content();
-    let qe = e.scale(Rational::int(q))?;
-    if !qe.is_integer_valued() {
-        return Ok(Vec::new());
+    /// The number of a constraint, its rows made on first sight.
+    fn id(&mut self, c: &Constraint) -> u32 {
+        if let Some(&id) = self.ids.get(c) {
+            return id;
+        }
+        let id = self.rows.len() as u32;
+        let rows = self.table.constraint(c);
+        self.rows.push(rows);
+        self.ids.insert(c.clone(), id);
+        id
     }
-    let qx = Sym::atom(a.clone()).scale(Rational::int(q))?;
-    Ok(vec![qe.sub(&qx)?, qx.sub(&qe)?.add_int(q - 1)?])
-}
 
-/// The coefficient of `m` in `s`.
-fn coef(s: &Sym, m: &Monomial) -> Rational {
-    s.terms()
-        .iter()
-        .find(|t| &t.mono == m)
-        .map_or(Rational::ZERO, |t| t.coef)
-}
-
-/// `Some(true)` when the rows have no common solution, `Some(false)` when they have a
-/// rational one, `None` when the test gave up (too many rows, an overflow).
-fn eliminate(mut rows: Vec<Sym>) -> Option<bool> {
-    loop {
-        let mut kept: Vec<Sym> = Vec::with_capacity(rows.len());
-        for r in rows {
-            let c = Constraint {
-                expr: r,
-                rel: Rel::Ge,
-            }
-            .normalized()
-            .ok()?;
-            match c.truth() {
-                Some(false) => return Some(true),
-                Some(true) => {}
-                None => kept.push(c.expr),
-            }
+    /// Whether every integer point satisfying `hyp` satisfies `c` (`false`: maybe not).
+    pub(crate) fn implies(&mut self, hyp: &[Constraint], c: &Constraint) -> bool {
+        if hyp.contains(c) || c.truth() == Some(true) {
+            return true;
         }
-        kept.sort();
-        kept.dedup();
-        if kept.len() > MAX_ROWS {
-            return None;
-        }
-        // The variable with the fewest new rows.
-        let mut monos: Vec<&Monomial> = kept
-            .iter()
-            .flat_map(|r| r.terms().iter().map(|t| &t.mono))
-            .filter(|m| !m.is_one())
-            .collect();
-        monos.sort();
-        monos.dedup();
-        let Some(x) = monos
-            .into_iter()
-            .min_by_key(|m| {
-                let (mut lo, mut hi) = (0usize, 0usize);
-                for r in &kept {
-                    match coef(r, m).signum() {
-                        1 => lo += 1,
-                        -1 => hi += 1,
-                        _ => {}
-                    }
-                }
-                (lo * hi) as isize - (lo + hi) as isize
-            })
-            .cloned()
-        else {
-            return Some(false);
+        let Ok(negations) = c.negated() else {
+            return false;
         };
-        let (mut lower, mut upper, mut next) = (Vec::new(), Vec::new(), Vec::new());
-        for r in kept {
-            let a = coef(&r, &x);
-            match a.signum() {
-                1 => lower.push((a, r)),
-                -1 => upper.push((a.checked_neg().ok()?, r)),
-                _ => next.push(r),
+        negations.into_iter().all(|n| {
+            let mut all = hyp.to_vec();
+            all.push(n);
+            self.infeasible(&all)
+        })
+    }
+
+    /// Whether the eliminations run so far exceed [`MAX_CHECKS`].
+    pub(crate) fn exhausted(&self) -> bool {
+        self.checks > MAX_CHECKS
+    }
+
+    /// The rows of the constraints and of the floors they use (`None` on an overflow).
+    fn system(&self, ids: &[u32]) -> Option<Vec<Row>> {
+        let mut out = Vec::with_capacity(ids.len() + 2);
+        for &id in ids {
+            out.extend(self.rows[id as usize].as_ref()?.iter().cloned());
+        }
+        // The bounds of every floor column in use, and of the floors they use.
+        let mut used = vec![false; self.table.monos.len()];
+        let mut k = 0;
+        while k < out.len() {
+            for j in 0..out[k].coef.len() {
+                if out[k].coef[j] != 0 && !used[j] {
+                    used[j] = true;
+                    out.extend(self.table.floors[j].iter().cloned());
+                }
+            }
+            k += 1;
+        }
+        Some(out)
+    }
+}
+
+/// FxHash (rustc's): a fast hash for the memo's keys, deep expressions among them (the
+/// keys are never iterated, so the output does not depend on it).
+#[derive(Clone, Copy, Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl BuildHasher for Fx {
+    type Hasher = Fx;
+
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+/// A row `Σ coef_j·x_j + constant ≥ 0` over the columns of a [`Table`] (a row made
+/// before a column existed is shorter: its coefficient there is 0).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Row {
+    coef: Vec<i128>,
+    constant: i128,
+}
+
+/// The columns: one per monomial, whether its values are integers, and for a floor its
+/// defining bounds.
+#[derive(Default)]
+struct Table {
+    monos: Vec<Monomial>,
+    integer: Vec<bool>,
+    floors: Vec<Vec<Row>>,
+}
+
+impl Table {
+    /// The rows of a constraint: one, or two for an equality.
+    fn constraint(&mut self, c: &Constraint) -> Option<Vec<Row>> {
+        let row = self.row(&c.expr)?;
+        Some(match c.rel {
+            Rel::Ge | Rel::Gt => vec![row],
+            Rel::Eq => {
+                let neg = Row {
+                    coef: row.coef.iter().map(|x| -x).collect(),
+                    constant: -row.constant,
+                };
+                vec![row, neg]
+            }
+        })
+    }
+
+    /// `s ≥ 0` as a row with integer coefficients (`None` on an overflow).
+    fn row(&mut self, s: &Sym) -> Option<Row> {
+        let (_, den) = s.content();
+        let s = s.scale(Rational::int(den)).ok()?;
+        let mut coef = vec![0; self.monos.len()];
+        let mut constant = 0;
+        for t in s.terms() {
+            let c = t.coef.as_integer()?;
+            if t.mono.is_one() {
+                constant = c;
+                continue;
+            }
+            let j = match self.monos.iter().position(|m| *m == t.mono) {
+                Some(j) => j,
+                None => self.column(&t.mono)?,
+            };
+            if j >= coef.len() {
+                coef.resize(j + 1, 0);
+            }
+            coef[j] = c;
+        }
+        Some(Row { coef, constant })
+    }
+
+    /// A new column for `mono`, with its bounds if it is a floor.
+    fn column(&mut self, mono: &Monomial) -> Option<usize> {
+        self.monos.push(mono.clone());
+        let unit = Term {
+            mono: mono.clone(),
+            coef: Rational::ONE,
+        };
+        self.integer.push(Sym::from_term(&unit).is_integer_valued());
+        self.floors.push(Vec::new());
+        let j = self.monos.len() - 1;
+        if let [(Atom::Floor(e), 1)] = mono.factors() {
+            // q·e - q·x ≥ 0 and q·x - q·e + q - 1 ≥ 0, when q·e is integer-valued.
+            let (_, q) = e.content();
+            let qe = e.scale(Rational::int(q)).ok()?;
+            if qe.is_integer_valued() {
+                let qx = Sym::from_term(&unit).scale(Rational::int(q)).ok()?;
+                let below = qe.sub(&qx).ok()?;
+                let above = qx.sub(&qe).ok()?.add_int(q - 1).ok()?;
+                let bounds = vec![self.row(&below)?, self.row(&above)?];
+                self.floors[j] = bounds;
             }
         }
-        for (a, l) in &lower {
-            for (b, u) in &upper {
-                let combined = l.scale(*b).and_then(|l| l.add(&u.scale(*a)?)).ok()?;
-                next.push(combined);
+        Some(j)
+    }
+
+    /// The row divided by the gcd of its coefficients, the constant rounded down when
+    /// every column it uses is integer-valued (`2n - 3 ≥ 0` → `n - 2 ≥ 0`).
+    fn normalized(&self, mut r: Row) -> Row {
+        r.coef.resize(self.monos.len(), 0);
+        let mut g = 0;
+        let mut integer = true;
+        for (j, c) in r.coef.iter().enumerate() {
+            if *c != 0 {
+                g = gcd(g, *c);
+                integer &= self.integer[j];
             }
         }
-        rows = next;
+        if !integer {
+            g = gcd(g, r.constant);
+        }
+        if g > 1 {
+            r.coef.iter_mut().for_each(|c| *c /= g);
+            r.constant = r.constant.div_euclid(g);
+        }
+        r
+    }
+
+    /// Whether the rows have no common solution (`false` also when the test gave up:
+    /// too many rows, an overflow).
+    fn empty(&self, mut rows: Vec<Row>) -> bool {
+        loop {
+            let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
+            for r in rows {
+                let r = self.normalized(r);
+                if r.coef.iter().all(|c| *c == 0) {
+                    if r.constant < 0 {
+                        return true;
+                    }
+                } else {
+                    kept.push(r);
+                }
+            }
+            // Of parallel rows only the tightest (least constant) counts.
+            kept.sort();
+            kept.dedup_by(|later, first| later.coef == first.coef);
+            if kept.len() > MAX_ROWS {
+                return false;
+            }
+            // The column with the fewest new rows.
+            let mut best: Option<(usize, isize)> = None;
+            for j in 0..self.monos.len() {
+                let lo = kept.iter().filter(|r| r.coef[j] > 0).count();
+                let hi = kept.iter().filter(|r| r.coef[j] < 0).count();
+                if lo + hi == 0 {
+                    continue;
+                }
+                let cost = (lo * hi) as isize - (lo + hi) as isize;
+                if best.is_none_or(|(_, c)| cost < c) {
+                    best = Some((j, cost));
+                }
+            }
+            let Some((x, _)) = best else {
+                return false;
+            };
+            let (mut lower, mut upper, mut next) = (Vec::new(), Vec::new(), Vec::new());
+            for r in kept {
+                match r.coef[x].signum() {
+                    1 => lower.push(r),
+                    -1 => upper.push(r),
+                    _ => next.push(r),
+                }
+            }
+            for l in &lower {
+                for u in &upper {
+                    // b·l + a·u with a = l[x] > 0, b = -u[x] > 0: x cancels.
+                    let (a, b) = (l.coef[x], -u.coef[x]);
+                    let g = gcd(a, b);
+                    let (a, b) = (a / g, b / g);
+                    let combine =
+                        |p: i128, q: i128| p.checked_mul(b)?.checked_add(q.checked_mul(a)?);
+                    let coef = l
+                        .coef
+                        .iter()
+                        .zip(&u.coef)
+                        .map(|(p, q)| combine(*p, *q))
+                        .collect::<Option<Vec<_>>>();
+                    let (Some(coef), Some(constant)) = (coef, combine(l.constant, u.constant))
+                    else {
+                        return false;
+                    };
+                    next.push(Row { coef, constant });
+                }
+            }
+            rows = next;
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn infeasible(cs: &[Constraint]) -> bool {
+        Feasibility::default().infeasible(cs)
+    }
+
+    fn implies(hyp: &[Constraint], c: &Constraint) -> bool {
+        Feasibility::default().implies(hyp, c)
+    }
 
     fn v(s: &str) -> Sym {
         Sym::var(s)
