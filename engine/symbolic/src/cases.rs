@@ -11,7 +11,8 @@
 //! (`feasible`). Then cells of value 0 are left out, cells of equal value are merged
 //! where their union is a conjunction again (the constraints each implies of the other,
 //! when those admit no point outside both), and constraints implied by the rest of their
-//! guard are dropped (`e ≥ 0` with `-e ≥ 0` becomes `e = 0`).
+//! guard are dropped (`e ≥ 0` with `-e ≥ 0` becomes `e = 0`; an unknown an equality
+//! fixes is substituted into the value when that shortens it).
 //!
 //! The refinement can take up to `(k + 1)^pieces` cells; past [`MAX_CELLS`] cells, or
 //! past the feasibility test's budget (a number of eliminations, so the output does not
@@ -179,7 +180,35 @@ fn disjoint(pieces: &[Piece]) -> Option<Vec<Case>> {
     for c in &mut cells {
         c.guard = simplified(&mut f, std::mem::take(&mut c.guard));
     }
-    Some(merged(&mut f, cells))
+    let mut cases = merged(&mut f, cells);
+    for c in &mut cases {
+        if let Some(v) = pinned(&c.value, &c.guard) {
+            c.value = v;
+        }
+    }
+    Some(cases)
+}
+
+/// The value with the unknowns that equalities of its guard fix substituted, when that
+/// leaves fewer terms (`n - 4 if n = 5` → `1 if n = 5`).
+fn pinned(value: &Sym, guard: &[Constraint]) -> Option<Sym> {
+    let mut eqs: Vec<Sym> = guard
+        .iter()
+        .filter(|c| c.rel == Rel::Eq)
+        .map(|c| c.expr.clone())
+        .collect();
+    let mut v = value.clone();
+    while let Some(e) = eqs.pop() {
+        let Some((x, solution)) = solved(&e) else {
+            continue;
+        };
+        v = v.subst(&x, &solution).ok()?;
+        for e in &mut eqs {
+            *e = e.subst(&x, &solution).ok()?;
+        }
+    }
+    let size = |s: &Sym| (s.terms().len(), s.vars().len());
+    (size(&v) < size(value)).then_some(v)
 }
 
 /// The constraints normalized, those that always hold dropped; `None` when one never
@@ -581,6 +610,14 @@ mod tests {
             }],
         };
         assert_eq!(p.display(Notation::Fortran), "7 if n = 5");
+        // A fixed unknown is substituted into the value: n - 4 where n = 5 is 1.
+        let p = Piecewise {
+            pieces: vec![Piece {
+                guard: vec![ge(5), Constraint::le(&n, &Sym::int(5)).unwrap()],
+                value: n.add_int(-4).unwrap(),
+            }],
+        };
+        assert_eq!(p.display(Notation::Fortran), "1 if n = 5");
     }
 
     #[test]

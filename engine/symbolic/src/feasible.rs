@@ -8,7 +8,8 @@
 //! monomial they use is integer-valued, their constant rounded down (`2n - 3 ≥ 0` →
 //! `n - 2 ≥ 0`): sound over the integers, and exact for the bounds of a single unknown.
 //! A floor atom `x = ⌊e⌋` brings its defining bounds `q·x ≤ q·e ≤ q·x + q - 1` (q the
-//! denominator of `e`). Strict constraints of non-integer values are relaxed to
+//! denominator of `e`), an integer quotient `x = int(a/b)` by a positive constant
+//! `a - b + 1 ≤ b·x ≤ a + b - 1`, a remainder `x = MOD(a, b)` by a constant `|x| < |b|`. Strict constraints of non-integer values are relaxed to
 //! non-strict ones. Past [`MAX_ROWS`] rows the test gives up and answers "maybe
 //! feasible".
 
@@ -91,20 +92,22 @@ impl Feasibility {
         self.checks > MAX_CHECKS
     }
 
-    /// The rows of the constraints and of the floors they use (`None` on an overflow).
+    /// The rows of the constraints and of the bounds of the atoms they use (`None` on an
+    /// overflow).
     fn system(&self, ids: &[u32]) -> Option<Vec<Row>> {
         let mut out = Vec::with_capacity(ids.len() + 2);
         for &id in ids {
             out.extend(self.rows[id as usize].as_ref()?.iter().cloned());
         }
-        // The bounds of every floor column in use, and of the floors they use.
+        // The bounds of every floor, quotient or remainder column in use, and of those
+        // they use.
         let mut used = vec![false; self.table.monos.len()];
         let mut k = 0;
         while k < out.len() {
             for j in 0..out[k].coef.len() {
                 if out[k].coef[j] != 0 && !used[j] {
                     used[j] = true;
-                    out.extend(self.table.floors[j].iter().cloned());
+                    out.extend(self.table.bounds[j].iter().cloned());
                 }
             }
             k += 1;
@@ -160,13 +163,13 @@ struct Row {
     constant: i128,
 }
 
-/// The columns: one per monomial, whether its values are integers, and for a floor its
-/// defining bounds.
+/// The columns: one per monomial, whether its values are integers, and the rows that
+/// bound a floor, a quotient or a remainder.
 #[derive(Default)]
 struct Table {
     monos: Vec<Monomial>,
     integer: Vec<bool>,
-    floors: Vec<Vec<Row>>,
+    bounds: Vec<Vec<Row>>,
 }
 
 impl Table {
@@ -209,7 +212,8 @@ impl Table {
         Some(Row { coef, constant })
     }
 
-    /// A new column for `mono`, with its bounds if it is a floor.
+    /// A new column for `mono`, with its bounds if it is a floor, a quotient or a
+    /// remainder.
     fn column(&mut self, mono: &Monomial) -> Option<usize> {
         self.monos.push(mono.clone());
         let unit = Term {
@@ -217,20 +221,49 @@ impl Table {
             coef: Rational::ONE,
         };
         self.integer.push(Sym::from_term(&unit).is_integer_valued());
-        self.floors.push(Vec::new());
+        self.bounds.push(Vec::new());
         let j = self.monos.len() - 1;
-        if let [(Atom::Floor(e), 1)] = mono.factors() {
-            // q·e - q·x ≥ 0 and q·x - q·e + q - 1 ≥ 0, when q·e is integer-valued.
-            let (_, q) = e.content();
-            let qe = e.scale(Rational::int(q)).ok()?;
-            if qe.is_integer_valued() {
-                let qx = Sym::from_term(&unit).scale(Rational::int(q)).ok()?;
-                let below = qe.sub(&qx).ok()?;
-                let above = qx.sub(&qe).ok()?.add_int(q - 1).ok()?;
-                let bounds = vec![self.row(&below)?, self.row(&above)?];
-                self.floors[j] = bounds;
+        let x = Sym::from_term(&unit);
+        let bounds = match mono.factors() {
+            // x = ⌊e⌋: q·e - q·x ≥ 0 and q·x - q·e + q - 1 ≥ 0, when q·e is
+            // integer-valued.
+            [(Atom::Floor(e), 1)] => {
+                let (_, q) = e.content();
+                let qe = e.scale(Rational::int(q)).ok()?;
+                if qe.is_integer_valued() {
+                    let qx = x.scale(Rational::int(q)).ok()?;
+                    vec![qe.sub(&qx).ok()?, qx.sub(&qe).ok()?.add_int(q - 1).ok()?]
+                } else {
+                    Vec::new()
+                }
             }
-        }
+            // x = int(a/b), b > 0 a constant: truncation moves less than 1, so
+            // a - b + 1 ≤ b·x ≤ a + b - 1.
+            [(Atom::IDiv(a, b), 1)] => match b.as_int() {
+                Some(b) if b > 0 && a.is_integer_valued() => {
+                    let bx = x.scale(Rational::int(b)).ok()?;
+                    vec![
+                        bx.sub(a).ok()?.add_int(b - 1).ok()?,
+                        a.sub(&bx).ok()?.add_int(b - 1).ok()?,
+                    ]
+                }
+                _ => Vec::new(),
+            },
+            // x = MOD(a, b), b a nonzero constant: |x| ≤ |b| - 1.
+            [(Atom::Mod(_, b), 1)] => match b.as_int() {
+                Some(b) if b != 0 => {
+                    let k = b.abs() - 1;
+                    vec![x.add_int(k).ok()?, x.neg().ok()?.add_int(k).ok()?]
+                }
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        let rows = bounds
+            .iter()
+            .map(|b| self.row(b))
+            .collect::<Option<Vec<_>>>()?;
+        self.bounds[j] = rows;
         Some(j)
     }
 
@@ -379,7 +412,7 @@ mod tests {
     }
 
     #[test]
-    fn floors_are_bounded_by_their_argument() {
+    fn floors_quotients_and_remainders_are_bounded() {
         // floor(n/2) >= 3 and n <= 5: floor(n/2) <= n/2 <= 5/2.
         let n = v("n");
         let half = n
@@ -389,5 +422,13 @@ mod tests {
             .unwrap();
         assert!(infeasible(&[ge(&half, 3), le(&n, 5)]));
         assert!(!infeasible(&[ge(&half, 3), le(&n, 6)]));
+        // int(n/2) >= n and n >= 4: 2·int(n/2) <= n + 1.
+        let quotient = n.idiv(&Sym::int(2)).unwrap();
+        let c = Constraint::ge(&quotient, &n).unwrap();
+        assert!(infeasible(&[c.clone(), ge(&n, 4)]));
+        assert!(!infeasible(&[c, ge(&n, -3)]));
+        // mod(n, 3) >= 3
+        let rem = n.fmod(&Sym::int(3)).unwrap();
+        assert!(infeasible(&[ge(&rem, 3)]));
     }
 }
