@@ -700,5 +700,63 @@ mod tests {
                 }
             }
         }
+
+        /// The same with guards like those of work formulas: products of a processor
+        /// coordinate `p` with `n` and with `⌊3n/4⌋`, and integer quotients.
+        #[test]
+        fn cases_of_products_and_quotients_add_up(pw in owned()) {
+            let cases = pw.cases();
+            for n in -6..=10 {
+                for m in -3..=3 {
+                    for p in 0..=3 {
+                        let env = move |x: &str| match x {
+                            "n" => Some(n),
+                            "m" => Some(m),
+                            "p" => Some(p),
+                            _ => None,
+                        };
+                        prop_assert_eq!(cases.eval(&env).unwrap(), pw.eval(&env).unwrap(),
+                            "at n = {}, m = {}, p = {}: {}", n, m, p,
+                            cases.display(Notation::Fortran));
+                        if let Cases::Disjoint(list) = &cases {
+                            let holding =
+                                list.iter().filter(|c| holds(&c.guard, &env).unwrap()).count();
+                            prop_assert!(holding <= 1, "at n = {}, m = {}, p = {}: {}", n, m, p,
+                                cases.display(Notation::Fortran));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `a·p·n + b·p·⌊3n/4⌋ + c·n + d·⌊3n/4⌋ + e·int(m/2) + k`.
+    fn work_like() -> impl Strategy<Value = Sym> {
+        (prop::collection::vec(-2i128..=2, 5), -4i128..=4).prop_map(|(k, c)| {
+            let (n, p) = (v("n"), v("p"));
+            let q = n
+                .scale(Rational::new(3, 4).unwrap())
+                .unwrap()
+                .floor()
+                .unwrap();
+            let d = v("m").idiv(&Sym::int(2)).unwrap();
+            let monos = [p.mul(&n).unwrap(), p.mul(&q).unwrap(), n, q, d];
+            let mut s = Sym::int(c);
+            for (k, x) in k.iter().zip(&monos) {
+                s = s.add(&x.scale(Rational::int(*k)).unwrap()).unwrap();
+            }
+            s
+        })
+    }
+
+    fn owned() -> impl Strategy<Value = Piecewise> {
+        let c = (
+            work_like(),
+            prop::sample::select(vec![Rel::Ge, Rel::Ge, Rel::Ge, Rel::Eq]),
+        )
+            .prop_map(|(expr, rel)| Constraint { expr, rel }.normalized().unwrap());
+        let piece = (prop::collection::vec(c, 0..=3), work_like())
+            .prop_map(|(guard, value)| Piece { guard, value });
+        prop::collection::vec(piece, 0..=5).prop_map(|pieces| Piecewise { pieces })
     }
 }
