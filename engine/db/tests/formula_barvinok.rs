@@ -32,7 +32,7 @@ use std::time::Instant;
 const NESTS: usize = 500;
 
 /// The generator's seed.
-const SEED: u64 = 0x24_c057_11_0e;
+const SEED: u64 = 0x0024_c057_110e;
 
 const PARAMS: [&str; 2] = ["n", "m"];
 
@@ -46,7 +46,7 @@ const FALLBACK: [i64; 2] = [6, 4];
 /// Large points, for floors, periods and cases that the grid does not reach.
 const LARGE: [[i64; 2]; 6] = [[15, 4], [4, 15], [20, 13], [31, 17], [47, 40], [100, 3]];
 
-/// The at least this share of the loops must have a formula.
+/// The least share of the loops that must have a formula.
 const MIN_FORMULA_SHARE: f64 = 0.9;
 
 // ---------------------------------------------------------------------------------------

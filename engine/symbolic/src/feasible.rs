@@ -104,11 +104,16 @@ impl Feasibility {
         let mut used = vec![false; self.table.monos.len()];
         let mut k = 0;
         while k < out.len() {
-            for j in 0..out[k].coef.len() {
-                if out[k].coef[j] != 0 && !used[j] {
-                    used[j] = true;
-                    out.extend(self.table.bounds[j].iter().cloned());
-                }
+            let fresh: Vec<usize> = out[k]
+                .coef
+                .iter()
+                .enumerate()
+                .filter(|&(j, c)| *c != 0 && !used[j])
+                .map(|(j, _)| j)
+                .collect();
+            for j in fresh {
+                used[j] = true;
+                out.extend(self.table.bounds[j].iter().cloned());
             }
             k += 1;
         }
