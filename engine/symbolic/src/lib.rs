@@ -2,11 +2,13 @@
 //! Figure 2): execution counts as formulas in the program's unknowns, so that changing
 //! N or P re-evaluates a formula instead of re-running the analysis.
 
+mod cases;
 mod compiled;
 mod constraint;
 mod display;
 mod eval;
 mod faulhaber;
+mod feasible;
 mod integer;
 mod interval;
 mod piecewise;
@@ -15,6 +17,7 @@ mod sum;
 mod sym;
 mod word;
 
+pub use cases::{Case, Cases, MAX_CELLS};
 pub use compiled::Compiled;
 pub use constraint::{Constraint, Rel};
 pub use display::{Notation, compact};

@@ -6,7 +6,6 @@ use super::display::Notation;
 use super::eval::{Env, EvalError, Num};
 use super::rational::Rational;
 use super::sym::{Sym, SymError};
-use std::fmt::Write;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
@@ -147,23 +146,11 @@ impl Piecewise {
         }
     }
 
-    /// `value if c1, c2; value if ...` (Fortran-like or mathematical notation); `0` for
-    /// no piece.
+    /// The value as disjoint cases, `value if c1, c2; value if ...` (Fortran-like or
+    /// mathematical notation; `0` for none): [`Piecewise::cases`] printed by
+    /// [`crate::Cases::display`], or, where the cases would be too many, the sum of the pieces,
+    /// `(value if c1, c2) + (value if ...)`.
     pub fn display(&self, n: Notation) -> String {
-        if self.pieces.is_empty() {
-            return "0".into();
-        }
-        let mut out = String::new();
-        for (i, p) in self.pieces.iter().enumerate() {
-            if i > 0 {
-                out.push_str("; ");
-            }
-            out.push_str(&p.value.display(n));
-            if !p.guard.is_empty() {
-                let guards: Vec<String> = p.guard.iter().map(|c| c.display(n)).collect();
-                let _ = write!(out, " if {}", guards.join(", "));
-            }
-        }
-        out
+        self.cases().display(n)
     }
 }
