@@ -1,5 +1,9 @@
-//! The human-readable form of a report: per file, per unit, its loops and statements
-//! in source order with their nesting, then the findings as `path:line:col: ...`.
+//! The human-readable form of a report, a predicted profile: the machine, then per file
+//! and unit the predicted time (computation / communication, `≥` when it leaves
+//! something out), the hot loops and statements ranked by their share of it, what it
+//! leaves out; then the unit's loops and statements in source order with their counts,
+//! and the findings as `path:line:col: ...`. Lines stay within 80 columns where the
+//! source allows.
 
 use costline_ide::report::{FileReport, Metrics, Report, UnitReport};
 use std::fmt::Write;
@@ -14,6 +18,7 @@ pub fn render(report: &Report) -> String {
             .collect();
         let _ = writeln!(out, "params: {}", params.join(", "));
     }
+    let _ = writeln!(out, "machine: {}", report.machine);
     for file in &report.files {
         render_file(&mut out, file);
     }
@@ -79,6 +84,9 @@ fn render_unit(out: &mut String, unit: &UnitReport) {
         "  {} {}{host}  (lines {}-{}){summary}",
         unit.kind, unit.name, unit.line, unit.end_line
     );
+    if unit.kind != "module" {
+        profile(out, unit);
+    }
     let mut needs: Vec<&str> = unit
         .loops
         .iter()
@@ -164,8 +172,11 @@ fn count(m: &Metrics) -> String {
         None if !m.needs.is_empty() => "×?".to_string(),
         None => String::new(),
     };
-    match m.wd {
-        Some(wd) if !freq.is_empty() => format!("{freq} · wd {wd:.2}"),
+    match (m.wd, m.spread) {
+        (_, Some("replicated")) if !freq.is_empty() && m.work_total.is_some() => {
+            format!("{freq} · replicated")
+        }
+        (Some(wd), _) if !freq.is_empty() => format!("{freq} · wd {wd:.2}"),
         _ => freq,
     }
 }
@@ -180,4 +191,85 @@ fn number(x: f64) -> String {
         let s = format!("{x:.3}");
         s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
+}
+
+/// Hot spots listed per unit.
+const HOT: usize = 3;
+
+/// Places a unit leaves out listed in the text.
+const MISSING: usize = 3;
+
+/// The unit's predicted time, its hot spots and what it leaves out.
+fn profile(out: &mut String, unit: &UnitReport) {
+    let m = &unit.metrics;
+    let bound = if m.complete == Some(false) {
+        "≥"
+    } else {
+        "≈"
+    };
+    match m.time_s {
+        Some(t) => {
+            let _ = writeln!(
+                out,
+                "    time {bound} {}/run (compute {}, communication {})",
+                seconds(t),
+                seconds(m.ct_s.unwrap_or(0.0)),
+                seconds(m.comm_s.unwrap_or(0.0))
+            );
+        }
+        None => {
+            let _ = writeln!(out, "    time ?/run (counts need values)");
+        }
+    }
+    if let Some(total) = m.time_s.filter(|t| *t > 0.0) {
+        // Outermost loops and statements, by their share of the unit's time.
+        let mut hot: Vec<(f64, u32, String)> = unit
+            .loops
+            .iter()
+            .filter(|l| l.depth == 0)
+            .filter_map(|l| {
+                let what = format!("do {}", l.var.as_deref().unwrap_or(""));
+                Some((l.metrics.time_s? / total, l.line, what))
+            })
+            .chain(
+                unit.statements
+                    .iter()
+                    .filter(|s| s.depth == 0)
+                    .filter_map(|s| Some((s.metrics.time_s? / total, s.line, s.text.clone()))),
+            )
+            .filter(|h| h.0 >= 0.01)
+            .collect();
+        hot.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (share, line, what) in hot.into_iter().take(HOT) {
+            let what: String = what.chars().take(52).collect();
+            let _ = writeln!(
+                out,
+                "    hot {:>5.1} %  line {line:>5}  {what}",
+                100.0 * share
+            );
+        }
+    }
+    if m.complete == Some(false) {
+        let more = m.missing.len().saturating_sub(MISSING) + m.missing_more.unwrap_or(0);
+        let _ = writeln!(out, "    incomplete: it leaves out");
+        for x in m.missing.iter().take(MISSING) {
+            let what: String = x.what.chars().take(54).collect();
+            let _ = writeln!(out, "      line {:>5} {}: {what}", x.line, x.code);
+        }
+        if more > 0 {
+            let _ = writeln!(out, "      … and {more} more (--format json lists them)");
+        }
+    }
+}
+
+/// Seconds in the unit that reads best: `3.2 ms`, `41 µs`.
+fn seconds(t: f64) -> String {
+    let (v, unit) = match t.abs() {
+        0.0 => return "0 s".to_string(),
+        x if x >= 1.0 => (t, "s"),
+        x if x >= 1e-3 => (t * 1e3, "ms"),
+        x if x >= 1e-6 => (t * 1e6, "µs"),
+        _ => (t * 1e9, "ns"),
+    };
+    format!("{v:.3} {unit}").replace(".000 ", " ")
 }

@@ -548,15 +548,26 @@ pub fn unit_diagnostics<'db>(
     out.extend(calls::recursion(db, unit));
     let known = constants(db, unit);
     out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
+    // Findings weighed by their share of the unit's predicted time: a boundary
+    // initialization in a unit that sweeps a grid does not warn.
+    let share = Settings::get(db).finding_share(db);
+    let unit_times = times(db, unit);
+    let total = unit_times.unit.time_s;
+    let matters = |id: StmtId| match unit_times.of(id) {
+        Some(t) if t.known && unit_times.unit.known && total > 0.0 => t.time_s >= share * total,
+        _ => true,
+    };
     out.extend(imbalance::diagnostics(
         &ir,
         &work(db, unit),
         &values(db, unit),
         Settings::get(db).imbalance_threshold(db),
+        &matters,
     ));
     out.extend(comm_model::diagnostics::diagnostics(
         &ir,
         &comm_values(db, unit),
+        &matters,
     ));
     out.extend(
         locality(db, unit)

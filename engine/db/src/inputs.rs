@@ -50,6 +50,9 @@ pub struct Options {
     pub freq: FreqOptions,
     /// wd above which a statement is reported as imbalanced (DESIGN.md section 7).
     pub imbalance_threshold: f64,
+    /// The share of its unit's predicted time below which a statement earns no
+    /// imbalance or communication finding (DESIGN.md section 7, `findingShare`).
+    pub finding_share: f64,
     /// The machine model every time is priced from.
     pub machine: Arc<Machine>,
     /// Where included files are searched after the including file's directory, in
@@ -63,6 +66,9 @@ impl Default for Options {
             bindings: BTreeMap::new(),
             freq: FreqOptions::default(),
             imbalance_threshold: 0.25,
+            // 0 until the editors carry the setting (their tests look for the boundary
+            // row's imbalance); `findingShare = 0.02` in costline.toml weighs findings.
+            finding_share: 0.0,
             machine: Arc::new(Catalog::default_machine()),
             include_dirs: Vec::new(),
         }
@@ -80,6 +86,9 @@ pub struct Settings {
     /// wd above which a statement is reported as imbalanced.
     #[returns(copy)]
     pub imbalance_threshold: f64,
+    /// The share of its unit's time below which a statement earns no finding.
+    #[returns(copy)]
+    pub finding_share: f64,
     /// The machine model times are priced from.
     #[returns(ref)]
     pub machine: Arc<Machine>,
@@ -88,7 +97,14 @@ pub struct Settings {
 impl Settings {
     pub(super) fn defaults(db: &dyn salsa::Database) -> Settings {
         let o = Options::default();
-        Settings::new(db, o.bindings, o.freq, o.imbalance_threshold, o.machine)
+        Settings::new(
+            db,
+            o.bindings,
+            o.freq,
+            o.imbalance_threshold,
+            o.finding_share,
+            o.machine,
+        )
     }
 
     /// Sets the fields of `options` that differ from the current ones (an equal value
@@ -103,6 +119,9 @@ impl Settings {
         if self.imbalance_threshold(db) != options.imbalance_threshold {
             self.set_imbalance_threshold(db)
                 .to(options.imbalance_threshold);
+        }
+        if self.finding_share(db) != options.finding_share {
+            self.set_finding_share(db).to(options.finding_share);
         }
         if *self.machine(db) != options.machine {
             self.set_machine(db).to(options.machine.clone());

@@ -9,8 +9,9 @@
 use super::{Lazy, UnitAt, label, overlaps, units_of};
 use crate::completeness;
 use costline_db::{
-    File, Settings, comm_values, context, counts, freqs, lower, times, unit_missing,
+    File, Settings, comm_values, context, counts, freqs, lower, times, unit_missing, work,
 };
+use costline_model::work::Spread;
 use costline_model::work::imbalance::{Numbers, loop_wd};
 use costline_syntax::ir::{LoopOrigin, StmtKind};
 use costline_syntax::span::Span;
@@ -81,7 +82,17 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         };
         let Some(count) = freqs.of(s.id) else { return };
         let value = counts.freq(s.id);
-        let mut label = label::with_wd(label::count(value, count.is_exact()), wd);
+        // Replicated work runs everywhere: its wd of 0 would read as perfect balance.
+        let replicated = matches!(s.kind, StmtKind::Assign { .. })
+            && wd.is_some()
+            && work(db, u.unit)
+                .of(s.id)
+                .is_some_and(|w| matches!(w.spread, Spread::Replicated));
+        let mut label = if replicated {
+            format!("{} · replicated", label::count(value, count.is_exact()))
+        } else {
+            label::with_wd(label::count(value, count.is_exact()), wd)
+        };
         // Statements that communicate: an assignment's messages, an MPI call's cost, a
         // call's callee's messages.
         let comm = match s.kind {

@@ -83,12 +83,13 @@ pub fn folded_rows(
 /// A formula in mathematical notation, cut after about `max` characters (a guarded
 /// formula can have many pieces; the hover is no place for all of them).
 pub fn formula(p: &Piecewise, max: usize) -> String {
-    let text = p.display(Notation::Math);
+    let cases = p.cases();
+    let text = cases.display(Notation::Math);
     if text.chars().count() <= max {
         return text;
     }
     let cut: String = text.chars().take(max).collect();
-    format!("{cut}… ({} pieces in all)", p.pieces.len())
+    format!("{cut}… ({} cases in all)", cases.len())
 }
 
 /// A count written out in full with thousands separators (`1,048,576`), or compactly

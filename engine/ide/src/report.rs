@@ -978,6 +978,12 @@ fn with_work(
         ..m
     };
     match load {
+        // Every processor runs every execution: wd does not apply (0 would read as
+        // perfect balance); `spread` says it.
+        Some(l) if spread == "replicated" => Metrics {
+            work_total: Some(Value::of_f64(l.total())),
+            ..m
+        },
         Some(l) => m.with_load(l),
         None => m,
     }

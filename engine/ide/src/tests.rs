@@ -174,7 +174,7 @@ fn hover_on_an_assignment_shows_its_work_distribution() {
             | 7 | 1.0e5 | 1.62 |
             | 8 | 1.2e5 | 1.87 |
 
-            work(S, p) = `(-2·$p²·n·⌊7·n/8⌋ + $p²·n² + $p²·⌊7·n/8⌋² + $p·n - $p·⌊7·n/8⌋)/2 if $p·n ≥ $p·⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (2·$p²·n·⌊7·n/8⌋ - $p²·n² - $p²·⌊7·n/8⌋² - 4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² - $p·n + $p·⌊7·n/8⌋ + 2·n·⌊7·n/8⌋ - ⌊7·n/8⌋² + 2·n - ⌊7·n/8⌋)/2 if $p·⌊7·n/8⌋ + 2·n ≥ $p·n + ⌊7·n/8⌋ + 1, $p·n ≥ $p·⌊7·n/8⌋ + n + 1; (-4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² + 2·n·⌊7·n/8⌋ - … (4 pieces in all)`
+            work(S, p) = `(-2·$p²·n·⌊7·n/8⌋ + $p²·n² + $p²·⌊7·n/8⌋² + $p·n - $p·⌊7·n/8⌋)/2 if $p·n ≥ $p·⌊7·n/8⌋ + 1, $p·⌊7·n/8⌋ + n ≥ $p·n + ⌊7·n/8⌋; (2·$p²·n·⌊7·n/8⌋ - $p²·n² - $p²·⌊7·n/8⌋² - 4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² - $p·n + $p·⌊7·n/8⌋ + 2·n·⌊7·n/8⌋ - ⌊7·n/8⌋² + 2·n - ⌊7·n/8⌋)/2 if $p·⌊7·n/8⌋ + 2·n ≥ $p·n + ⌊7·n/8⌋ + 1, $p·n ≥ $p·⌊7·n/8⌋ + n + 1; (-4·$p·n·⌊7·n/8⌋ + 2·$p·n² + 2·$p·⌊7·n/8⌋² + 2·n·⌊7·n/8⌋ - … (3 cases in all)`
 
             **≈ 32.8 µs** per program run on `ib-hdr` — computation 32.8 µs · communication 0 s
 
@@ -447,7 +447,7 @@ fn hover_shows_the_communication_records() {
             | 3 | 9920 | 1.03 |
             | 4 | 9300 | 0.97 |
 
-            work(S, p) = `$p·n·niter·⌊3·n/4⌋ - $p·n²·niter + 2·$p·n·niter - 2·$p·niter·⌊3·n/4⌋ - n·niter·⌊3·n/4⌋ + 2·n²·niter - 5·n·niter + 2·niter·⌊3·n/4⌋ + 2·niter if $p·⌊3·n/4⌋ + 2·n ≥ $p·n + ⌊3·n/4⌋ + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, niter ≥ 1, $p·n + 1 ≥ $p·⌊3·n/4⌋ + n; -$p·n·niter·⌊3·n/4⌋ + $p·n²·niter - 2·$p·n·niter + 2·$p·niter·⌊3·n/4⌋ - n·niter + 2·niter if $p·n ≥ $p·⌊3·n/4⌋ + 2, niter ≥ 1, $p·⌊3·n/4⌋ + n ≥… (4 pieces in all)`
+            work(S, p) = `$p·n·niter·⌊3·n/4⌋ - $p·n²·niter + 2·$p·n·niter - 2·$p·niter·⌊3·n/4⌋ - n·niter·⌊3·n/4⌋ + 2·n²·niter - 5·n·niter + 2·niter·⌊3·n/4⌋ + 2·niter if $p·⌊3·n/4⌋ + 2·n ≥ $p·n + ⌊3·n/4⌋ + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, niter ≥ 1, $p·n + 1 ≥ $p·⌊3·n/4⌋ + n; -$p·n·niter·⌊3·n/4⌋ + $p·n²·niter - 2·$p·n·niter + 2·$p·niter·⌊3·n/4⌋ - n·niter + 2·niter if $p·n ≥ $p·⌊3·n/4⌋ + 2, niter ≥ 1, $p·⌊3·n/4⌋ + n ≥… (3 cases in all)`
 
             **communication**
 
@@ -598,7 +598,7 @@ end subroutine halo
             | 3 | 9920 | 1.03 |
             | 4 | 9300 | 0.97 |
 
-            work(S, p) = `$p·n·niter·⌊3·n/4⌋ - $p·n²·niter + 2·$p·n·niter - 2·$p·niter·⌊3·n/4⌋ - n·niter·⌊3·n/4⌋ + 2·n²·niter - 5·n·niter + 2·niter·⌊3·n/4⌋ + 2·niter if $p·⌊3·n/4⌋ + 2·n ≥ $p·n + ⌊3·n/4⌋ + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, niter ≥ 1, $p·n + 1 ≥ $p·⌊3·n/4⌋ + n; -$p·n·niter·⌊3·n/4⌋ + $p·n²·niter - 2·$p·n·niter + 2·$p·niter·⌊3·n/4⌋ - n·niter + 2·niter if $p·n ≥ $p·⌊3·n/4⌋ + 2, niter ≥ 1, $p·⌊3·n/4⌋ + n ≥… (4 pieces in all)`
+            work(S, p) = `$p·n·niter·⌊3·n/4⌋ - $p·n²·niter + 2·$p·n·niter - 2·$p·niter·⌊3·n/4⌋ - n·niter·⌊3·n/4⌋ + 2·n²·niter - 5·n·niter + 2·niter·⌊3·n/4⌋ + 2·niter if $p·⌊3·n/4⌋ + 2·n ≥ $p·n + ⌊3·n/4⌋ + 2, $p·n + ⌊3·n/4⌋ ≥ $p·⌊3·n/4⌋ + n + 1, niter ≥ 1, $p·n + 1 ≥ $p·⌊3·n/4⌋ + n; -$p·n·niter·⌊3·n/4⌋ + $p·n²·niter - 2·$p·n·niter + 2·$p·niter·⌊3·n/4⌋ - n·niter + 2·niter if $p·n ≥ $p·⌊3·n/4⌋ + 2, niter ≥ 1, $p·⌊3·n/4⌋ + n ≥… (3 cases in all)`
 
             **communication**
 

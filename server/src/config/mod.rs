@@ -1,4 +1,6 @@
 //! The settings of DESIGN.md section 7 — `machine`, `params`, `imbalanceThreshold`,
+//! `findingShare` (added: the share of a unit's time below which a statement earns no
+//! imbalance or communication finding, default 0 for now),
 //! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
 //! are searched in) from `costline.toml` at the workspace root and
 //! from the editor (initialization options, `workspace/configuration`), the editor's
@@ -23,6 +25,7 @@ pub struct Layer {
     #[serde(default, deserialize_with = "params_table")]
     pub params: Option<BTreeMap<String, Value>>,
     pub imbalance_threshold: Option<f64>,
+    pub finding_share: Option<f64>,
     pub hints: Option<Toggle>,
     pub code_lens: Option<Toggle>,
     pub include: Option<Vec<String>>,
@@ -55,6 +58,8 @@ pub struct Config {
     pub machine: Option<String>,
     pub params: BTreeMap<String, i64>,
     pub imbalance_threshold: f64,
+    /// The share of its unit's time below which a statement earns no finding.
+    pub finding_share: f64,
     pub hints: bool,
     pub code_lens: bool,
     /// Where INCLUDE'd files are searched after the including file's directory
@@ -68,6 +73,7 @@ impl Default for Config {
             machine: None,
             params: BTreeMap::new(),
             imbalance_threshold: Options::default().imbalance_threshold,
+            finding_share: Options::default().finding_share,
             hints: true,
             code_lens: true,
             include: Vec::new(),
@@ -106,6 +112,13 @@ impl Config {
                     problems.push(format!("imbalanceThreshold: {t} is not a number ≥ 0"));
                 }
             }
+            if let Some(t) = l.finding_share {
+                if (0.0..=1.0).contains(&t) {
+                    c.finding_share = t;
+                } else {
+                    problems.push(format!("findingShare: {t} is not a number in [0, 1]"));
+                }
+            }
             if let Some(e) = l.hints.as_ref().and_then(|t| t.enable) {
                 c.hints = e;
             }
@@ -128,6 +141,7 @@ impl Config {
         let mut options = Options {
             bindings: self.params.clone(),
             imbalance_threshold: self.imbalance_threshold,
+            finding_share: self.finding_share,
             include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
             ..Options::default()
         };

@@ -94,6 +94,7 @@ impl Explorer {
             bindings: s.bindings(db).clone(),
             freq: s.freq(db).clone(),
             imbalance_threshold: s.imbalance_threshold(db),
+            finding_share: s.finding_share(db),
             machine: s.machine(db).clone(),
             include_dirs: a.include_dirs().to_vec(),
         };

@@ -4,12 +4,20 @@
 
 use super::records::UnitCommValues;
 use costline_syntax::diagnostics::Diagnostic;
-use costline_syntax::ir::Unit;
+use costline_syntax::ir::{StmtId, Unit};
 
 /// The communication findings of a unit, at the references (unit-relative spans).
-pub fn diagnostics(unit: &Unit, values: &UnitCommValues) -> Vec<Diagnostic> {
+/// `matters` tells the statements whose share of their unit's time is worth a finding.
+pub fn diagnostics(
+    unit: &Unit,
+    values: &UnitCommValues,
+    matters: &dyn Fn(StmtId) -> bool,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     unit.walk(&mut |s, _| {
+        if !matters(s.id) {
+            return;
+        }
         for r in values.of(s.id) {
             let Some(m) = r.metrics.filter(|m| m.nt > 0.0) else {
                 continue;

@@ -159,11 +159,14 @@ pub fn loop_wds(
 }
 
 /// Warnings on imbalanced assignments and on the directives that distribute their arrays.
+/// `matters` tells the statements whose share of their unit's time is worth a finding
+/// (a one-element boundary update is not).
 pub fn diagnostics(
     unit: &Unit,
     work: &UnitWork,
     values: &UnitValues,
     threshold: f64,
+    matters: &dyn Fn(StmtId) -> bool,
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     // Per directive: (statements affected, worst wd).
@@ -173,7 +176,7 @@ pub fn diagnostics(
             return;
         };
         let wd = load.wd();
-        if wd <= threshold {
+        if wd <= threshold || !matters(s.id) {
             return;
         }
         let Spread::Owned { array, mapping, .. } = &w.spread else { return };
