@@ -338,8 +338,7 @@ struct Counted {
 
 fn options() -> FreqOptions {
     FreqOptions {
-        time_limit: None,
-        unit_time_limit: None,
+        unit_max_steps: None,
         ..FreqOptions::default()
     }
 }
