@@ -5,6 +5,7 @@
 //! and the findings as `path:line:col: ...`. Lines stay within 80 columns where the
 //! source allows.
 
+use costline_ide::label;
 use costline_ide::report::{FileReport, Metrics, Report, UnitReport};
 use std::fmt::Write;
 
@@ -212,9 +213,9 @@ fn profile(out: &mut String, unit: &UnitReport) {
             let _ = writeln!(
                 out,
                 "    time {bound} {}/run (compute {}, communication {})",
-                seconds(t),
-                seconds(m.ct_s.unwrap_or(0.0)),
-                seconds(m.comm_s.unwrap_or(0.0))
+                label::seconds(t),
+                label::seconds(m.ct_s.unwrap_or(0.0)),
+                label::seconds(m.comm_s.unwrap_or(0.0))
             );
         }
         None => {
@@ -260,16 +261,4 @@ fn profile(out: &mut String, unit: &UnitReport) {
             let _ = writeln!(out, "      … and {more} more (--format json lists them)");
         }
     }
-}
-
-/// Seconds in the unit that reads best: `3.2 ms`, `41 µs`.
-fn seconds(t: f64) -> String {
-    let (v, unit) = match t.abs() {
-        0.0 => return "0 s".to_string(),
-        x if x >= 1.0 => (t, "s"),
-        x if x >= 1e-3 => (t * 1e3, "ms"),
-        x if x >= 1e-6 => (t * 1e6, "µs"),
-        _ => (t * 1e9, "ns"),
-    };
-    format!("{v:.3} {unit}").replace(".000 ", " ")
 }

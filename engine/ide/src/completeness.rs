@@ -93,6 +93,12 @@ pub fn leaves_out_communication(list: &MissingList) -> bool {
         .any(|m| matches!(m.code, GapCode::NotModelled | GapCode::NotPriced))
 }
 
+/// The mark before a predicted time: `≈ ` when it is complete, `≥ ` when it leaves
+/// something out (a lower bound).
+pub fn time_mark(list: &MissingList) -> &'static str {
+    if list.is_empty() { "≈ " } else { "≥ " }
+}
+
 /// How much a figure leaves out, in words: `1 statement that could not be read`,
 /// `3 places (unread, not-modelled)`.
 pub fn places(list: &MissingList) -> String {

@@ -58,6 +58,8 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             .copied()
             .filter(|m| m.nt > 0.0)
     };
+    // What each statement's figures leave out (a call's includes its callee's).
+    let unit_missing = unit_missing(db, u.unit);
     ir.walk(&mut |s, _| {
         // Array syntax, FORALL and WHERE become loops around their assignments: the
         // assignments carry the hint.
@@ -126,7 +128,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             _ => None,
         };
         // What the figures leave out (a call's includes its callee's).
-        let missing = unit_missing(db, u.unit).within(std::slice::from_ref(s));
+        let missing = unit_missing.within(std::slice::from_ref(s));
         if comm.is_none()
             && matches!(s.kind, StmtKind::Assign { .. })
             && completeness::leaves_out_communication(&missing)
@@ -136,7 +138,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         if let Some(t) = &timing {
             label = format!(
                 "{label} · {}{}",
-                if missing.is_empty() { "≈ " } else { "≥ " },
+                completeness::time_mark(&missing),
                 label::seconds(t.time_s)
             );
         }

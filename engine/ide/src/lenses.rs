@@ -68,11 +68,7 @@ pub(super) fn code_lenses(db: &dyn salsa::Database, file: File) -> Vec<CodeLens>
         title = if t.known {
             format!(
                 "{title} · {}{}/run (compute {}, comm {}) on {machine}",
-                if missing.all.is_empty() {
-                    "≈ "
-                } else {
-                    "≥ "
-                },
+                completeness::time_mark(&missing.all),
                 label::seconds(t.time_s),
                 label::seconds(t.ct_s()),
                 label::seconds(t.comm_s),

@@ -16,7 +16,7 @@ mod directive_edit;
 mod distribution;
 mod hints;
 mod hover;
-pub(crate) mod label;
+pub mod label;
 mod lenses;
 pub mod report;
 mod time_hover;

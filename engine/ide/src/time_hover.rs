@@ -55,7 +55,7 @@ pub(super) fn time_section(
     let _ = writeln!(
         out,
         "**{}{}** {per} on `{}` — computation {} · communication {}\n",
-        if missing.is_empty() { "≈ " } else { "≥ " },
+        completeness::time_mark(&missing),
         label::seconds(t.time_s),
         machine.name,
         label::seconds(t.ct_s()),
