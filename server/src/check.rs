@@ -13,6 +13,7 @@ pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
         params: args.params.iter().cloned().collect(),
         include: &args.include_dirs,
         imbalance_threshold: args.imbalance_threshold,
+        finding_share: args.finding_share,
     })
 }
 

@@ -69,6 +69,11 @@ struct CheckArgs {
     /// imbalanced [default: 0.25, or `imbalanceThreshold` in costline.toml].
     #[arg(long, value_name = "WD")]
     imbalance_threshold: Option<f64>,
+    /// The share of its unit's predicted time below which a statement earns no
+    /// imbalance or communication finding, in [0, 1]; 0 reports every one
+    /// [default: 0.02, or `findingShare` in costline.toml].
+    #[arg(long, value_name = "SHARE", value_parser = parse_share)]
+    finding_share: Option<f64>,
     /// A directory to search for INCLUDE'd files after the including file's own
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
@@ -95,6 +100,14 @@ fn parse_param(s: &str) -> Result<(String, i64), String> {
         .parse()
         .map_err(|_| format!("`{value}` is not an integer"))?;
     Ok((name.to_ascii_lowercase(), value))
+}
+
+/// A share in [0, 1] (`--finding-share`).
+fn parse_share(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a number in [0, 1]")),
+    }
 }
 
 fn main() -> ExitCode {

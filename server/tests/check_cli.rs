@@ -82,6 +82,38 @@ fn free_form_hpf_program_using_a_module_from_another_file() {
     );
 }
 
+/// Row 0's one-element boundary update `u(0, :) = 1` is owned by one processor (wd
+/// 1.73) but is a sliver of the program's time: at the default finding share (2%) it
+/// earns no warning, with `--finding-share 0` it does, on the statement and on the
+/// two directives that map `u`; a share above 1 is refused.
+#[test]
+fn findings_are_weighed_by_their_share_of_the_time() {
+    let files = [
+        "tests/fixtures/free/jacobi_hpf.f90",
+        "tests/fixtures/free/grid_params.f90",
+    ];
+    let lines = |extra: &[&str]| -> Vec<u64> {
+        let mut args = files.to_vec();
+        args.extend(["--format", "json"]);
+        args.extend(extra);
+        let (json, code) = check(&args);
+        assert_eq!(code, 0);
+        let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        report["files"][0]["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["code"] == "imbalance")
+            .map(|d| d["line"].as_u64().expect("line"))
+            .collect()
+    };
+    assert_eq!(lines(&[]), Vec::<u64>::new());
+    assert_eq!(lines(&["--finding-share", "0"]), vec![10, 11, 15]);
+    assert_eq!(lines(&["--finding-share", "0.5"]), Vec::<u64>::new());
+    let (_, code) = check(&[files[0], "--finding-share", "1.5"]);
+    assert_eq!(code, 2, "clap refuses a share outside [0, 1]");
+}
+
 /// NUMBER_OF_PROCESSORS() takes the `p` binding (without it, a warning says so); each
 /// REDISTRIBUTE of the time loop is an all-to-all exchange (12 pairs × 10 iterations ×
 /// 16·16 reals) and the statements between them use the (*, BLOCK) mapping, so `b` is

@@ -84,6 +84,8 @@ vim.opt.rtp:prepend(plugin)
 local opened_plots = {}
 require('costline').setup({
   cmd = cmd,
+  -- Every finding, the boundary row's imbalance too (the default share of 2% hides it).
+  findingShare = 0,
   open = function(path)
     opened_plots[#opened_plots + 1] = path
   end,

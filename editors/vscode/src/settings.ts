@@ -10,6 +10,7 @@ export interface CostlineSettings {
   machine?: string;
   params?: Record<string, number>;
   imbalanceThreshold: number;
+  findingShare: number;
   hints: { enable: boolean };
   codeLens: { enable: boolean };
 }
@@ -19,6 +20,7 @@ export interface CostlineSettings {
 export type ConfigLookup = (key: string) => unknown;
 
 export const DEFAULT_IMBALANCE_THRESHOLD = 0.25;
+export const DEFAULT_FINDING_SHARE = 0.02;
 
 /** The language ids the server gets documents of: free- and fixed-form Fortran as this
  * extension contributes them (the ids of the Modern Fortran extension) and the ids other
@@ -53,12 +55,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function buildSettings(get: ConfigLookup): CostlineSettings {
   const settings: CostlineSettings = {
     imbalanceThreshold: DEFAULT_IMBALANCE_THRESHOLD,
+    findingShare: DEFAULT_FINDING_SHARE,
     hints: { enable: get('hints.enable') !== false },
     codeLens: { enable: get('codeLens.enable') !== false },
   };
   const threshold = get('imbalanceThreshold');
   if (typeof threshold === 'number' && Number.isFinite(threshold) && threshold >= 0) {
     settings.imbalanceThreshold = threshold;
+  }
+  const share = get('findingShare');
+  if (typeof share === 'number' && Number.isFinite(share) && share >= 0 && share <= 1) {
+    settings.findingShare = share;
   }
   const machine = get('machine');
   if (typeof machine === 'string' && machine.trim() !== '') {

@@ -75,6 +75,7 @@ describe('the manifest', () => {
       'costline.machine': null,
       'costline.params': {},
       'costline.imbalanceThreshold': 0.25,
+      'costline.findingShare': 0.02,
       'costline.hints.enable': true,
       'costline.codeLens.enable': true,
       'costline.path': '',
@@ -108,9 +109,10 @@ describe('the manifest', () => {
 });
 
 describe('settings', () => {
-  test('the defaults send the threshold and both switches, no machine and no params', () => {
+  test('the defaults send the threshold, the finding share and both switches, no machine and no params', () => {
     assert.deepEqual(buildSettings(vscodeConfig()), {
       imbalanceThreshold: 0.25,
+      findingShare: 0.02,
       hints: { enable: true },
       codeLens: { enable: true },
     });
@@ -123,6 +125,7 @@ describe('settings', () => {
           machine: 'ipsc860',
           params: { N: 128, p: 4, x: 1.5 },
           imbalanceThreshold: 0.1,
+          findingShare: 0,
           'hints.enable': false,
         }),
       ),
@@ -130,12 +133,14 @@ describe('settings', () => {
         machine: 'ipsc860',
         params: { n: 128, p: 4 },
         imbalanceThreshold: 0.1,
+        findingShare: 0,
         hints: { enable: false },
         codeLens: { enable: true },
       },
     );
     assert.equal(buildSettings(vscodeConfig({ machine: '  ', imbalanceThreshold: -1 })).machine, undefined);
     assert.equal(buildSettings(vscodeConfig({ imbalanceThreshold: -1 })).imbalanceThreshold, 0.25);
+    assert.equal(buildSettings(vscodeConfig({ findingShare: 1.5 })).findingShare, 0.02);
   });
 
   test('Set parameters reads NAME=VALUE words', () => {
@@ -363,7 +368,9 @@ describe('the real server, as the extension configures it', { timeout: 10 * WAIT
     for (const f of ['free/jacobi_hpf.f90', 'free/grid_params.f90', 'fixed/redblack.f', 'free/triangular_update.f90']) {
       fs.copyFileSync(path.join(FIXTURES, f), path.join(root, path.basename(f)));
     }
-    s = new Session(root, vscodeConfig());
+    // findingShare 0: every finding, the boundary row's imbalance too (at the default
+    // share of 2% the one-element row does not warn).
+    s = new Session(root, vscodeConfig({ findingShare: 0 }));
     await s.initialize();
     jacobi = await s.open('jacobi_hpf.f90', 'FortranFreeForm');
     redblack = await s.open('redblack.f', 'FortranFixedForm');

@@ -74,6 +74,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         params: bindings,
         include: &args.include_dirs,
         imbalance_threshold: None,
+        finding_share: None,
     }) {
         Ok(o) => o,
         Err(e) => {

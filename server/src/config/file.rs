@@ -2,7 +2,8 @@
 //! current directory or in its nearest ancestor that has one (the project's root), with
 //! the keys the server reads from the workspace's (DESIGN.md section 7, and `include`).
 //! The flags win key by key: `--machine` over `machine`, `--param` over `params`,
-//! `--imbalance-threshold` over `imbalanceThreshold`; `--include` directories are
+//! `--imbalance-threshold` over `imbalanceThreshold`, `--finding-share` over
+//! `findingShare`; `--include` directories are
 //! searched before the file's `include` ones. Paths in the file are relative to its
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
@@ -18,6 +19,7 @@ pub struct Flags<'a> {
     pub params: BTreeMap<String, i64>,
     pub include: &'a [PathBuf],
     pub imbalance_threshold: Option<f64>,
+    pub finding_share: Option<f64>,
 }
 
 /// The nearest `costline.toml` from `dir` up.
@@ -58,6 +60,9 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     options.include_dirs = include;
     if let Some(t) = flags.imbalance_threshold {
         options.imbalance_threshold = t;
+    }
+    if let Some(s) = flags.finding_share {
+        options.finding_share = s;
     }
     Ok(options)
 }

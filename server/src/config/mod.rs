@@ -1,6 +1,6 @@
 //! The settings of DESIGN.md section 7 — `machine`, `params`, `imbalanceThreshold`,
 //! `findingShare` (added: the share of a unit's time below which a statement earns no
-//! imbalance or communication finding, default 0 for now),
+//! imbalance or communication finding, default 0.02),
 //! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
 //! are searched in) from `costline.toml` at the workspace root and
 //! from the editor (initialization options, `workspace/configuration`), the editor's

@@ -6,7 +6,7 @@ local M = {}
 local NAME = 'costline'
 
 --- The options of `setup`, defaults first. `machine`, `params`, `imbalanceThreshold`,
---- `hints` and `codeLens` are the server's settings (DESIGN.md section 7).
+--- `findingShare`, `hints` and `codeLens` are the server's settings (DESIGN.md section 7).
 local defaults = {
   --- The server: `cmd` when given, else `{ path, 'serve' }`.
   cmd = nil,
@@ -18,6 +18,9 @@ local defaults = {
   --- Bindings of the program's unknowns, e.g. `{ n = 1000, p = 16 }`.
   params = {},
   imbalanceThreshold = 0.25,
+  --- The share of its procedure's time below which a statement earns no imbalance or
+  --- communication warning (0: every one).
+  findingShare = 0.02,
   hints = { enable = true },
   codeLens = { enable = true },
   --- Called with (client, bufnr) when the server attaches to a buffer.
@@ -37,6 +40,7 @@ end
 function M.settings()
   local s = {
     imbalanceThreshold = options.imbalanceThreshold,
+    findingShare = options.findingShare,
     hints = { enable = options.hints.enable ~= false },
     codeLens = { enable = options.codeLens.enable ~= false },
   }
