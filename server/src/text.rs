@@ -200,6 +200,17 @@ const HOT: usize = 3;
 /// Places a unit leaves out listed in the text.
 const MISSING: usize = 3;
 
+/// The communication time of `m`: `?` when it was left out and nothing of it was
+/// modelled (absent), `≥` when some of it was left out.
+fn communication(m: &Metrics) -> String {
+    let left_out = m.missing.iter().any(|p| p.is_communication());
+    match m.comm_s {
+        None => "?".to_string(),
+        Some(s) if left_out => format!("≥ {}", label::seconds(s)),
+        Some(s) => label::seconds(s),
+    }
+}
+
 /// The unit's predicted time, its hot spots and what it leaves out.
 fn profile(out: &mut String, unit: &UnitReport) {
     let m = &unit.metrics;
@@ -215,7 +226,7 @@ fn profile(out: &mut String, unit: &UnitReport) {
                 "    time {bound} {}/run (compute {}, communication {})",
                 label::seconds(t),
                 label::seconds(m.ct_s.unwrap_or(0.0)),
-                label::seconds(m.comm_s.unwrap_or(0.0))
+                communication(m)
             );
         }
         None => {

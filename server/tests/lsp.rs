@@ -143,6 +143,74 @@ fn a_session_answers_every_surface_and_follows_edits() {
     assert_eq!(c.shutdown(), 0);
 }
 
+/// A program costline cannot fully model: an irregular gather `b(idx(i))` (its
+/// communication is not modelled), a call of a procedure it was not given and a
+/// statement it cannot read.
+const INCOMPLETE: &str = "program gather
+  integer, parameter :: n = 4096
+  real :: a(n), b(n)
+  integer :: idx(n), i, k
+!HPF$ PROCESSORS pr(4)
+!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b, idx
+  do k = 1, 10
+    do i = 1, n
+      a(i) = a(i) + b(idx(i))
+    end do
+    call smooth(a, n)
+  end do
+  b = a + * 2
+end program gather
+";
+
+/// Every surface says what an incomplete figure leaves out: hints `≥` and `comm ?`,
+/// the lens `≥ … · incomplete: leaves out …`, the hovers' lists of missing places,
+/// and an error on the unit naming the statements that could not be read.
+#[test]
+fn an_incomplete_unit_says_so_on_every_surface() {
+    const URI: &str = "file:///virtual/gather.f90";
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    c.open(URI, INCOMPLETE);
+    let h = hints(&mut c, URI, INCOMPLETE);
+    let rendered = render_hints(INCOMPLETE, &h, true);
+    assert!(rendered.contains("comm ?"), "{rendered}");
+    assert!(rendered.contains("≥ "), "{rendered}");
+    insta::assert_snapshot!("incomplete_hints", rendered);
+    let lenses = c.result(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    let title = lenses[0]["command"]["title"].as_str().expect("a lens");
+    assert!(title.contains("incomplete: leaves out"), "{title}");
+    insta::assert_json_snapshot!("incomplete_code_lenses", lenses);
+    for (name, line, character) in [
+        ("incomplete_hover_unit", 0, 10),
+        ("incomplete_hover_gather", 8, 8),
+    ] {
+        let hover = c.result(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": URI}, "position": {"line": line, "character": character}}),
+        );
+        let text = hover["contents"]["value"].as_str().expect("markdown");
+        assert!(text.contains("incomplete"), "{name}: {text}");
+        insta::assert_snapshot!(name, text);
+    }
+    let diags = c.result(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": URI}}),
+    );
+    assert!(
+        diags["items"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .any(|d| d["code"] == "unread-statements" && d["severity"] == 1),
+        "{diags}"
+    );
+    insta::assert_json_snapshot!("incomplete_diagnostics", diags);
+    assert_eq!(c.shutdown(), 0);
+}
+
 #[test]
 fn positions_count_utf8_bytes_or_utf16_units_as_negotiated() {
     // Non-ASCII before the assignment on its line shifts the hint's column differently

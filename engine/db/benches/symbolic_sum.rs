@@ -1,8 +1,8 @@
 //! Benchmarks of the symbolic sum (P^3T+ Figure 2) on the loop nests it is made for,
 //! and of `freq::frequencies` on a unit made of such nests.
 //!
-//! Each symbolic sum gets a fresh `Budget::new(2048, 100_000, None)` (generous, without a
-//! deadline) and must produce a formula: a benchmark of a sum that gave up would measure
+//! Each symbolic sum gets a fresh `Budget::new(2048, 100_000)` (generous)
+//! and must produce a formula: a benchmark of a sum that gave up would measure
 //! the budget, not the algorithm.
 
 use costline_db::project;
@@ -132,7 +132,7 @@ end subroutine
 ";
 
 fn bench_sum(c: &mut Criterion, id: &str, (cons, vars): (Vec<Constraint>, Vec<Name>)) {
-    let budget = || Budget::new(2048, 100_000, None);
+    let budget = || Budget::new(2048, 100_000);
     let check = symbolic_sum(cons.clone(), &vars, Sym::one(), &mut budget());
     assert!(check.is_ok(), "{id}: the symbolic sum gave up: {check:?}");
     c.bench_function(id, |b| {

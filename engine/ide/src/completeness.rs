@@ -3,6 +3,7 @@
 //! that is a lower bound (`≥ 1.3 ms`). Every gap the model knows of can only add time,
 //! so an incomplete time is a lower bound.
 
+use crate::label;
 use costline_db::{Missing, MissingList};
 use costline_model::completeness::GapCode;
 use serde::Serialize;
@@ -18,6 +19,15 @@ pub struct MissingReport {
     pub file: String,
     pub code: &'static str,
     pub what: String,
+}
+
+impl MissingReport {
+    /// Whether this place is communication left out (not modelled or not priced).
+    pub fn is_communication(&self) -> bool {
+        [GapCode::NotModelled, GapCode::NotPriced]
+            .iter()
+            .any(|c| c.as_str() == self.code)
+    }
 }
 
 /// Places with the same file, reason and text, as one entry: the first place, how
@@ -91,6 +101,17 @@ pub fn leaves_out_communication(list: &MissingList) -> bool {
     list.entries
         .iter()
         .any(|m| matches!(m.code, GapCode::NotModelled | GapCode::NotPriced))
+}
+
+/// A communication time as the front ends print it: `?` when communication is left
+/// out and nothing of it was modelled (never `0 s`), `≥ 2 µs` when some was, the
+/// time itself otherwise.
+pub fn comm_seconds(list: &MissingList, seconds: f64) -> String {
+    match (leaves_out_communication(list), seconds > 0.0) {
+        (true, false) => "?".to_string(),
+        (true, true) => format!("≥ {}", label::seconds(seconds)),
+        (false, _) => label::seconds(seconds),
+    }
 }
 
 /// The mark before a predicted time: `≈ ` when it is complete, `≥ ` when it leaves

@@ -68,6 +68,11 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             StmtKind::Assign { .. } => s.span,
             StmtKind::Call(_) if comm_values.mpi.contains_key(&s.id) => s.span,
             StmtKind::Call(_) if call_comm(s.id).is_some() => s.span,
+            // A call whose figures leave something out (a procedure not given, a
+            // callee's unread statements) says so.
+            StmtKind::Call(_) if !unit_missing.within(std::slice::from_ref(s)).is_empty() => {
+                s.span
+            }
             _ => return,
         };
         // A statement of an included file has no place of its own in this file.
@@ -168,11 +173,12 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         }
         if let Some(t) = &timing {
             tooltip += &format!(
-                "\npredicted on {}: {} per run (computation {} on the busiest processor, communication {})",
+                "\npredicted on {}: {}{} per run (computation {} on the busiest processor, communication {})",
                 Settings::get(db).machine(db).name,
+                completeness::time_mark(&missing),
                 label::seconds(t.time_s),
                 label::seconds(t.ct_s()),
-                label::seconds(t.comm_s)
+                completeness::comm_seconds(&missing, t.comm_s)
             );
         }
         if !missing.is_empty() {

@@ -71,7 +71,7 @@ pub(super) fn code_lenses(db: &dyn salsa::Database, file: File) -> Vec<CodeLens>
                 completeness::time_mark(&missing.all),
                 label::seconds(t.time_s),
                 label::seconds(t.ct_s()),
-                label::seconds(t.comm_s),
+                completeness::comm_seconds(&missing.all, t.comm_s),
             )
         } else {
             format!("{title} · ≈ ?/run on {machine} (counts need values)")

@@ -240,10 +240,13 @@ impl Metrics {
     /// These metrics with communication's added: zero when there is none, absent when
     /// what there is was not modelled (`leaves_out` of [`completeness`]).
     fn with_comm(self, m: Option<CommMetrics>, missing: &MissingList) -> Metrics {
+        // Communication left out with nothing of it modelled is unknown (absent),
+        // never 0; some of it modelled is a lower bound (`complete: false`).
+        let left_out = completeness::leaves_out_communication(missing);
         let m = match m {
-            Some(m) => m,
-            None if completeness::leaves_out_communication(missing) => return self,
-            None => CommMetrics::default(),
+            Some(m) if !(left_out && m.nt == 0.0) => m,
+            _ if left_out => return self,
+            _ => CommMetrics::default(),
         };
         Metrics {
             nt: Some(m.nt),

@@ -59,7 +59,7 @@ pub(super) fn time_section(
         label::seconds(t.time_s),
         machine.name,
         label::seconds(t.ct_s()),
-        label::seconds(t.comm_s),
+        completeness::comm_seconds(&missing, t.comm_s),
     );
     missing_section(&missing, out);
     let p = t.per_processor.len();

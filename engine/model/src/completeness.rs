@@ -106,7 +106,12 @@ fn statement_gaps(inputs: &GapInputs, s: &Stmt, out: &mut UnitGaps) {
                 Gap {
                     at: r.span,
                     code: GapCode::NotModelled,
-                    what: format!("the communication of `{}`: {why}", r.reference),
+                    // The code says it is not modelled; the text says why.
+                    what: format!(
+                        "the communication of `{}`: {}",
+                        r.reference,
+                        why.strip_prefix("not modelled: ").unwrap_or(why)
+                    ),
                 },
             );
         }
@@ -119,7 +124,11 @@ fn statement_gaps(inputs: &GapInputs, s: &Stmt, out: &mut UnitGaps) {
             Gap {
                 at: s.span,
                 code: GapCode::NotPriced,
-                what: format!("MPI {}: {why}", m.op.as_str()),
+                what: format!(
+                    "MPI {}: {}",
+                    m.op.as_str(),
+                    why.strip_prefix("not modelled: ").unwrap_or(why)
+                ),
             },
         );
     }

@@ -514,13 +514,7 @@ mod tests {
             c(Constraint::le(&j.sub(&i).unwrap(), &Sym::int(3))),
         ];
         let vars: Vec<Name> = vec!["j".into(), "i".into()];
-        symbolic_sum(
-            cons,
-            &vars,
-            Sym::one(),
-            &mut Budget::new(10_000, 100_000, None),
-        )
-        .unwrap()
+        symbolic_sum(cons, &vars, Sym::one(), &mut Budget::new(10_000, 100_000)).unwrap()
     }
 
     #[test]

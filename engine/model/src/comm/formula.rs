@@ -54,7 +54,7 @@ pub fn moved_elements(
             })
     };
     let in_grid: Vec<Constraint> = in_grid.iter().map(fix).collect::<Option<_>>()?;
-    let mut budget = Budget::new(options.max_pieces, options.max_steps, None);
+    let mut budget = Budget::new(options.max_pieces, options.max_steps);
     let mut total = Piecewise::zero();
     for t in &c.terms {
         if !one_to_one(t, &c.outer_vars) {

@@ -78,7 +78,7 @@ impl<'a> Counter<'a> {
         };
         let options = self.options;
         let formula = self.formula.get_or_insert_with(|| {
-            let mut budget = Budget::new(options.max_pieces, options.max_steps, None);
+            let mut budget = Budget::new(options.max_pieces, options.max_steps);
             symbolic_sum(
                 self.constraints.clone(),
                 &self.vars,

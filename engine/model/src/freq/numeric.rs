@@ -17,7 +17,7 @@ pub fn count(
 ) -> Result<Num, EvalError> {
     // Parameters replaced by their values; loop variables stay.
     let bound = bind(constraints, &|n| vars.contains(n), env)?;
-    let mut budget = Budget::new(options.max_pieces, options.max_steps, None);
+    let mut budget = Budget::new(options.max_pieces, options.max_steps);
     if let Ok(p) = symbolic_sum(bound.clone(), vars, Sym::one(), &mut budget) {
         return p.eval(&|_| None);
     }

@@ -141,7 +141,7 @@ impl<'a> Walker<'a> {
                 let steps = self
                     .left
                     .map_or(self.options.max_steps, |l| l.min(self.options.max_steps));
-                let mut budget = Budget::new(self.options.max_pieces, steps, None);
+                let mut budget = Budget::new(self.options.max_pieces, steps);
                 let symbolic = symbolic_sum(constraints.clone(), &vars, Sym::one(), &mut budget);
                 if let Some(l) = &mut self.left {
                     *l = l.saturating_sub(budget.steps());

@@ -37,7 +37,7 @@ pub fn formula(
         .iter()
         .map(|t| {
             let steps = left.map_or(options.max_steps, |l| l.min(options.max_steps));
-            let mut budget = Budget::new(options.max_pieces, steps, None);
+            let mut budget = Budget::new(options.max_pieces, steps);
             let symbolic = symbolic_sum(t.constraints.clone(), &t.vars, Sym::one(), &mut budget);
             if let Some(l) = left {
                 *l = l.saturating_sub(budget.steps());

@@ -10,7 +10,7 @@ fn c(s: Result<Constraint, SymError>) -> Constraint {
 }
 
 fn budget() -> Budget {
-    Budget::new(10_000, 100_000, None)
+    Budget::new(10_000, 100_000)
 }
 
 fn names(ns: &[&str]) -> Vec<Name> {
@@ -148,7 +148,7 @@ fn budget_stops_runaway_splits() {
             &n.add_int(k).unwrap().mul(&v(&format!("p{k}"))).unwrap(),
         )));
     }
-    let mut tight = Budget::new(5, 50, None);
+    let mut tight = Budget::new(5, 50);
     assert_eq!(
         symbolic_sum(cons, &names(&["i"]), Sym::one(), &mut tight),
         Err(SumError::OverBudget)
