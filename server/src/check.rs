@@ -2,6 +2,7 @@
 //! or 1 (an input could not be read or parsed as asked).
 
 use crate::{CheckArgs, Format};
+use costline_ide::files::read_source;
 use costline_ide::report::{FileReport, Report, file_reports};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -14,6 +15,8 @@ pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
         include: &args.include_dirs,
         imbalance_threshold: args.imbalance_threshold,
         finding_share: args.finding_share,
+        files: &args.files,
+        include_anywhere: args.include_anywhere,
     })
 }
 
@@ -26,7 +29,7 @@ pub fn read(files: &[String]) -> Read {
     let mut inputs = Vec::new();
     let mut unreadable = BTreeMap::new();
     for (i, path) in files.iter().enumerate() {
-        match std::fs::read(path) {
+        match read_source(std::path::Path::new(path)) {
             Ok(bytes) => inputs.push((path.clone(), bytes)),
             Err(e) => {
                 unreadable.insert(

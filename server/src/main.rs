@@ -67,13 +67,17 @@ struct CheckArgs {
     machine: Option<String>,
     /// wd (work distribution goodness) above which an assignment is reported as
     /// imbalanced [default: 0.25, or `imbalanceThreshold` in costline.toml].
-    #[arg(long, value_name = "WD")]
+    #[arg(long, value_name = "WD", value_parser = parse_threshold)]
     imbalance_threshold: Option<f64>,
     /// The share of its unit's predicted time below which a statement earns no
     /// imbalance or communication finding, in [0, 1]; 0 reports every one
     /// [default: 0.02, or `findingShare` in costline.toml].
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     finding_share: Option<f64>,
+    /// Let INCLUDE read files anywhere (by default only under the current directory,
+    /// the project's root, the given files' directories and the include directories).
+    #[arg(long)]
+    include_anywhere: bool,
     /// A directory to search for INCLUDE'd files after the including file's own
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
@@ -102,6 +106,14 @@ fn parse_param(s: &str) -> Result<(String, i64), String> {
     Ok((name.to_ascii_lowercase(), value))
 }
 
+/// A number ≥ 0 (`--imbalance-threshold`), as the server accepts.
+fn parse_threshold(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a number ≥ 0")),
+    }
+}
+
 /// A share in [0, 1] (`--finding-share`).
 fn parse_share(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
@@ -112,6 +124,17 @@ fn parse_share(s: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The commands analyze on a thread with the analysis stack (see ANALYSIS_STACK).
+    std::thread::Builder::new()
+        .name("costline".into())
+        .stack_size(costline_ide::ANALYSIS_STACK)
+        .spawn(move || run(cli))
+        .expect("the main thread starts")
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
+
+fn run(cli: Cli) -> ExitCode {
     match cli.command {
         Command::Check(args) => check::run(&args),
         Command::Coverage(args) => coverage::run(&args),

@@ -841,3 +841,123 @@ fn a_mapped_section_passed_to_a_procedure_is_named() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Hostile input gets a diagnostic, never a hang or a silent figure: INCLUDE of a
+/// device, a FIFO or a file outside the project is not read; constructs nested 200
+/// deep are analyzed to a depth of 32 and the rest is unread; lone CR line ends read
+/// as lines; processor counts below 1 or beyond what is enumerated are findings and
+/// leave the unit incomplete; a bad threshold is refused.
+#[test]
+fn hostile_input_gets_a_diagnostic_not_a_hang() {
+    let dir = std::env::temp_dir().join(format!("costline-hostile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.inc");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let nest = 200;
+    let deep: String = (0..nest)
+        .map(|k| format!("  do i{k} = 1, 2\n"))
+        .collect::<String>()
+        + "  a(1) = a(1) + 1\n"
+        + &"  end do\n".repeat(nest);
+    let files = [
+        ("zero.f90", "program p\n  include '/dev/zero'\nend program p\n".to_string()),
+        ("stdin.f90", "program p\n  include '/dev/stdin'\nend program p\n".to_string()),
+        ("fifo.f90", format!("program p\n  include '{}'\nend program p\n", fifo.display())),
+        ("passwd.f90", "program p\n  include '/etc/passwd'\nend program p\n".to_string()),
+        ("deep.f90", format!("program p\n  real :: a(10)\n{deep}end program p\n")),
+        ("cr.f90", "program p\r  integer :: i\r  do i = 1, 10\r  end do\rend program p\r".to_string()),
+        ("neg.f90", "program p\n  real :: a(100)\n!HPF$ PROCESSORS pr(-4)\n!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a\n  a = 1\nend program p\n".to_string()),
+        ("huge.f90", "program p\n  real :: a(100)\n!HPF$ PROCESSORS pr(2**40)\n!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a\n  a = 1\nend program p\n".to_string()),
+    ];
+    for (name, text) in &files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let report_with = |name: &str, extra: &[&str]| -> serde_json::Value {
+        let path = dir.join(name).display().to_string();
+        let mut args = vec![path.as_str(), "--format", "json"];
+        args.extend(extra);
+        let (json, _) = check(&args);
+        serde_json::from_str(&json).expect("valid JSON")
+    };
+    let report = |name: &str| report_with(name, &[]);
+    let messages = |r: &serde_json::Value| -> Vec<String> {
+        r["files"][0]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                format!(
+                    "{}: {}",
+                    d["code"].as_str().unwrap(),
+                    d["message"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    // Outside the project (the FIFO is beside the file), then (when allowed anywhere)
+    // not regular files: never opened.
+    for name in ["zero.f90", "stdin.f90", "fifo.f90"] {
+        if name != "fifo.f90" {
+            let m = messages(&report(name));
+            assert!(
+                m.iter().any(|m| m.contains("outside the workspace")),
+                "{name}: {m:?}"
+            );
+        }
+        let m = messages(&report_with(name, &["--include-anywhere"]));
+        assert!(
+            m.iter()
+                .any(|m| m.starts_with("include:") && m.contains("not a regular file")),
+            "{name}: {m:?}"
+        );
+    }
+    let m = messages(&report("passwd.f90"));
+    assert!(
+        m.iter().any(|m| m.contains("outside the workspace")),
+        "{m:?}"
+    );
+    assert!(
+        !m.iter().any(|m| m.contains("root:")),
+        "nothing of /etc/passwd is echoed: {m:?}"
+    );
+    let deep = report("deep.f90");
+    let m = messages(&deep);
+    assert!(
+        m.iter()
+            .any(|m| m.starts_with("too-complex: constructs nested deeper than 32")),
+        "{m:?}"
+    );
+    assert!(
+        m.iter().any(|m| m.starts_with("unread-statements:")),
+        "{m:?}"
+    );
+    assert_eq!(deep["files"][0]["units"][0]["metrics"]["complete"], false);
+    let cr = report("cr.f90");
+    assert_eq!(messages(&cr), Vec::<String>::new());
+    assert_eq!(
+        cr["files"][0]["units"][0]["loops"][0]["metrics"]["freq"],
+        10.0
+    );
+    for (name, code) in [
+        ("neg.f90", "processors-invalid"),
+        ("huge.f90", "processors-too-many"),
+    ] {
+        let r = report(name);
+        let m = messages(&r);
+        assert!(m.iter().any(|m| m.starts_with(code)), "{name}: {m:?}");
+        let unit = &r["files"][0]["units"][0]["metrics"];
+        assert_eq!(unit["complete"], false, "{name}: {unit}");
+    }
+    let (_, code) = check(&[
+        &dir.join("cr.f90").display().to_string(),
+        "--imbalance-threshold",
+        "nan",
+    ]);
+    assert_eq!(code, 2, "a threshold that is not a number ≥ 0 is refused");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

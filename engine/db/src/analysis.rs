@@ -547,7 +547,7 @@ pub fn unit_diagnostics<'db>(
     out.extend(calls::call_notes(db, unit));
     out.extend(calls::recursion(db, unit));
     let known = constants(db, unit);
-    out.extend(maps.unsized_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
+    out.extend(maps.arrangement_findings(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
     // Findings weighed by their share of the unit's predicted time: a boundary
     // initialization in a unit that sweeps a grid does not warn.
     let share = Settings::get(db).finding_share(db);

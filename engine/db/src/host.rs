@@ -30,6 +30,9 @@ pub struct AnalysisHost {
     pub(super) pinned: HashSet<String>,
     /// Where included files are searched after the including file's directory.
     pub(super) include_dirs: Vec<PathBuf>,
+    /// Where INCLUDE may read from disk besides the include directories (`None`:
+    /// anywhere).
+    pub(super) include_roots: Option<Vec<PathBuf>>,
     /// The paths each file's INCLUDE lines were searched at...
     pub(super) searched: HashMap<File, Vec<String>>,
     /// ...and, by path, the files searched there: those to search again when it changes.
@@ -48,6 +51,7 @@ impl AnalysisHost {
             headers: HashMap::new(),
             pinned: HashSet::new(),
             include_dirs: options.include_dirs.clone(),
+            include_roots: options.include_roots.clone(),
             searched: HashMap::new(),
             searched_at: HashMap::new(),
         }
@@ -57,8 +61,10 @@ impl AnalysisHost {
     /// directories: the includes are searched again).
     pub fn set_options(&mut self, options: &Options) {
         Settings::get(&self.db).update(&mut self.db, options);
-        if self.include_dirs != options.include_dirs {
+        if self.include_dirs != options.include_dirs || self.include_roots != options.include_roots
+        {
             self.include_dirs = options.include_dirs.clone();
+            self.include_roots = options.include_roots.clone();
             self.resolve_all_includes();
         }
     }
@@ -122,6 +128,7 @@ impl AnalysisHost {
             files: self.files.clone(),
             headers: self.headers.clone(),
             include_dirs: self.include_dirs.clone(),
+            include_roots: self.include_roots.clone(),
         }
     }
 }
@@ -135,6 +142,7 @@ pub struct Analysis {
     /// The included files outside the workspace.
     headers: HashMap<String, File>,
     include_dirs: Vec<PathBuf>,
+    include_roots: Option<Vec<PathBuf>>,
 }
 
 impl Analysis {
@@ -173,6 +181,12 @@ impl Analysis {
         &self.include_dirs
     }
 
+    /// Where INCLUDE may read from disk besides the include directories (`None`:
+    /// anywhere).
+    pub fn include_roots(&self) -> Option<&[PathBuf]> {
+        self.include_roots.as_deref()
+    }
+
     /// Runs `work(db, k, n)` for k = 0..n on n threads ([`worker_threads`]), each
     /// with a snapshot of its own, and waits for them: for memoizing many independent
     /// queries at once, each thread taking share `k` of a job list every thread
@@ -191,7 +205,13 @@ impl Analysis {
             let workers: Vec<_> = (0..threads)
                 .map(|k| {
                     let db = self.db.clone();
-                    scope.spawn(move || salsa::Cancelled::catch(|| work(&db, k, threads)))
+                    std::thread::Builder::new()
+                        .name(format!("costline-warm-{k}"))
+                        .stack_size(ANALYSIS_STACK)
+                        .spawn_scoped(scope, move || {
+                            salsa::Cancelled::catch(|| work(&db, k, threads))
+                        })
+                        .expect("an analysis thread starts")
                 })
                 .collect();
             workers
@@ -211,6 +231,12 @@ impl Analysis {
         salsa::Cancelled::catch(|| f(db))
     }
 }
+
+/// The stack of every thread that analyzes (the command line's, the server's analysis
+/// and request threads): every recursion is bounded in depth (expressions 200 levels,
+/// constructs 32), and this bounds what those depths may take, with room to spare in
+/// unoptimized builds. Only the pages touched count towards memory.
+pub const ANALYSIS_STACK: usize = 256 << 20;
 
 /// The threads analyses run on: `COSTLINE_THREADS` when set to a positive number, else
 /// one per core, at most 4. Results do not depend on it (the tests compare 1 and many).

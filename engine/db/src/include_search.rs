@@ -9,6 +9,7 @@ use super::host::AnalysisHost;
 use super::inputs::{File, Includes, Resolution};
 use super::splice::{MAX_INCLUDED_BYTES, include_names};
 use costline_syntax::source::IncludeName;
+use costline_syntax::source::file::{FileError, read_regular};
 use salsa::Setter;
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
@@ -127,6 +128,19 @@ impl AnalysisHost {
             if let Some(&file) = self.files.get(path).or(self.headers.get(path)) {
                 return Resolution::Found(file);
             }
+            // Outside the workspace and the include directories: not read (nor told
+            // apart from absent, so nothing of the disk outside leaks).
+            if let Some(roots) = &self.include_roots
+                && !under_roots(path, roots)
+                && !under_roots(path, &self.include_dirs)
+            {
+                return Resolution::Unreadable {
+                    path: path.clone(),
+                    error: "outside the workspace and the include directories: not read \
+                            (the `includeAnywhere` setting or `--include-anywhere` allows it)"
+                        .to_string(),
+                };
+            }
             match read_source(Path::new(path)) {
                 Ok(bytes) => {
                     let file = File::new(&self.db, path.clone(), bytes);
@@ -165,24 +179,23 @@ enum Unread {
     Failed(String),
 }
 
-/// The bytes of the file at `path`, unless it is absent, a directory, too large or
-/// unreadable.
+/// The bytes of the regular file at `path`, unless it is absent, a directory, not a
+/// regular file (a device or FIFO is never opened), too large or unreadable.
 fn read_source(path: &Path) -> Result<Vec<u8>, Unread> {
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(Unread::Absent),
-        Err(e) => return Err(Unread::Failed(e.to_string())),
-    };
-    if meta.is_dir() {
-        return Err(Unread::Absent);
+    match read_regular(path, MAX_INCLUDED_BYTES as u64) {
+        Ok(bytes) => Ok(bytes),
+        Err(FileError::Absent | FileError::Directory) => Err(Unread::Absent),
+        Err(e) => Err(Unread::Failed(e.to_string())),
     }
-    if meta.len() > MAX_INCLUDED_BYTES as u64 {
-        return Err(Unread::Failed(format!(
-            "larger than {} MiB",
-            MAX_INCLUDED_BYTES >> 20
-        )));
-    }
-    std::fs::read(path).map_err(|e| Unread::Failed(e.to_string()))
+}
+
+/// Whether `path` lies under one of `roots` (lexically, after `.` and `..` are removed;
+/// a relative path is taken from the current directory).
+fn under_roots(path: &str, roots: &[PathBuf]) -> bool {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let absolute = |p: &Path| PathBuf::from(normalize(&cwd.join(p)));
+    let path = absolute(Path::new(path));
+    roots.iter().any(|r| path.starts_with(absolute(r)))
 }
 
 /// Where `name`, included from the file at `includer`, may be, in the order searched:

@@ -58,6 +58,9 @@ pub struct Options {
     /// Where included files are searched after the including file's directory, in
     /// order (`--include DIR`, `include` in costline.toml).
     pub include_dirs: Vec<PathBuf>,
+    /// The directories INCLUDE may read files under, besides `include_dirs` (the
+    /// workspace: untrusted text must not read `/etc/passwd`); `None`: anywhere.
+    pub include_roots: Option<Vec<PathBuf>>,
 }
 
 impl Default for Options {
@@ -71,6 +74,7 @@ impl Default for Options {
             finding_share: 0.02,
             machine: Arc::new(Catalog::default_machine()),
             include_dirs: Vec::new(),
+            include_roots: None,
         }
     }
 }

@@ -34,7 +34,7 @@ pub use analysis::{
     nests, ops, processors, stmt_formula, stmt_load, times, unit_diagnostics, values, work,
     work_formulas,
 };
-pub use host::{Analysis, AnalysisHost, Cancellable};
+pub use host::{ANALYSIS_STACK, Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};
 pub use missing::{Missing, MissingList, UnitMissing, gaps, unit_missing};
 pub use modules::duplicate_modules;

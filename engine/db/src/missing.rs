@@ -4,7 +4,7 @@
 //! once). Kept apart from the program fold so that moving a gap's line re-runs only
 //! what shows it.
 
-use super::analysis::{comm_values, constants, counts, freqs, lower};
+use super::analysis::{comm_values, constants, counts, freqs, lower, mappings};
 use super::calls::procedures;
 use super::units::{UnitText, base, file_units};
 use costline_model::completeness::{Gap, GapCode, GapInputs, UnitGaps, unit_gaps};
@@ -114,6 +114,8 @@ pub fn gaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitG
         comm: &comm,
         needs: &needs,
         known_procedure: &|name| procedures.contains_key(name),
+        arrangements: mappings(db, unit)
+            .unusable_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)),
     }))
 }
 

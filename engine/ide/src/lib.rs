@@ -31,10 +31,11 @@ pub use lenses::CodeLens;
 // What the front ends need of the layers below, named here so that they see this crate
 // only: the settings, cancellation, positions and severities, machine models (listed,
 // trained and written by the binary), and the scaling results compare prints.
-pub use costline_db::{Cancellable, Options};
+pub use costline_db::{ANALYSIS_STACK, Cancellable, Options};
 pub use costline_model::{machine, scaling};
 pub use costline_syntax::diagnostics::Severity;
 pub use costline_syntax::source::LineIndex;
+pub use costline_syntax::source::file as files;
 pub use costline_syntax::span::Span;
 
 use costline_db::{File, UnitText, file_units, stmt_load};

@@ -81,6 +81,9 @@ pub struct GapInputs<'a> {
     pub needs: &'a dyn Fn(StmtId) -> Option<Vec<String>>,
     /// Whether a procedure of this name is among the analysed files.
     pub known_procedure: &'a dyn Fn(&str) -> bool,
+    /// Arrangements whose processor count no analysis can use: where, and what is
+    /// left out (`UnitMappings::unusable_arrangements`).
+    pub arrangements: Vec<(Span, String)>,
 }
 
 /// The gaps of one unit's own statements.
@@ -92,6 +95,13 @@ pub fn unit_gaps(inputs: &GapInputs) -> UnitGaps {
             at: *span,
             code: GapCode::Unread,
             what: "a statement that could not be read".to_string(),
+        });
+    }
+    for (at, what) in &inputs.arrangements {
+        out.unit.push(Gap {
+            at: *at,
+            code: GapCode::NotModelled,
+            what: what.clone(),
         });
     }
     walk(&unit.body, &mut |s, _| statement_gaps(inputs, s, &mut out));

@@ -75,6 +75,8 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         include: &args.include_dirs,
         imbalance_threshold: None,
         finding_share: None,
+        files: &args.files,
+        include_anywhere: false,
     }) {
         Ok(o) => o,
         Err(e) => {

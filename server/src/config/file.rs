@@ -7,7 +7,7 @@
 //! searched before the file's `include` ones. Paths in the file are relative to its
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
-use super::{Config, from_toml};
+use super::{Config, from_toml, read_settings};
 use costline_ide::Options;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,10 @@ pub struct Flags<'a> {
     pub include: &'a [PathBuf],
     pub imbalance_threshold: Option<f64>,
     pub finding_share: Option<f64>,
+    /// The files on the command line: INCLUDE reads next to them too.
+    pub files: &'a [String],
+    /// `--include-anywhere`: INCLUDE may read any file.
+    pub include_anywhere: bool,
 }
 
 /// The nearest `costline.toml` from `dir` up.
@@ -35,17 +39,17 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     let cwd = std::env::current_dir().unwrap_or_default();
     let (config, root) = match nearest(&cwd) {
         Some(file) => {
-            let text = std::fs::read_to_string(&file)
+            let text = read_settings(&file)
                 .map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
             let layer = from_toml(&text).map_err(|e| format!("{}: {e}", file.display()))?;
             let (config, problems) = Config::merge(&[layer]);
             for p in problems {
                 eprintln!("costline: warning: {}: {p}", file.display());
             }
-            let root = file.parent().map(Path::to_path_buf).unwrap_or(cwd);
+            let root = file.parent().map_or(cwd.clone(), Path::to_path_buf);
             (config, root)
         }
-        None => (Config::default(), cwd),
+        None => (Config::default(), cwd.clone()),
     };
     let (mut options, problem) = config.options(Some(&root));
     if let Some(spec) = flags.machine {
@@ -63,6 +67,17 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     }
     if let Some(s) = flags.finding_share {
         options.finding_share = s;
+    }
+    // INCLUDE reads under the project's root, the current directory and the
+    // directories of the files given.
+    if flags.include_anywhere {
+        options.include_roots = None;
+    } else if let Some(allowed) = &mut options.include_roots {
+        allowed.push(cwd.clone());
+        for f in flags.files {
+            let dir = Path::new(f).parent().unwrap_or(Path::new(""));
+            allowed.push(cwd.join(dir));
+        }
     }
     Ok(options)
 }

@@ -2,7 +2,8 @@
 //! `findingShare` (added: the share of a unit's time below which a statement earns no
 //! imbalance or communication finding, default 0.02),
 //! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
-//! are searched in) from `costline.toml` at the workspace root and
+//! are searched in) and `includeAnywhere` (INCLUDE may read outside the workspace and
+//! those directories; default false) from `costline.toml` at the workspace root and
 //! from the editor (initialization options, `workspace/configuration`), the editor's
 //! winning key by key. Bad values are reported and left out, never fatal. The language
 //! server and the command line (`file`: `costline.toml` under the flags) read them here.
@@ -29,6 +30,7 @@ pub struct Layer {
     pub hints: Option<Toggle>,
     pub code_lens: Option<Toggle>,
     pub include: Option<Vec<String>>,
+    pub include_anywhere: Option<bool>,
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -65,6 +67,9 @@ pub struct Config {
     /// Where INCLUDE'd files are searched after the including file's directory
     /// (relative to the workspace root).
     pub include: Vec<String>,
+    /// Whether INCLUDE may read files outside the workspace and the include
+    /// directories (default: no, it reports them).
+    pub include_anywhere: bool,
 }
 
 impl Default for Config {
@@ -77,6 +82,7 @@ impl Default for Config {
             hints: true,
             code_lens: true,
             include: Vec::new(),
+            include_anywhere: false,
         }
     }
 }
@@ -128,6 +134,9 @@ impl Config {
             if let Some(dirs) = &l.include {
                 c.include = dirs.clone();
             }
+            if let Some(a) = l.include_anywhere {
+                c.include_anywhere = a;
+            }
         }
         (c, problems)
     }
@@ -143,6 +152,7 @@ impl Config {
             imbalance_threshold: self.imbalance_threshold,
             finding_share: self.finding_share,
             include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
+            include_roots: (!self.include_anywhere).then(|| vec![root.to_path_buf()]),
             ..Options::default()
         };
         let mut problem = None;
@@ -169,6 +179,16 @@ pub fn from_json(value: &Value) -> Result<Layer, String> {
         return Ok(Layer::default());
     }
     serde_json::from_value(inner.clone()).map_err(|e| format!("editor settings: {e}"))
+}
+
+/// The largest settings file read.
+const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// The text of the settings file at `path`: a regular file (a device or FIFO is never
+/// opened) of at most 1 MiB.
+pub fn read_settings(path: &Path) -> Result<String, costline_ide::files::FileError> {
+    let bytes = costline_ide::files::read_regular(path, MAX_SETTINGS_BYTES)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Settings from the text of a `costline.toml`.

@@ -10,6 +10,7 @@ use super::worker::{Change, Worker};
 use super::workspace;
 use crate::config::{self, Config, Layer};
 use costline_ide::Span;
+use costline_ide::files::read_source;
 use costline_ide::machine::Catalog;
 use costline_ide::{Analysis, Cancellable};
 use serde_json::Value;
@@ -62,6 +63,8 @@ struct Settings {
     editor: Layer,
     /// The machine picked with the `costline.selectMachine` command (over the others).
     picked_machine: Option<String>,
+    /// Where INCLUDE may read, as last sent to the analysis (it follows the roots).
+    include_roots: Option<Vec<PathBuf>>,
 }
 
 struct State {
@@ -199,9 +202,15 @@ impl Backend {
                 picked,
             ];
             let (config, mut problems) = Config::merge(&layers);
-            let changed = config != s.settings.config;
+            let (mut options, problem) = config.options(s.roots.first().map(PathBuf::as_path));
+            // INCLUDE reads under any of the workspace's folders.
+            if let Some(allowed) = &mut options.include_roots {
+                allowed.extend(s.roots.iter().skip(1).cloned());
+            }
+            let changed =
+                config != s.settings.config || options.include_roots != s.settings.include_roots;
             s.settings.config = config.clone();
-            let (options, problem) = config.options(s.roots.first().map(PathBuf::as_path));
+            s.settings.include_roots = options.include_roots.clone();
             problems.extend(problem);
             (changed, problems, options)
         };
@@ -255,7 +264,7 @@ impl Backend {
     async fn load_settings_file(&self) {
         let root = lock(&self.state).roots.first().cloned();
         let Some(root) = root else { return };
-        let layer = match std::fs::read_to_string(root.join("costline.toml")) {
+        let layer = match config::read_settings(&root.join("costline.toml")) {
             Ok(text) => match config::from_toml(&text) {
                 Ok(l) => l,
                 Err(e) => {
@@ -385,7 +394,7 @@ impl Backend {
                 texts.push(None);
                 continue;
             }
-            match std::fs::read(p) {
+            match read_source(p) {
                 Ok(bytes) => {
                     texts.push(publish.then(|| String::from_utf8_lossy(&bytes).into_owned()));
                     self.worker.send(Change::SetFile { path, bytes });
@@ -728,7 +737,7 @@ impl LanguageServer for Backend {
                 .roots
                 .iter()
                 .any(|r| Path::new(&path).starts_with(r));
-        match std::fs::read(&path) {
+        match read_source(Path::new(&path)) {
             Ok(bytes) if on_disk => {
                 self.worker.send(Change::SetFile { path, bytes });
             }
@@ -777,7 +786,7 @@ impl LanguageServer for Backend {
                 self.worker.send(Change::Reload { path });
                 continue;
             }
-            match std::fs::read(&path) {
+            match read_source(Path::new(&path)) {
                 Ok(bytes) if change.typ != FileChangeType::DELETED => {
                     self.worker.send(Change::SetFile { path, bytes });
                 }

@@ -27,6 +27,7 @@ const CONCURRENCY: usize = 16;
 pub fn serve() -> i32 {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
+        .thread_stack_size(costline_ide::ANALYSIS_STACK)
         .build()
         .expect("a tokio runtime");
     let code = runtime.block_on(async {

@@ -70,6 +70,7 @@ impl Worker {
         let published = latest.clone();
         thread::Builder::new()
             .name("costline-analysis".into())
+            .stack_size(costline_ide::ANALYSIS_STACK)
             .spawn(move || run(host, rx, &published))
             .expect("the analysis thread starts");
         Worker {

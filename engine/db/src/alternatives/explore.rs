@@ -97,6 +97,7 @@ impl Explorer {
             finding_share: s.finding_share(db),
             machine: s.machine(db).clone(),
             include_dirs: a.include_dirs().to_vec(),
+            include_roots: a.include_roots().map(<[_]>::to_vec),
         };
         Explorer::with_headers(files, headers, options, path, unit, directive)
     }

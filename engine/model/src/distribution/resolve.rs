@@ -5,7 +5,8 @@ use super::{
     Arrangement, DistDim, Distribution, Format, Layout, Mapping, TemplateIndex, block_size,
 };
 use crate::freq::convert::{Names, Scope};
-use costline_symbolic::{Env, Sym, SymError};
+use crate::work::MAX_PROCESSORS;
+use costline_symbolic::{Env, Num, Sym, SymError};
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::directive::{
     Align, AlignSource, AlignSubscript, DirectiveKind, DistFormat, Distribute, FormatClause, Named,
@@ -65,31 +66,63 @@ pub fn transcriptive_dummies(unit: &Unit) -> Vec<String> {
     out
 }
 
+/// What the processor count of an arrangement is under the bindings.
+enum Size {
+    /// It has a value every analysis can use.
+    Usable,
+    /// It needs values for these unknowns.
+    Needs(Vec<String>),
+    /// An extent below 1 (dimension from 1, value).
+    Empty(usize, i128),
+    /// More processors than the work and communication are enumerated for.
+    TooMany(String),
+}
+
+/// The size of `a` under `env`.
+fn size(a: &Arrangement, env: Env) -> Size {
+    let mut needs: Vec<String> = a
+        .extents
+        .iter()
+        .flat_map(|e| e.vars())
+        .filter(|n| env(n).is_none())
+        .map(|n| n.to_string())
+        .collect();
+    needs.sort();
+    needs.dedup();
+    if !needs.is_empty() {
+        return Size::Needs(needs);
+    }
+    let mut product: Option<i128> = Some(1);
+    for (k, e) in a.extents.iter().enumerate() {
+        let Ok(Num::Exact(r)) = e.eval(env) else {
+            return Size::Usable;
+        };
+        let Some(v) = r.as_integer() else {
+            return Size::Usable;
+        };
+        if v < 1 {
+            return Size::Empty(k + 1, v);
+        }
+        product = product.and_then(|p| p.checked_mul(v));
+    }
+    match product {
+        Some(p) if p <= MAX_PROCESSORS => Size::Usable,
+        Some(p) => Size::TooMany(p.to_string()),
+        None => Size::TooMany(format!("more than {}", i128::MAX)),
+    }
+}
+
 impl UnitMappings {
-    /// A warning for each arrangement the unit's arrays are distributed onto whose
-    /// processor count has no value under `env` (NUMBER_OF_PROCESSORS() is the binding
-    /// `p`): until it has one, no work is spread over it.
-    pub fn unsized_arrangements(&self, unit: &Unit, env: Env) -> Vec<Diagnostic> {
+    /// The arrangements the unit's arrays are distributed onto, each once (sorted by
+    /// name and shape: the map's order decides nothing), with the directive that
+    /// declares it.
+    fn used_arrangements(&self, unit: &Unit) -> Vec<(&Arrangement, Option<Span>)> {
         let mut used: Vec<&Arrangement> =
             self.arrays.values().map(|m| &m.distribution.onto).collect();
-        // Default arrangements of different ranks share a name: sort and keep them by
-        // name and shape, so that the map's order decides nothing.
         used.sort_by_key(|a| (a.name.clone(), format!("{:?}", a.extents)));
         used.dedup_by(|a, b| a.name == b.name && a.extents == b.extents);
         used.into_iter()
-            .filter_map(|a| {
-                let mut needs: Vec<String> = a
-                    .extents
-                    .iter()
-                    .flat_map(|e| e.vars())
-                    .filter(|n| env(n).is_none())
-                    .map(|n| n.to_string())
-                    .collect();
-                needs.sort();
-                needs.dedup();
-                if needs.is_empty() {
-                    return None;
-                }
+            .map(|a| {
                 let span = unit
                     .directives
                     .iter()
@@ -97,22 +130,83 @@ impl UnitMappings {
                         DirectiveKind::Processors(ps) => ps.iter().any(|p| p.name.name == a.name),
                         DirectiveKind::Distribute(_) => a.default,
                         _ => false,
-                    })?
-                    .span;
-                let binds: Vec<String> = needs.iter().map(|n| format!("--param {n}=N")).collect();
+                    })
+                    .map(|d| d.span);
+                (a, span)
+            })
+            .collect()
+    }
+
+    /// A finding for each arrangement the unit's arrays are distributed onto whose
+    /// processor count cannot be used under `env`: it needs a value (NUMBER_OF_PROCESSORS()
+    /// is the binding `p`), an extent is below 1 (an error), or there are more than
+    /// [`MAX_PROCESSORS`]. Until then no work is spread over it.
+    pub fn arrangement_findings(&self, unit: &Unit, env: Env) -> Vec<Diagnostic> {
+        self.used_arrangements(unit)
+            .into_iter()
+            .filter_map(|(a, span)| {
+                let span = span?;
                 let whose = if a.default {
                     "HPF's default processor arrangement".to_string()
                 } else {
                     format!("`{}`", a.name)
                 };
-                Some(Diagnostic::warning(
-                    span,
-                    "processors-unknown",
+                match size(a, env) {
+                    Size::Usable => None,
+                    Size::Needs(needs) => {
+                        let binds: Vec<String> =
+                            needs.iter().map(|n| format!("--param {n}=N")).collect();
+                        Some(Diagnostic::warning(
+                            span,
+                            "processors-unknown",
+                            format!(
+                                "the number of processors of {whose} needs a value for {} ({}; \
+                                 NUMBER_OF_PROCESSORS() is `p`): until then no work is spread over it",
+                                needs.join(", "),
+                                binds.join(" ")
+                            ),
+                        ))
+                    }
+                    Size::Empty(dim, v) => Some(Diagnostic::error(
+                        span,
+                        "processors-invalid",
+                        format!(
+                            "{whose} has {v} processors in dimension {dim}: an arrangement needs \
+                             at least 1; no work is spread over it and its communication is not \
+                             modelled"
+                        ),
+                    )),
+                    Size::TooMany(n) => Some(Diagnostic::warning(
+                        span,
+                        "processors-too-many",
+                        format!(
+                            "{whose} has {n} processors: work and communication are counted per \
+                             processor up to {MAX_PROCESSORS}; beyond, they are not modelled \
+                             (left out of every figure)"
+                        ),
+                    )),
+                }
+            })
+            .collect()
+    }
+
+    /// The arrangements whose processor count has a value no analysis can use (below 1
+    /// or beyond [`MAX_PROCESSORS`]): where they are declared and why, for what the
+    /// unit's figures leave out.
+    pub fn unusable_arrangements(&self, unit: &Unit, env: Env) -> Vec<(Span, String)> {
+        self.used_arrangements(unit)
+            .into_iter()
+            .filter_map(|(a, span)| {
+                let why = match size(a, env) {
+                    Size::Empty(dim, v) => format!("{v} processors in dimension {dim}"),
+                    Size::TooMany(n) => format!("{n} processors, more than {MAX_PROCESSORS}"),
+                    Size::Usable | Size::Needs(_) => return None,
+                };
+                Some((
+                    span.unwrap_or_default(),
                     format!(
-                        "the number of processors of {whose} needs a value for {} ({}; \
-                         NUMBER_OF_PROCESSORS() is `p`): until then no work is spread over it",
-                        needs.join(", "),
-                        binds.join(" ")
+                        "the work per processor and the communication on `{}` ({why})",
+                        a.name
                     ),
                 ))
             })

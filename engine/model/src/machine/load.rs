@@ -3,6 +3,7 @@
 
 use super::model::Machine;
 use super::ops::{OpKey, REQUIRED};
+use costline_syntax::source::file::read_regular;
 use std::fmt;
 
 /// What is wrong with a machine file, and where.
@@ -60,17 +61,21 @@ pub fn parse(text: &str, path: &str) -> Result<Machine, MachineError> {
     Ok(machine)
 }
 
-/// Reads and checks a machine file.
+/// The largest machine file read (the shipped ones are a few KiB).
+const MAX_MACHINE_BYTES: u64 = 1 << 20;
+
+/// Reads and checks a machine file: a regular file (a device or FIFO is never opened)
+/// of at most [`MAX_MACHINE_BYTES`].
 pub fn read(path: &std::path::Path) -> Result<Machine, MachineError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| MachineError {
+    let bytes = read_regular(path, MAX_MACHINE_BYTES).map_err(|e| MachineError {
         path: shown.clone(),
         line: 0,
         column: 0,
         key: None,
         message: format!("cannot read the machine file: {e}"),
     })?;
-    parse(&text, &shown)
+    parse(&String::from_utf8_lossy(&bytes), &shown)
 }
 
 /// What the schema cannot say: numbers in range, known names, required operations.

@@ -99,6 +99,11 @@ struct Lowerer<'a> {
     /// Expression recursion depth.
     depth: usize,
     too_deep_reported: bool,
+    /// How many blocks (DO, IF, SELECT, ... bodies) enclose the one being lowered.
+    nesting: usize,
+    /// Statements inside constructs nested deeper than [`stmt::MAX_NESTING`]: not
+    /// lowered, so unread.
+    too_deep: Vec<Span>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -113,6 +118,8 @@ impl<'a> Lowerer<'a> {
             seen_executable: false,
             depth: 0,
             too_deep_reported: false,
+            nesting: 0,
+            too_deep: Vec::new(),
         }
     }
 
@@ -258,7 +265,10 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
             ),
         ));
     }
-    let (unread, statements) = unread::unread_statements(parsed);
+    let (mut unread, statements) = unread::unread_statements(parsed);
+    unread.append(&mut l.too_deep);
+    unread.sort_by_key(|s| s.start);
+    unread.dedup();
     if !unread.is_empty() {
         let trimmed = src
             .get(header_span.start as usize..header_span.end as usize)

@@ -49,6 +49,10 @@ pub(super) fn is_executable(kind: &str) -> bool {
     )
 }
 
+/// Constructs nested deeper than this are not lowered (real programs nest a few
+/// levels; the analyses' cost grows with the depth of a nest).
+pub(super) const MAX_NESTING: usize = 32;
+
 fn stmt(span: Span, label: Option<u32>, kind: StmtKind) -> Stmt {
     Stmt {
         id: StmtId(0),
@@ -63,6 +67,18 @@ impl Lowerer<'_> {
     /// declarations and comments are skipped, and the statements recovered inside an
     /// ERROR node are kept.
     pub(super) fn block<'t>(&mut self, nodes: impl IntoIterator<Item = Node<'t>>) -> Vec<Stmt> {
+        if self.nesting >= MAX_NESTING {
+            self.skip_too_deep(nodes);
+            return Vec::new();
+        }
+        self.nesting += 1;
+        let out = self.block_within(nodes);
+        self.nesting -= 1;
+        out
+    }
+
+    /// The statements of `nodes`, a block within the nesting limit.
+    fn block_within<'t>(&mut self, nodes: impl IntoIterator<Item = Node<'t>>) -> Vec<Stmt> {
         let mut out = Vec::new();
         let mut label = None;
         for n in nodes {
@@ -74,6 +90,36 @@ impl Lowerer<'_> {
             }
         }
         out
+    }
+
+    /// A block nested deeper than [`MAX_NESTING`]: its statements are not lowered but
+    /// listed as unread (every figure of the unit then says it leaves them out), with
+    /// one warning at the first. Iterative: the nest may be as deep as the file is long.
+    fn skip_too_deep<'t>(&mut self, nodes: impl IntoIterator<Item = Node<'t>>) {
+        let mut stack: Vec<Node> = nodes.into_iter().collect();
+        stack.reverse();
+        let first = self.too_deep.len();
+        while let Some(n) = stack.pop() {
+            if is_executable(n.kind()) || n.kind().ends_with("_statement") {
+                let text = cst::text(n, self.src);
+                let line = text.find('\n').unwrap_or(text.len());
+                let start = n.start_byte();
+                self.too_deep.push(Span::new(start, start + line));
+            }
+            let mut children: Vec<Node> = named_children(n).collect();
+            children.reverse();
+            stack.extend(children);
+        }
+        if first == 0 && self.too_deep.len() > first {
+            self.diagnostics.push(Diagnostic::warning(
+                self.too_deep[first],
+                "too-complex",
+                format!(
+                    "constructs nested deeper than {MAX_NESTING} levels are not analyzed: \
+                     the statements inside are left out"
+                ),
+            ));
+        }
     }
 
     fn statement(&mut self, node: Node, label: Option<u32>) -> Vec<Stmt> {

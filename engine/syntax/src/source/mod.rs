@@ -10,6 +10,7 @@
 //! ([`SourceFile::origin`]).
 
 mod decode;
+pub mod file;
 mod fixed;
 mod form;
 mod include;
@@ -32,6 +33,21 @@ use splice::Splices;
 
 /// The UTF-8 byte-order mark.
 const BOM: char = '\u{feff}';
+
+/// `text` with each lone `\r` (old Mac OS line ends) read as `\n`, as [`LineIndex`]
+/// counts it: every later stage splits lines at `\n`. The length is unchanged.
+fn lone_cr_as_lf(text: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = text.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let out: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // One ASCII byte replaced by another: still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
 
 /// A loaded source file: the original text, the normalized free-form text for the
 /// parser (with the texts of included files spliced in, once [`SourceFile::splice`]d),
@@ -101,7 +117,7 @@ impl SourceFile {
             0
         };
         let mut text = " ".repeat(bom);
-        text.push_str(&original[bom..]);
+        text.push_str(&lone_cr_as_lf(&original[bom..]));
         let preprocessed = preproc::preprocess(&text);
         // Spans in original offsets until mapped below.
         let mut diagnostics = preprocessed.diagnostics;
@@ -344,7 +360,8 @@ mod tests {
     }
 
     /// Every normalized byte that was not inserted maps to the same byte of the original
-    /// (unless replaced in place by a blank, `!`, `&` or an `!HPF$` sentinel), and back.
+    /// (unless replaced in place by a blank, `!`, `&`, an `!HPF$` sentinel or a lone
+    /// `\r` read as `\n`), and back.
     fn check_map(file: &SourceFile) {
         let (original, normalized) = (file.original().as_bytes(), file.normalized().as_bytes());
         assert_eq!(
@@ -361,8 +378,9 @@ mod tests {
                 continue;
             }
             let was = original[o as usize];
+            // A lone `\r` reads as `\n` (the line ends where the index says).
             assert!(
-                was == b || b" !&HPF$".contains(&b),
+                was == b || b" !&HPF$".contains(&b) || (was == b'\r' && b == b'\n'),
                 "byte {i} is {:?}, was {:?}",
                 b as char,
                 was as char
