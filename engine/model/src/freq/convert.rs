@@ -42,8 +42,10 @@ pub fn always() -> Cond {
 }
 
 /// What names mean at a point of the unit: loop variables in scope and the values the
-/// assignments reaching it gave to integer scalars. A persistent list, latest first:
-/// frames share their prefix, so deriving one costs nothing.
+/// assignments reaching it gave to integer scalars. A persistent list, latest first,
+/// each name at most once: frames share their tails, and the list is never longer than
+/// the unit's integer names (a straight program of 50,000 loops over `i` keeps one
+/// entry for `i`, so looking a name up does not grow with the program).
 #[derive(Clone, Default)]
 pub struct Names(Option<Arc<NameNode>>);
 
@@ -54,12 +56,36 @@ struct NameNode {
 }
 
 impl Names {
-    /// This list with `name` meaning `value` from now on.
+    /// This list with `name` meaning `value` from now on: its earlier entry, if any, is
+    /// dropped (the entries before it are copied; the tail after it is shared).
     pub fn with(&self, name: &str, value: Result<Sym, DataDependent>) -> Names {
+        let mut before: Vec<&NameNode> = Vec::new();
+        let mut at = self.0.as_deref();
+        let mut rest = self.clone();
+        while let Some(node) = at {
+            if node.name == name {
+                rest = node.next.clone();
+                break;
+            }
+            before.push(node);
+            at = node.next.0.as_deref();
+        }
+        if at.is_none() {
+            // Not bound before: the whole list is the tail.
+            before.clear();
+            rest = self.clone();
+        }
+        for node in before.into_iter().rev() {
+            rest = Names(Some(Arc::new(NameNode {
+                name: node.name.clone(),
+                value: node.value.clone(),
+                next: rest,
+            })));
+        }
         Names(Some(Arc::new(NameNode {
             name: name.to_string(),
             value,
-            next: self.clone(),
+            next: rest,
         })))
     }
 
@@ -374,4 +400,43 @@ pub fn not(a: &Cond, p: Rational) -> Cond {
         return degraded(p);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(names: &Names, name: &str) -> Option<String> {
+        names
+            .get(name)
+            .map(|v| v.as_ref().map(|s| s.to_string()).unwrap_or_default())
+    }
+
+    fn len(names: &Names) -> usize {
+        let mut n = 0;
+        let mut at = names.0.as_deref();
+        while let Some(node) = at {
+            n += 1;
+            at = node.next.0.as_deref();
+        }
+        n
+    }
+
+    #[test]
+    fn a_name_bound_again_replaces_its_entry_and_older_lists_keep_theirs() {
+        let base = Names::default()
+            .with("n", Ok(Sym::int(100)))
+            .with("i", Ok(Sym::int(1)));
+        let mut names = base.clone();
+        for k in 0..10_000 {
+            names = names.with("i", Ok(Sym::int(k)));
+        }
+        let names = names.with("n", Ok(Sym::int(7)));
+        assert_eq!(len(&names), 2);
+        assert_eq!(value(&names, "i").as_deref(), Some("9999"));
+        assert_eq!(value(&names, "n").as_deref(), Some("7"));
+        assert_eq!(value(&base, "i").as_deref(), Some("1"));
+        assert_eq!(value(&base, "n").as_deref(), Some("100"));
+        assert_eq!(value(&names, "m"), None);
+    }
 }
