@@ -1,22 +1,15 @@
 //! A layer around the language service: a handler that panics answers its request with
-//! an internal error (and a log line on stderr) instead of taking the server down, and
-//! the `exit` notification is noticed, so the process can end even when a handler is
-//! still waiting on the client.
+//! an internal error (and a log line on stderr) instead of taking the server down.
 
 use futures::FutureExt;
 use futures::future::BoxFuture;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::Notify;
 use tower::Service;
 use tower_lsp_server::jsonrpc::{Error, Request, Response};
 
 pub struct Guarded<S> {
     pub inner: S,
-    /// Notified when the client sends `exit` (the end of input notifies it too: see
-    /// `input.rs`).
-    pub exit: Arc<Notify>,
 }
 
 impl<S> Service<Request> for Guarded<S>
@@ -33,9 +26,6 @@ where
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        if req.method() == "exit" {
-            self.exit.notify_one();
-        }
         let id = req.id().cloned();
         let method = req.method().to_string();
         let fut = self.inner.call(req);

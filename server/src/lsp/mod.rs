@@ -4,13 +4,17 @@
 mod backend;
 mod convert;
 mod documents;
+mod frames;
 mod guard;
 mod input;
+mod message;
+mod output;
 mod worker;
 mod workspace;
 
 use backend::Backend;
 use guard::Guarded;
+use input::Input;
 use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,17 +41,21 @@ pub fn serve() -> i32 {
             .custom_method("costline/machines", Backend::list_machines)
             .finish();
         let exit = Arc::new(Notify::new());
-        let service = Guarded {
-            inner: service,
+        let (to_client, outbox, writer) = output::start(tokio::io::stdout());
+        let input = Input {
+            to_client,
             exit: exit.clone(),
         };
-        let stdin = input::Watched {
-            inner: tokio::io::stdin(),
-            ended: exit.clone(),
+        let inbox = input::start(tokio::io::stdin(), input);
+        let service = Guarded { inner: service };
+        let serve = async move {
+            Server::new(inbox, outbox, socket)
+                .concurrency_level(CONCURRENCY)
+                .serve(service)
+                .await;
+            // What the transport wrote before it ended reaches the client.
+            let _ = writer.await;
         };
-        let serve = Server::new(stdin, tokio::io::stdout(), socket)
-            .concurrency_level(CONCURRENCY)
-            .serve(service);
         // After `exit` or the end of input, a handler still waiting on the client or on
         // a long analysis must not keep the process.
         let grace = async move {
