@@ -1,7 +1,7 @@
 //! `costline serve` on damaged input and under floods of requests: what is not a
 //! message gets one JSON-RPC error (id null) and the server reads on; lone surrogates
 //! in a text become U+FFFD and the edit applies; and however many slow requests are
-//! pending, the end of input ends the server.
+//! pending, `$/cancelRequest`, `shutdown`, `exit` and the end of input act at once.
 
 #[allow(dead_code)] // the other tests use more of the client
 mod lsp_client;
@@ -232,6 +232,28 @@ fn a_huge_or_unfinished_frame_does_not_keep_the_server_after_its_input_ends() {
 }
 
 #[test]
+fn shutdown_and_exit_are_prompt_with_400_slow_requests_pending() {
+    let _turn = FLOODS.lock().unwrap_or_else(|e| e.into_inner());
+    within(Duration::from_secs(60), started("utf-16"), |mut c| {
+        flood(&mut c);
+        let t0 = Instant::now();
+        c.result("shutdown", Value::Null);
+        let answered = t0.elapsed();
+        c.notify("exit", Value::Null);
+        let code = c.exit_within(Duration::from_secs(3));
+        eprintln!(
+            "{FLOOD} pending: shutdown answered in {answered:?}, exited {:?} after it",
+            t0.elapsed()
+        );
+        assert!(
+            answered < Duration::from_secs(5),
+            "shutdown took {answered:?}"
+        );
+        assert_eq!(code, Some(0));
+    });
+}
+
+#[test]
 fn the_end_of_input_ends_the_server_with_400_slow_requests_pending() {
     let _turn = FLOODS.lock().unwrap_or_else(|e| e.into_inner());
     within(Duration::from_secs(60), started("utf-16"), |mut c| {
@@ -243,5 +265,22 @@ fn the_end_of_input_ends_the_server_with_400_slow_requests_pending() {
             t0.elapsed()
         );
         assert_eq!(code, Some(1));
+    });
+}
+
+#[test]
+fn a_request_cancelled_behind_400_slow_ones_is_answered_at_once() {
+    let _turn = FLOODS.lock().unwrap_or_else(|e| e.into_inner());
+    within(Duration::from_secs(60), started("utf-16"), |mut c| {
+        let ids = flood(&mut c);
+        let last = *ids.last().expect("a flood");
+        let t0 = Instant::now();
+        c.notify("$/cancelRequest", json!({"id": last}));
+        let answer = c.response(last);
+        let answered = t0.elapsed();
+        eprintln!("{FLOOD} pending: the last one, cancelled, answered in {answered:?}");
+        assert_eq!(code(&answer), -32800, "{answer}");
+        assert!(answered < Duration::from_secs(2), "took {answered:?}");
+        assert_eq!(c.shutdown(), 0);
     });
 }

@@ -4,14 +4,17 @@
 //! unbounded channel ([`Inbox`]); what is not a message is answered with an error
 //! (id null), and reading goes on.
 //!
-//! The transport stops reading while its queue of requests is full, so what must act
-//! at once is done here, where it is read: `exit` or the end of input notifies
-//! `exit`, which ends the server (a handler still waiting on a long analysis must not
-//! keep it).
+//! The transport stops reading while its queue of requests is full, so everything
+//! that must act at once is done here, where it is read: `$/cancelRequest` and
+//! `shutdown` cancel pending requests ([`InFlight`]), and `exit` or the end of input
+//! notifies `exit`, which ends the server (a handler still waiting on a long analysis
+//! must not keep it).
 
 use super::frames::{Split, Splitter};
+use super::inflight::InFlight;
 use super::message::{self, Body};
 use super::output::{ToClient, frame};
+use serde::Deserialize;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -19,13 +22,15 @@ use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio::sync::Notify;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Response};
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Id, Request, Response};
 
 /// How much is read from stdin at a time.
 const CHUNK: usize = 64 << 10;
 
 /// What the reader acts on besides passing messages on.
 pub struct Input {
+    /// The requests pending.
+    pub inflight: Arc<InFlight>,
     /// Where its own answers go.
     pub to_client: ToClient,
     /// Notified on `exit` and at the end of input.
@@ -61,7 +66,8 @@ impl Input {
         self.exit.notify_one();
     }
 
-    /// Passes a frame's message on to `messages`, or answers what is not one.
+    /// Passes a frame's message on to `messages` (after acting on it), or answers
+    /// what is not one.
     fn take(&self, split: Split, messages: &UnboundedSender<Vec<u8>>) {
         let body = match split {
             Split::Body(body) => message::check(body),
@@ -73,6 +79,9 @@ impl Input {
         };
         match body {
             Body::Message(body, request) => {
+                if let Some(request) = &request {
+                    self.act(request);
+                }
                 let _ = messages.send(frame(&body));
                 if request.is_some_and(|r| r.method() == "exit") {
                     self.exit.notify_one();
@@ -83,6 +92,40 @@ impl Input {
                 self.to_client.send(&Response::from_error(Id::Null, error));
             }
         }
+    }
+
+    /// Does at once what `request` asks of the requests pending, and notes it if it
+    /// awaits an answer.
+    fn act(&self, request: &Request) {
+        match request.method() {
+            "$/cancelRequest" => {
+                let id = request
+                    .params()
+                    .and_then(|p| Id::deserialize(p.get("id")?).ok());
+                if let Some(id) = id
+                    && self.inflight.cancel(&id)
+                {
+                    self.cancelled(id);
+                }
+            }
+            // The client is leaving: answers to what it asked before would only delay
+            // the answer to `shutdown`.
+            "shutdown" => self
+                .inflight
+                .cancel_all()
+                .into_iter()
+                .for_each(|id| self.cancelled(id)),
+            _ => {}
+        }
+        if let Some(id) = request.id() {
+            self.inflight.read(id.clone());
+        }
+    }
+
+    /// Answers request `id` as cancelled.
+    fn cancelled(&self, id: Id) {
+        self.to_client
+            .send(&Response::from_error(id, Error::request_cancelled()));
     }
 }
 
