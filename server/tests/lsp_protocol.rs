@@ -195,6 +195,8 @@ fn damaged_headers_get_one_parse_error_each_and_the_server_reads_on() {
         "garbage line\r\n".to_string(),
         "garbage without a line end".to_string(),
         format!("Content-Length: 10\r\nno colon\r\n\r\n{body}"),
+        // A typo: over the limit, and the next frame follows.
+        format!("Content-Length: 99999999999\r\n\r\n{body}"),
     ];
     let mut c = started("utf-16");
     for damaged in cases {

@@ -6,7 +6,7 @@
 //!   number, or a header block without one: reported; the next `Content-Length:`
 //!   found afterwards starts the next frame.
 //! - A length over [`MAX_BODY`]: reported, and that many bytes are skipped without
-//!   being held.
+//!   being held (up to a header line, as below: the length may be a typo).
 //! - A body cut short (its length counts bytes of the next frame): a complete
 //!   `Content-Length: N\r\n` line inside it cannot be JSON (JSON strings hold no raw
 //!   line ends, and outside strings the name would be quoted), so the body ends
@@ -172,16 +172,24 @@ impl Splitter {
         Step::Out(Split::Body(body))
     }
 
-    /// Drops up to `left` bytes of a body too large to hold.
+    /// Drops up to `left` bytes of a body too large to hold, or up to a header line
+    /// among them.
     fn skip(&mut self, left: usize) -> Step {
-        let n = left.min(self.buf.len());
-        self.consume(n);
-        if n < left {
-            self.state = State::Skip(left - n);
-            return Step::Wait;
+        if let Some(at) = find_header_line(&self.buf, 0, left) {
+            self.consume(at);
+            self.state = State::HEADERS;
+            return Step::Go;
         }
-        self.state = State::HEADERS;
-        Step::Go
+        if left <= self.buf.len() {
+            self.consume(left);
+            self.state = State::HEADERS;
+            return Step::Go;
+        }
+        // Keep what could be the start of a header line cut by the read.
+        let n = self.buf.len().saturating_sub(OVERLAP);
+        self.consume(n);
+        self.state = State::Skip(left - n);
+        Step::Wait
     }
 
     /// Drops bytes up to the next `Content-Length:`.
@@ -240,10 +248,11 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Where a `Content-Length:` (in any case) first starts at or after `from`.
 fn find_length(hay: &[u8], from: usize) -> Option<usize> {
-    hay.get(from..)?
-        .windows(LENGTH.len())
-        .position(|w| w.eq_ignore_ascii_case(LENGTH))
-        .map(|i| i + from)
+    let last = hay.len().checked_sub(LENGTH.len())?;
+    (from..=last).find(|&i| {
+        hay[i].eq_ignore_ascii_case(&LENGTH[0])
+            && hay[i..i + LENGTH.len()].eq_ignore_ascii_case(LENGTH)
+    })
 }
 
 /// Where a complete `Content-Length: N\r\n` line starts, at or after `from` and
@@ -371,10 +380,23 @@ mod tests {
         for _ in 0..64 {
             s.push(&block);
             assert_eq!(s.next(), None);
-            assert!(s.buf.is_empty());
+            assert!(s.buf.len() <= OVERLAP);
         }
         s.push(b"x");
         s.push(frame("{}").as_bytes());
         assert_eq!(s.next(), Some(body("{}")));
+    }
+
+    #[test]
+    fn a_huge_length_followed_by_frames_was_a_typo() {
+        let input = format!(
+            "Content-Length: 99999999999\r\n\r\n{{\"short\":1}}{}",
+            frame("{\"next\":2}")
+        );
+        for chunk in [1, 5, input.len()] {
+            let splits = split(input.as_bytes(), chunk);
+            assert_eq!(damaged(&splits), 1, "{splits:?}");
+            assert_eq!(splits.last(), Some(&body("{\"next\":2}")), "chunk {chunk}");
+        }
     }
 }
