@@ -296,16 +296,20 @@ fn malformed_requests_get_errors_and_the_server_keeps_serving() {
 }
 
 #[test]
-fn a_frame_that_is_not_json_gets_a_parse_error_and_an_orderly_exit() {
-    // The transport cannot resynchronize after a corrupt frame (tower-lsp-server ends
-    // the stream): the server answers -32700 and exits instead of hanging.
+fn a_frame_that_is_not_json_gets_a_parse_error_and_the_server_reads_on() {
+    // The input answers -32700 with id null and goes on with the next frame (more
+    // kinds of damage in lsp_protocol.rs).
     let mut c = Client::start(&[]);
     c.initialize(capabilities(&["utf-16"], true), None);
+    c.open(URI, TRIANGULAR);
     let body = "{\"jsonrpc\": \"2.0\", \"id\": 7, \"method\": oops}";
     c.write_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
     let error = c.wait(|m| m.get("error").is_some());
     assert_eq!(error["error"]["code"], -32700, "{error}");
-    assert_eq!(c.wait_exit(), 1);
+    assert_eq!(error["id"], Value::Null, "{error}");
+    let h = hints(&mut c, URI, TRIANGULAR);
+    assert!(h.as_array().is_some_and(|a| !a.is_empty()), "{h}");
+    assert_eq!(c.shutdown(), 0);
 }
 
 #[test]

@@ -1,22 +1,22 @@
 //! A layer around the language service: a handler that panics answers its request with
 //! an internal error (and a log line on stderr) instead of taking the server down, and
-//! the `exit` notification is noticed, so the process can end even when a handler is
-//! still waiting on the client.
+//! a request cancelled while pending ([`InFlight`]) answers "cancelled" at once, or not
+//! at all when the input answered it before the service took it.
 
+use super::inflight::InFlight;
 use futures::FutureExt;
-use futures::future::BoxFuture;
+use futures::future::{Abortable, BoxFuture};
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use tokio::sync::Notify;
 use tower::Service;
 use tower_lsp_server::jsonrpc::{Error, Request, Response};
 
 pub struct Guarded<S> {
     pub inner: S,
-    /// Notified when the client sends `exit` (the end of input notifies it too: see
-    /// `input.rs`).
-    pub exit: Arc<Notify>,
+    /// The requests pending, shared with the input.
+    pub inflight: Arc<InFlight>,
 }
 
 impl<S> Service<Request> for Guarded<S>
@@ -33,13 +33,36 @@ where
     }
 
     fn call(&mut self, req: Request) -> Self::Future {
-        if req.method() == "exit" {
-            self.exit.notify_one();
-        }
+        let Some(id) = req.id().cloned() else {
+            return Box::pin(self.call_caught(req));
+        };
+        let Some((registration, ticket)) = self.inflight.start(id.clone()) else {
+            return Box::pin(async { Ok(None) });
+        };
+        let answer = self.call_caught(req);
+        Box::pin(async move {
+            let _ticket = ticket;
+            Abortable::new(answer, registration)
+                .await
+                .unwrap_or_else(|_| Ok(Some(Response::from_error(id, Error::request_cancelled()))))
+        })
+    }
+}
+
+impl<S> Guarded<S>
+where
+    S: Service<Request, Response = Option<Response>>,
+    S::Future: Send + 'static,
+{
+    /// Calls the inner service; a panic in the handler answers an internal error.
+    fn call_caught(
+        &mut self,
+        req: Request,
+    ) -> impl Future<Output = Result<Option<Response>, S::Error>> + Send + 'static {
         let id = req.id().cloned();
         let method = req.method().to_string();
         let fut = self.inner.call(req);
-        Box::pin(async move {
+        async move {
             match AssertUnwindSafe(fut).catch_unwind().await {
                 Ok(result) => result,
                 Err(payload) => {
@@ -50,6 +73,6 @@ where
                     Ok(id.map(|id| Response::from_error(id, error)))
                 }
             }
-        })
+        }
     }
 }

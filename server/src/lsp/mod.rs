@@ -4,13 +4,19 @@
 mod backend;
 mod convert;
 mod documents;
+mod frames;
 mod guard;
+mod inflight;
 mod input;
+mod message;
+mod output;
 mod worker;
 mod workspace;
 
 use backend::Backend;
 use guard::Guarded;
+use inflight::InFlight;
+use input::Input;
 use std::any::Any;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,8 +24,8 @@ use std::time::Duration;
 use tokio::sync::Notify;
 use tower_lsp_server::{LspService, Server};
 
-/// Handlers that may run at once: enough that `$/cancelRequest` finds a free slot while
-/// requests wait on the analysis.
+/// Handlers that may run at once (`$/cancelRequest` and `shutdown` do not wait for a
+/// free one: the input acts on them as it reads them).
 const CONCURRENCY: usize = 16;
 
 /// Serves until the client sends `exit` (or closes stdin); the exit code is 0 only
@@ -38,17 +44,26 @@ pub fn serve() -> i32 {
             .custom_method("costline/machines", Backend::list_machines)
             .finish();
         let exit = Arc::new(Notify::new());
-        let service = Guarded {
-            inner: service,
+        let inflight = Arc::new(InFlight::default());
+        let (to_client, outbox, writer) = output::start(tokio::io::stdout());
+        let input = Input {
+            inflight: inflight.clone(),
+            to_client,
             exit: exit.clone(),
         };
-        let stdin = input::Watched {
-            inner: tokio::io::stdin(),
-            ended: exit.clone(),
+        let inbox = input::start(tokio::io::stdin(), input);
+        let service = Guarded {
+            inner: service,
+            inflight,
         };
-        let serve = Server::new(stdin, tokio::io::stdout(), socket)
-            .concurrency_level(CONCURRENCY)
-            .serve(service);
+        let serve = async move {
+            Server::new(inbox, outbox, socket)
+                .concurrency_level(CONCURRENCY)
+                .serve(service)
+                .await;
+            // What the transport wrote before it ended reaches the client.
+            let _ = writer.await;
+        };
         // After `exit` or the end of input, a handler still waiting on the client or on
         // a long analysis must not keep the process.
         let grace = async move {

@@ -3,6 +3,8 @@
 //! (configuration, progress tokens, registrations, refreshes) and records everything
 //! the server sent, so tests can wait for a response or a notification.
 
+mod raw;
+
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
