@@ -236,7 +236,7 @@ impl Analysis {
 /// and request threads): every recursion is bounded in depth (expressions 200 levels,
 /// constructs 32), and this bounds what those depths may take, with room to spare in
 /// unoptimized builds. Only the pages touched count towards memory.
-pub const ANALYSIS_STACK: usize = 256 << 20;
+pub const ANALYSIS_STACK: usize = 32 << 20;
 
 /// The threads analyses run on: `COSTLINE_THREADS` when set to a positive number, else
 /// one per core, at most 4. Results do not depend on it (the tests compare 1 and many).
