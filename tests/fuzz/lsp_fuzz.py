@@ -277,6 +277,10 @@ class Server:
         self.started = time.monotonic()
         self.write_lock = threading.Lock()
         self.stderr_tail: collections.deque = collections.deque(maxlen=400)
+        self.stderr_times: collections.deque = collections.deque(maxlen=400)
+        self.eof_at = None
+        # "panicked at FILE:LINE:COL:" lines and the message after each.
+        self.panic_lines: list = []
         self.stderr_lines = 0
         self.eof = threading.Event()
         self.stderr_done = threading.Event()
@@ -353,14 +357,24 @@ class Server:
                 self.on_message(self, msg)
             except Exception as e:  # a bug of the fuzzer must not stop the reader
                 self.protocol_problems.append(f"fuzzer error handling {msg.get('method')}: {e!r}")
+        self.eof_at = time.monotonic()
         self.eof.set()
 
     def _read_stderr(self):
         for raw in self.proc.stderr:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             self.stderr_tail.append(line)
+            self.stderr_times.append(time.monotonic())
+            if "panicked at" in line or self.panic_lines and self.panic_lines[-1].endswith(":"):
+                if len(self.panic_lines) < 200:
+                    self.panic_lines.append(line)
             self.stderr_lines += 1
         self.stderr_done.set()
+
+    def last_words(self, seconds: float = 3.0) -> list:
+        """The stderr lines of the last `seconds` before the output ended."""
+        end = self.eof_at or time.monotonic()
+        return [l for l, t in zip(self.stderr_tail, self.stderr_times) if t >= end - seconds]
 
     def rss_kb(self) -> int | None:
         try:
@@ -399,6 +413,37 @@ class Server:
             except ValueError:
                 return f"killed by signal {-rc}"
         return f"exit code {rc}"
+
+
+CRASH_LINE = re.compile(r"has overflowed its stack|memory allocation of|fatal runtime error|"
+                        r"panicked at|SIGSEGV|Segmentation fault|Killed|out of memory")
+
+
+def crash_signature(srv: Server) -> tuple[str, dict]:
+    """Why a server ended: the telling stderr line of its last seconds (a stack
+    overflow, a failed allocation, a panic outside the guarded handlers), or its exit
+    status and the error it answered last to a message it could not read."""
+    try:
+        srv.proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    srv.stderr_done.wait(3)
+    status = srv.exit_status()
+    notable = [l for l in srv.last_words() if CRASH_LINE.search(l) and not l.startswith(" ")]
+    if notable:
+        sig = notable[0]
+        sig = re.sub(r"thread '[^']*' \(\d+\)", "a thread", sig)
+        sig = re.sub(r"\d+", "N", sig)[:200]
+    else:
+        sig = status
+        if srv.orphan_errors:
+            e = srv.orphan_errors[-1]
+            sig += f" after answering {e.get('message')} ({e.get('code')}) to a message without id"
+    detail = {"status": status, "stderr_tail": list(srv.stderr_tail)[-40:],
+              "panicked_at": srv.panic_lines[-4:],
+              "orphan_errors": srv.orphan_errors[-5:],
+              "protocol_problems": srv.protocol_problems[-5:]}
+    return sig, detail
 
 
 # ----------------------------------------------------------------------------------
@@ -754,7 +799,7 @@ class Session:
             ws = Path(self.tmp) / "ws"
             ws.mkdir()
             fixtures = REPO / "tests" / "fixtures"
-            for sub in sorted(fixtures.iterdir()):
+            for sub in [] if self.args.bare else sorted(fixtures.iterdir()):
                 if not sub.is_dir():
                     continue
                 for f in sorted(sub.iterdir()):
@@ -773,7 +818,7 @@ class Session:
             if f.is_file() and f.suffix in SOURCE_EXTENSIONS and not f.name.startswith("."):
                 rel = str(f.relative_to(ws))
                 self.fixtures[rel] = f.read_bytes().decode("utf-8", "replace")
-        if not self.fixtures:
+        if not self.fixtures and not (self.args.check or self.args.shrink):
             raise SystemExit(f"no Fortran sources in the workspace {ws}")
 
     # -- recording --------------------------------------------------------------
@@ -841,7 +886,8 @@ class Session:
                 d.remember()
         if "id" in message and method is not None:
             rid = message["id"]
-            uri = (params.get("textDocument") or {}).get("uri") if isinstance(params, dict) else None
+            td = params.get("textDocument") if isinstance(params, dict) else None
+            uri = td.get("uri") if isinstance(td, dict) else None
             d = self.docs.get(uri) if uri else None
             with self.lock:
                 self.pending[rid] = Pending(
@@ -912,7 +958,7 @@ class Session:
 
     # -- findings ---------------------------------------------------------------
 
-    def finding(self, kind: str, signature: str, **detail):
+    def finding(self, kind: str, signature: str, texts: dict | None = None, **detail):
         key = (kind, signature)
         count = self.signatures.get(key, 0) + 1
         self.signatures[key] = count
@@ -921,10 +967,28 @@ class Session:
                      "t": round(time.monotonic() - self.t0, 2), "server": self.gen, **detail}
             self.findings.append(entry)
             self.log(f"FINDING {kind}: {signature}")
+            if self.args.artifacts:
+                entry["artifacts"] = self.save_artifacts(len(self.findings), kind, texts, entry)
         else:
             for f in self.findings:
                 if f["kind"] == kind and f["signature"] == signature:
                     f["count"] = count
+
+    def save_artifacts(self, n: int, kind: str, texts: dict | None, entry: dict) -> str:
+        """Writes the texts of the documents at a finding (by default what the session
+        holds now; for an answer, the text it was asked about) and the finding itself,
+        for --check and --shrink."""
+        where = Path(self.args.artifacts) / f"{n:02d}-{kind}"
+        where.mkdir(parents=True, exist_ok=True)
+        if texts is None:
+            texts = {d.rel: d.text for d in self.docs.values()}
+        for rel, text in texts.items():
+            name = re.sub(r"[^A-Za-z0-9_.-]", "_", rel)
+            with open(where / name, "w", encoding="utf-8", errors="surrogatepass", newline="") as f:
+                f.write(text)
+        with open(where / "finding.json", "w", encoding="utf-8") as f:
+            json.dump({**entry, "settings": self.settings}, f, indent=1, ensure_ascii=True)
+        return str(where)
 
     def process(self):
         """Handles the responses and pushed messages the reader thread queued."""
@@ -957,13 +1021,15 @@ class Session:
             e = msg["error"] or {}
             code = e.get("code")
             message = str(e.get("message"))
-            if code in NORMAL_ERRORS:
+            if code in NORMAL_ERRORS or (p.label == "expect-error" and code in (-32601, -32602)):
                 self.normal_errors[f"{code} {p.method}"] += 1
                 return
             sig = re.sub(r"\d+", "N", message)[:160]
             self.errors[f"{code} {p.method}: {sig}"] += 1
             kind = "panic" if code == INTERNAL_ERROR else "error"
-            self.finding(kind, f"{p.method}: {sig}", code=code, message=message[:2000],
+            self.finding(kind, f"{p.method}: {sig}", texts=self.texts_at(p), code=code,
+                         message=message[:2000],
+                         panicked_at=self.server.panic_lines[-4:] if self.server else [],
                          request=short(p.params, 600), doc=self.rel_of(p.uri),
                          doc_chars=len(p.text) if p.text else None,
                          text_head=short(p.text or "", 600),
@@ -979,10 +1045,16 @@ class Session:
             latest = "also" if d and any(
                 w == where for w, _ in self.out_of_range(p.method, result, d.text)) else "not"
             self.finding("out_of_range", f"{p.method} {where.split('[')[0]}",
-                         problem=problem, where=where, request=short(p.params, 600),
+                         texts=self.texts_at(p), problem=problem, where=where, request=short(p.params, 600),
                          doc=self.rel_of(p.uri), version=p.version,
                          doc_chars=len(p.text), latest_text=f"{latest} out of range in the latest text",
                          text_head=short(p.text, 600))
+
+    def texts_at(self, p: Pending) -> dict:
+        texts = {d.rel: d.text for d in self.docs.values()}
+        if p.uri in self.docs and p.text is not None:
+            texts[self.docs[p.uri].rel] = p.text
+        return texts
 
     def out_of_range(self, method: str, result, text: str):
         out = []
@@ -1133,27 +1205,9 @@ class Session:
         return False
 
     def crash_signature(self, srv: Server) -> tuple[str, dict]:
-        try:
-            srv.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
-        srv.stderr_done.wait(3)
-        status = srv.exit_status()
-        tail = list(srv.stderr_tail)
-        notable = [l for l in tail if re.search(
-            r"panick|overflow|memory allocation|abort|SIGSEGV|fatal|thread '", l)]
-        if notable:
-            sig = re.sub(r"\d+", "N", notable[0])[:200]
-        else:
-            sig = status
-            if srv.orphan_errors:
-                e = srv.orphan_errors[-1]
-                sig += f" after answering {e.get('message')} ({e.get('code')}) to a message without id"
-        detail = {"status": status, "stderr_tail": tail[-40:],
-                  "last_sent": list(self.recent_sent),
-                  "orphan_errors": srv.orphan_errors[-5:],
-                  "protocol_problems": srv.protocol_problems[-5:],
-                  "rss_kb_last": self.rss_samples[-1] if self.rss_samples else None}
+        sig, detail = crash_signature(srv)
+        detail["last_sent"] = list(self.recent_sent)
+        detail["rss_kb_last"] = self.rss_samples[-1] if self.rss_samples else None
         return sig, detail
 
     def on_crash(self):
@@ -1164,7 +1218,7 @@ class Session:
             for p in list(self.pending.values()):
                 if p.gen == self.gen:
                     del self.pending[p.id]
-        self.restart(f"crashed: {status}", kill=False)
+        self.restart(f"crashed: {detail['status']}", kill=False)
 
     # -- the server's life ------------------------------------------------------
 
@@ -1241,10 +1295,14 @@ class Session:
                     del self.pending[p.id]
         if len(self.restarts) > self.args.max_restarts:
             raise Abort(f"more than {self.args.max_restarts} server restarts")
-        # The settings may be what took it down: the new server starts from none (this
-        # draws nothing from the session's random numbers).
+        # The settings or the texts may be what took it down (a text that wedges or
+        # crashes it would do so again at once): the new server starts from no settings
+        # and the documents' original texts. This draws no random numbers, so the rest of
+        # the session sends what the seed says.
         self.settings = {}
         self.note("settings", value={})
+        for d in self.docs.values():
+            d.text = d.original
         self.start_server(reason)
 
     def await_ids(self, ids, timeout: float) -> dict:
@@ -1359,9 +1417,20 @@ class Session:
         r = self.rng
         d = self.pick_doc()
         td = {"uri": d.uri}
-        which = r.choices(["inlayHint", "hover", "codeLens", "diagnostic", "codeAction"],
-                          [30, 20, 15, 15, 15])[0]
+        which = r.choices(["inlayHint", "hover", "codeLens", "diagnostic", "codeAction", "invalid"],
+                          [30, 20, 15, 15, 15, 1])[0]
         self.wait_slot()
+        if which == "invalid":
+            # Well-formed, but not a request the server can serve: an error answer.
+            method, params = r.choice([
+                ("textDocument/hover", {"textDocument": 5}),
+                ("textDocument/inlayHint", {"textDocument": td}),
+                ("costline/fuzz", {}),
+                ("workspace/executeCommand", {"command": "costline.selectMachine", "arguments": [7]}),
+                ("textDocument/codeLens", {"textDocument": {"uri": "file:///nonexistent/x.f90"}}),
+            ])
+            self.request(method, params, label="expect-error")
+            return
         if which == "inlayHint":
             rng_ = whole_range(d.text) if r.random() < 0.8 else self.make.range_in(d.text, spill=True)
             self.request("textDocument/inlayHint", {"textDocument": td, "range": rng_})
@@ -1560,12 +1629,18 @@ class Session:
         if replay_marker is None:
             self.log(f"checkpoint {n} after {self.edits} edits: restoring the documents")
             settings = self.rng.choice(GOOD_SETTINGS)
-            self.set_settings(settings)
-            for d in self.docs.values():
-                self.notify("textDocument/didChange", {
-                    "textDocument": {"uri": d.uri, "version": d.version + 1},
-                    "contentChanges": [{"text": d.original}]})
-            self.wait_quiet(self.args.quiet, 120)
+            for attempt in range(3):
+                gen = self.gen
+                self.set_settings(settings)
+                for d in self.docs.values():
+                    if d.text != d.original:
+                        self.notify("textDocument/didChange", {
+                            "textDocument": {"uri": d.uri, "version": d.version + 1},
+                            "contentChanges": [{"text": d.original}]})
+                self.wait_quiet(self.args.quiet, 120)
+                # A restart meanwhile (a crash or wedge) starts from no settings.
+                if gen == self.gen:
+                    break
             rss = self.server.rss_kb() if self.server else None
             uris = sorted(self.docs)
             session, ids, answered = self.ask_labels(uris)
@@ -1596,7 +1671,7 @@ class Session:
                     session[uri] = self.labels(got[a]["result"], got[b]["result"])
                 else:
                     session[uri] = {"error": "no labels"}
-        self.rss_at_checkpoints.append({"edits": self.edits, "rss_kb": rss})
+        self.rss_at_checkpoints.append({"edits": self.edits, "rss_kb": rss, "server": self.gen})
         texts = {u: self.docs[u].original for u in uris}
         fresh = self.fresh_labels(uris, texts, settings)
         drift = []
@@ -1653,7 +1728,8 @@ class Session:
 
     def sample_rss(self):
         rss = self.server.rss_kb() if self.server else None
-        self.rss_samples.append([self.edits, rss])
+        # [edits, kB, server]: a restarted server starts its memory afresh.
+        self.rss_samples.append([self.edits, rss, self.gen])
 
     def run(self) -> int:
         self.make_workspace()
@@ -1705,6 +1781,10 @@ class Session:
         except Abort as e:
             self.log(f"session aborted: {e}")
             self.aborted = str(e)
+        except Exception as e:  # a bug of the fuzzer: still report what was found
+            import traceback
+            traceback.print_exc()
+            self.aborted = f"fuzzer error: {e!r}"
         finally:
             if self.server is not None and self.server.proc.poll() is None:
                 self.server.kill()
@@ -1716,7 +1796,8 @@ class Session:
 
     def finish(self):
         """shutdown and exit: the process must end within 2 s with exit code 0."""
-        self.wait_quiet(self.args.quiet, 30)
+        # Long enough for a request still outstanding to count as wedged.
+        self.wait_quiet(self.args.quiet, max(30, self.args.wedge + 2))
         srv = self.server
         if not srv.alive():
             self.on_crash()
@@ -1849,7 +1930,7 @@ class Session:
                            "max": round(v[-1], 4)}
 
         def rss_at(n):
-            for e, kb in self.rss_samples:
+            for e, kb, _ in self.rss_samples:
                 if e >= n and kb is not None:
                     return kb
             return None
@@ -1913,7 +1994,8 @@ class Session:
               file=out)
         if s["rss_at_checkpoints"]:
             print("RSS at checkpoints (documents restored): " + ", ".join(
-                f"{c['edits']} edits: {c['rss_kb']}" for c in s["rss_at_checkpoints"]), file=out)
+                f"{c['edits']} edits: {c['rss_kb']} (server #{c['server']})"
+                for c in s["rss_at_checkpoints"]), file=out)
         print(f"slow requests (> {self.args.slow} s): {s['slow_requests']}", file=out)
         for e in s["slowest"][:5]:
             print(f"  {e['latency']:8.2f} s {e['method']} on {e['doc']} ({e['doc_chars']} chars)",
@@ -1943,6 +2025,209 @@ class Session:
 
 class Abort(Exception):
     pass
+
+
+# ----------------------------------------------------------------------------------
+# One document on a fresh server (--check), and shrinking it (--shrink).
+# ----------------------------------------------------------------------------------
+
+
+class Checker:
+    """Opens one text on a fresh server and asks for hints, lenses, diagnostics, code
+    actions and a hover; the symptom is a crash, a wedge, a panic, a position out of
+    range, or nothing."""
+
+    def __init__(self, args):
+        self.args = args
+        base = Session(args)
+        base.make_workspace()
+        self.workspace = base.workspace
+        self.ws_uri = base.ws_uri
+        self.tmp = base.tmp
+        base.init_settings = {}
+        self.init_params = base.init_params()
+        self.out_of_range = base.out_of_range
+        self.runs = 0
+
+    def run(self, name: str, text: str, settings=None, timeout: float | None = None):
+        self.runs += 1
+        timeout = timeout or self.args.wedge
+        uri = self.ws_uri + "/" + name
+        got: dict = {}
+        cv = threading.Condition()
+
+        def on_message(srv, msg):
+            if "method" in msg and "id" in msg:
+                result = None
+                if msg["method"] == "workspace/configuration":
+                    items = (msg.get("params") or {}).get("items") or []
+                    result = [settings or {} for _ in items]
+                srv.write(frame(encode_body({"jsonrpc": "2.0", "id": msg["id"],
+                                             "result": result}).encode("utf-8", "surrogatepass")))
+            elif "id" in msg:
+                if msg.get("id") is None and "error" in msg:
+                    srv.orphan_errors.append(msg["error"])
+                with cv:
+                    got[msg["id"]] = msg
+                    cv.notify_all()
+
+        srv = Server(self.args.binary, self.workspace, self.args.memory_limit, on_message, "check")
+
+        def send(m):
+            srv.write(frame(encode_body(m).encode("utf-8", "surrogatepass")))
+
+        def wait(ids, seconds):
+            end = time.monotonic() + seconds
+            with cv:
+                while not all(i in got for i in ids) and time.monotonic() < end and srv.alive():
+                    cv.wait(0.05)
+
+        try:
+            send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": self.init_params})
+            wait([1], 30)
+            if 1 not in got:
+                if not srv.alive():
+                    sig, detail = crash_signature(srv)
+                    return ("crash", sig), detail
+                return ("wedge", "initialize"), {}
+            send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+            if settings is not None:
+                send({"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
+                      "params": {"settings": {"costline": settings}}})
+            send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+                "uri": uri, "languageId": "fortran", "version": 1, "text": text}}})
+            td = {"uri": uri}
+            whole = whole_range(text)
+            middle = position_of(text, len(text) // 2)
+            asks = {
+                2: ("textDocument/inlayHint", {"textDocument": td, "range": whole}),
+                3: ("textDocument/codeLens", {"textDocument": td}),
+                4: ("textDocument/diagnostic", {"textDocument": td}),
+                5: ("textDocument/codeAction", {"textDocument": td, "range": whole,
+                                                "context": {"diagnostics": []}}),
+                6: ("textDocument/hover", {"textDocument": td, "position": middle}),
+            }
+            # The workspace's own analysis first (it may change what the answers hold).
+            end = time.monotonic() + 60
+            while time.monotonic() < end and srv.alive() and (
+                    srv.progress_active or not srv.progress_ended):
+                time.sleep(0.05)
+                if not srv.progress_active and time.monotonic() > end - 59:
+                    break  # no progress began within 1 s: no workspace analysis
+            for round_ in range(4):
+                for rid, (method, params) in asks.items():
+                    if rid not in got:
+                        send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+                wait(list(asks), timeout)
+                if not srv.alive():
+                    sig, detail = crash_signature(srv)
+                    return ("crash", sig), detail
+                missing = [asks[i][0] for i in asks if i not in got]
+                if missing:
+                    return ("wedge", "unanswered"), {"unanswered": missing}
+                # ContentModified and RequestCancelled: ask again under new ids.
+                again = {rid: ask for rid, ask in asks.items()
+                         if (got[rid].get("error") or {}).get("code") in NORMAL_ERRORS}
+                if not again or round_ == 3:
+                    break
+                for rid, ask in again.items():
+                    del asks[rid]
+                    asks[rid + 10 * (round_ + 1)] = ask
+                time.sleep(1)
+            for rid, (method, _) in asks.items():
+                e = got[rid].get("error")
+                if e and e.get("code") == INTERNAL_ERROR:
+                    msg = re.sub(r"\d+", "N", str(e.get("message")))[:160]
+                    return ("panic", msg), {"method": method, "message": e.get("message"),
+                                            "stderr": list(srv.stderr_tail)[-12:]}
+            still = [asks[rid][0] for rid in asks
+                     if (got[rid].get("error") or {}).get("code") in NORMAL_ERRORS]
+            if still:
+                return ("modified", "answers keep saying ContentModified"), {"methods": still}
+            for rid, (method, _) in asks.items():
+                result = got[rid].get("result")
+                problems = self.out_of_range(method, result, text) if result is not None else []
+                if problems:
+                    return ("out_of_range", method), {"problems": problems[:5]}
+            return ("ok", ""), {}
+        finally:
+            send({"jsonrpc": "2.0", "id": 99, "method": "shutdown"})
+            send({"jsonrpc": "2.0", "method": "exit"})
+            try:
+                srv.proc.wait(timeout=1)
+            except subprocess.TimeoutExpired:
+                pass
+            srv.kill()
+
+
+def ddmin(units: list, fails, budget) -> list:
+    """A smaller list of `units` for which `fails` still holds (delta debugging,
+    removing chunks; `budget()` says whether more tries are allowed)."""
+    n = 2
+    while len(units) >= 2 and budget():
+        chunk = -(-len(units) // n)
+        for i in range(0, len(units), chunk):
+            cand = units[:i] + units[i + chunk:]
+            if cand and budget() and fails(cand):
+                units = cand
+                n = max(n - 1, 2)
+                break
+        else:
+            if n >= len(units):
+                break
+            n = min(len(units), n * 2)
+    return units
+
+
+def check_main(args) -> int:
+    path = args.check or args.shrink
+    text = open(path, encoding="utf-8", errors="surrogatepass", newline="").read()
+    name = args.name or os.path.basename(path)
+    settings = json.loads(args.settings) if args.settings else None
+    checker = Checker(args)
+    try:
+        symptom, detail = checker.run(name, text, settings)
+        print(f"{path}: {symptom[0]} {symptom[1]}".rstrip())
+        for k, v in detail.items():
+            if k != "stderr_tail":
+                print(f"  {k}: {short(v, 600)}")
+        for line in detail.get("stderr_tail", [])[-6:]:
+            print(f"  stderr: {line}")
+        if args.check:
+            return 0 if symptom[0] == "ok" else 1
+        if symptom[0] == "ok":
+            print("nothing to shrink: no symptom")
+            return 2
+
+        def budget():
+            return checker.runs < args.budget
+
+        def fails(candidate: str) -> bool:
+            got, _ = checker.run(name, candidate, settings)
+            return got == symptom
+
+        lines = ddmin(text.splitlines(keepends=True), lambda ls: fails("".join(ls)), budget)
+        # Then the characters of each long line.
+        k = 0
+        while k < len(lines) and budget():
+            if len(lines[k]) > 40:
+                before = lines[:k]
+                after = lines[k + 1:]
+                chars = ddmin(list(lines[k]),
+                              lambda cs: fails("".join(before) + "".join(cs) + "".join(after)),
+                              budget)
+                lines[k] = "".join(chars)
+            k += 1
+        small = "".join(lines)
+        out = args.out or path + ".min"
+        with open(out, "w", encoding="utf-8", errors="surrogatepass", newline="") as f:
+            f.write(small)
+        print(f"shrunk {len(text)} chars / {text.count(chr(10)) + 1} lines to {len(small)} chars / "
+              f"{small.count(chr(10)) + 1} lines in {checker.runs} runs: {out}")
+        return 1
+    finally:
+        if checker.tmp and not args.keep_workspace:
+            shutil.rmtree(checker.tmp, ignore_errors=True)
 
 
 def default_binary() -> str:
@@ -1993,6 +2278,18 @@ def main(argv=None) -> int:
                     help="a document longer than this is cut (default 600000)")
     ap.add_argument("--memory-limit", type=int, default=4096,
                     help="address-space limit of the server in MiB (0: none; default 4096)")
+    ap.add_argument("--artifacts", help="write the documents' texts at each new finding here")
+    ap.add_argument("--check", metavar="FILE",
+                    help="open FILE on a fresh server, ask for everything, report the symptom")
+    ap.add_argument("--shrink", metavar="FILE",
+                    help="shrink FILE to a smaller text with the same symptom (see --out)")
+    ap.add_argument("--out", help="--shrink: where to write the smaller text")
+    ap.add_argument("--name", help="--check/--shrink: the document's path in the workspace "
+                                   "(default: FILE's name at the workspace root)")
+    ap.add_argument("--settings", help="--check/--shrink: the costline settings (JSON)")
+    ap.add_argument("--bare", action="store_true",
+                    help="--check/--shrink: an empty workspace (only the FIFO), not the fixtures")
+    ap.add_argument("--budget", type=int, default=400, help="--shrink: servers to start at most")
     ap.add_argument("--strict-latency", action="store_true", help="slow requests fail the run")
     args = ap.parse_args(argv)
     if args.seed is None:
@@ -2000,6 +2297,8 @@ def main(argv=None) -> int:
     if not (os.path.isfile(args.binary) or shutil.which(args.binary)):
         print(f"lsp_fuzz: no costline binary at {args.binary} (use --binary)", file=sys.stderr)
         return 2
+    if args.check or args.shrink:
+        return check_main(args)
     session = Session(args)
     if args.replay:
         return session.replay(args.replay)
