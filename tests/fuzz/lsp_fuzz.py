@@ -376,11 +376,12 @@ class Server:
         end = self.eof_at or time.monotonic()
         return [l for l, t in zip(self.stderr_tail, self.stderr_times) if t >= end - seconds]
 
-    def rss_kb(self) -> int | None:
+    def rss_kb(self, field: str = "VmRSS") -> int | None:
+        """The server's resident memory (VmHWM: its peak so far)."""
         try:
             with open(f"/proc/{self.pid}/status") as f:
                 for line in f:
-                    if line.startswith("VmRSS:"):
+                    if line.startswith(field + ":"):
                         return int(line.split()[1])
         except OSError:
             return None
@@ -1728,6 +1729,9 @@ class Session:
 
     def sample_rss(self):
         rss = self.server.rss_kb() if self.server else None
+        peak = self.server.rss_kb("VmHWM") if self.server else None
+        if peak is not None:
+            self.peak_rss = max(self.peak_rss or 0, peak)
         # [edits, kB, server]: a restarted server starts its memory afresh.
         self.rss_samples.append([self.edits, rss, self.gen])
 
@@ -1793,6 +1797,7 @@ class Session:
         return self.report()
 
     aborted = None
+    peak_rss = None
 
     def finish(self):
         """shutdown and exit: the process must end within 2 s with exit code 0."""
@@ -1960,6 +1965,7 @@ class Session:
             "normal_errors": dict(self.normal_errors),
             "rss_kb": {"at_500": rss_at(500), "at_1000": rss_at(1000),
                        "final": self.rss_samples[-1][1] if self.rss_samples else None,
+                       "peak": self.peak_rss,
                        "samples": self.rss_samples},
             "rss_at_checkpoints": self.rss_at_checkpoints,
             "checkpoints": self.checkpoints,
@@ -1990,8 +1996,8 @@ class Session:
             print(f"  {m:28} n={v['count']:<6} p50={v['p50']:<8} p90={v['p90']:<8} "
                   f"p99={v['p99']:<8} max={v['max']}", file=out)
         r = s["rss_kb"]
-        print(f"RSS (kB): after 500 edits {r['at_500']}, after 1000 {r['at_1000']}, final {r['final']}",
-              file=out)
+        print(f"RSS (kB): after 500 edits {r['at_500']}, after 1000 {r['at_1000']}, final {r['final']}, "
+              f"peak {r['peak']}", file=out)
         if s["rss_at_checkpoints"]:
             print("RSS at checkpoints (documents restored): " + ", ".join(
                 f"{c['edits']} edits: {c['rss_kb']} (server #{c['server']})"
