@@ -1039,12 +1039,12 @@ class Session:
         result = msg.get("result")
         if p.text is None:
             return
-        for where, problem in self.out_of_range(p.method, result, p.text):
+        for where, problem in self.out_of_range(p.method, result, p.text, p.uri):
             # Against the latest text too: an answer computed from a newer text is
             # wrong as well, but worth telling apart.
             d = self.docs.get(p.uri)
             latest = "also" if d and any(
-                w == where for w, _ in self.out_of_range(p.method, result, d.text)) else "not"
+                w == where for w, _ in self.out_of_range(p.method, result, d.text, p.uri)) else "not"
             self.finding("out_of_range", f"{p.method} {where.split('[')[0]}",
                          texts=self.texts_at(p), problem=problem, where=where, request=short(p.params, 600),
                          doc=self.rel_of(p.uri), version=p.version,
@@ -1057,7 +1057,9 @@ class Session:
             texts[self.docs[p.uri].rel] = p.text
         return texts
 
-    def out_of_range(self, method: str, result, text: str):
+    def out_of_range(self, method: str, result, text: str, uri: str | None = None):
+        """Where `result` (the answer to `method` about `text`, the document `uri`) puts
+        a position outside the text."""
         out = []
         if result is None:
             return out
@@ -1088,11 +1090,17 @@ class Session:
         elif method == "textDocument/codeAction":
             for k, a in enumerate(result or []):
                 edit = a.get("edit") or {}
-                for uri, edits in (edit.get("changes") or {}).items():
-                    d = self.docs.get(uri)
+                for target, edits in (edit.get("changes") or {}).items():
+                    # An edit of another open document is checked against its latest text.
+                    d = self.docs.get(target)
+                    if target == uri or uri is None:
+                        against = text
+                    elif d is not None:
+                        against = d.text
+                    else:
+                        continue
                     for j, e in enumerate(edits):
-                        p = range_problem(text if d is None or uri == self.uri_of_text(text) else d.text,
-                                          e.get("range"))
+                        p = range_problem(against, e.get("range"))
                         if p:
                             out.append((f"action[{k}].changes[{j}]", p))
                 for j, dc in enumerate(edit.get("documentChanges") or []):
@@ -1101,12 +1109,6 @@ class Session:
                         if p:
                             out.append((f"action[{k}].documentChanges[{j}][{i}]", p))
         return out
-
-    def uri_of_text(self, text):
-        for d in self.docs.values():
-            if d.text is text or any(t is text for t in d.history.values()):
-                return d.uri
-        return None
 
     def check_publish(self, msg: dict):
         params = msg.get("params") or {}
@@ -2152,7 +2154,7 @@ class Checker:
                 return ("modified", "answers keep saying ContentModified"), {"methods": still}
             for rid, (method, _) in asks.items():
                 result = got[rid].get("result")
-                problems = self.out_of_range(method, result, text) if result is not None else []
+                problems = self.out_of_range(method, result, text, uri) if result is not None else []
                 if problems:
                     return ("out_of_range", method), {"problems": problems[:5]}
             return ("ok", ""), {}
