@@ -1285,6 +1285,8 @@ class Session:
 
     def restart(self, reason: str, kill: bool = True):
         old = self.server
+        if old is not None and old.proc.poll() is None:
+            self.sample_rss()
         self.restarts.append({"reason": reason, "step": self.step, "edits": self.edits,
                               "t": round(time.monotonic() - self.t0, 2)})
         self.log(f"server #{self.gen} {reason}")
@@ -1734,6 +1736,9 @@ class Session:
         peak = self.server.rss_kb("VmHWM") if self.server else None
         if peak is not None:
             self.peak_rss = max(self.peak_rss or 0, peak)
+            if peak > self.args.rss_warn << 10:
+                self.finding("memory", f"peak RSS above {self.args.rss_warn} MB",
+                             peak_kb=peak, rss_kb=rss, last_sent=list(self.recent_sent))
         # [edits, kB, server]: a restarted server starts its memory afresh.
         self.rss_samples.append([self.edits, rss, self.gen])
 
@@ -2148,6 +2153,9 @@ class Checker:
                     msg = re.sub(r"\d+", "N", str(e.get("message")))[:160]
                     return ("panic", msg), {"method": method, "message": e.get("message"),
                                             "stderr": list(srv.stderr_tail)[-12:]}
+            peak = srv.rss_kb("VmHWM") or 0
+            if peak > self.args.rss_warn << 10:
+                return ("memory", f"peak RSS above {self.args.rss_warn} MB"), {"peak_kb": peak}
             still = [asks[rid][0] for rid in asks
                      if (got[rid].get("error") or {}).get("code") in NORMAL_ERRORS]
             if still:
@@ -2298,6 +2306,9 @@ def main(argv=None) -> int:
     ap.add_argument("--bare", action="store_true",
                     help="--check/--shrink: an empty workspace (only the FIFO), not the fixtures")
     ap.add_argument("--budget", type=int, default=400, help="--shrink: servers to start at most")
+    ap.add_argument("--rss-warn", type=int, default=1024,
+                    help="a server whose peak RSS passes this many MB is a memory finding "
+                         "(reported, not failing; default 1024)")
     ap.add_argument("--strict-latency", action="store_true", help="slow requests fail the run")
     args = ap.parse_args(argv)
     if args.seed is None:
