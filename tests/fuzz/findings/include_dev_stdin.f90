@@ -1,0 +1,4 @@
+program p
+  include '/dev/stdin'
+  x = 1
+end program p

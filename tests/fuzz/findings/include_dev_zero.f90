@@ -1,0 +1,4 @@
+program p
+  include '/dev/zero'
+  x = 1
+end program p

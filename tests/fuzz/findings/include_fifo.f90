@@ -1,0 +1,4 @@
+program p
+  include 'fuzz.fifo'
+  x = 1
+end program p
