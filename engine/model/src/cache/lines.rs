@@ -70,6 +70,13 @@ pub fn distinct_lines(class: &Class, window: &Window) -> f64 {
         .collect();
     let line = window.line_bytes as i64;
     let e = class.elem as i64;
+    if array_bytes(class).is_none() {
+        // Byte addresses past i64: the columns are counted apart, with the lines of a
+        // column averaged over the alignments (only a column's size modulo the line
+        // matters there).
+        let column_phase = class.extents[0].map_or(0, |x| (x.rem_euclid(line) * e) % line);
+        return estimate_without_overlap(&aps, column_phase, e, line);
+    }
     let column_bytes = class.extents[0].map_or(0, |x| x * e);
     // Stride of the column index in each dimension >= 2.
     let mut col_unit = Vec::with_capacity(dims);
@@ -122,6 +129,7 @@ pub fn distinct_lines(class: &Class, window: &Window) -> f64 {
             .fold(0, i64::saturating_add);
         let mut k = 0;
         while k < first_dim.len() {
+            costline_symbolic::interrupt::point();
             let v = first_dim[k];
             if let Some(t) = tuple.first_mut() {
                 *t = v;
@@ -161,6 +169,16 @@ pub fn distinct_lines(class: &Class, window: &Window) -> f64 {
             d += 1;
         }
     }
+}
+
+/// The bytes of the array `class` accesses (its known extents times the element size),
+/// None when that leaves i64.
+fn array_bytes(class: &Class) -> Option<i64> {
+    class
+        .extents
+        .iter()
+        .flatten()
+        .try_fold(class.elem as i64, |bytes, &x| bytes.checked_mul(x.max(1)))
 }
 
 /// The sorted distinct positions of progressions (merged as intervals when they share
@@ -244,13 +262,11 @@ impl Walk<'_> {
         mask
     }
 
-    /// The lines of the column with index `col` covered by the offsets `mask`, and the
-    /// last line it touches (absolute).
-    fn column(&mut self, col: i64, mask: u64) -> i64 {
-        let start = col.saturating_mul(self.column_bytes);
-        let phase = start.rem_euclid(self.line);
+    /// The lines of a column whose first byte is `phase` bytes into a line, covered by
+    /// the offsets `mask` (memoized: columns repeat their alignments).
+    fn span(&mut self, mask: u64, phase: i64) -> Span {
         let (aps, e, line) = (self.aps, self.e, self.line);
-        let span = *self.memo.entry((mask, phase)).or_insert_with(|| {
+        *self.memo.entry((mask, phase)).or_insert_with(|| {
             let firsts: Vec<Progression> = aps
                 .iter()
                 .enumerate()
@@ -258,7 +274,15 @@ impl Walk<'_> {
                 .map(|(_, ap)| ap[0])
                 .collect();
             column_lines(&firsts, phase, e, line)
-        });
+        })
+    }
+
+    /// The lines of the column with index `col` covered by the offsets `mask`, and the
+    /// last line it touches (absolute).
+    fn column(&mut self, col: i64, mask: u64) -> i64 {
+        let start = col.saturating_mul(self.column_bytes);
+        let phase = start.rem_euclid(self.line);
+        let span = self.span(mask, phase);
         let base = start.div_euclid(self.line);
         let mut lines = span.lines;
         if self.previous_last == Some(base + span.first) {
@@ -280,6 +304,7 @@ impl Walk<'_> {
         let visited = count.min(period + 1);
         let mut seen: Vec<i64> = Vec::with_capacity(visited as usize);
         for k in 0..visited {
+            costline_symbolic::interrupt::point();
             let lines = self.column(col.saturating_add(k.saturating_mul(step)), mask);
             self.total += lines;
             seen.push(lines);
@@ -288,10 +313,13 @@ impl Walk<'_> {
         if left > 0 {
             let per_period: i64 = seen[1..].iter().sum();
             let part: i64 = seen[1..=(left % period) as usize].iter().sum();
-            self.total += (left / period) * per_period + part;
+            self.total = self
+                .total
+                .saturating_add((left / period).saturating_mul(per_period))
+                .saturating_add(part);
             let last = col.saturating_add((count - 1).saturating_mul(step));
             let start = last.saturating_mul(self.column_bytes);
-            let span = self.memo[&(mask, start.rem_euclid(self.line))];
+            let span = self.span(mask, start.rem_euclid(self.line));
             self.previous_last = Some(start.div_euclid(self.line) + span.last);
         }
     }

@@ -216,6 +216,7 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
     let mut by_trips: HashMap<Vec<i64>, Arc<Counts>> = HashMap::new();
     let mut per_proc_results = Vec::with_capacity(p);
     for q in 0..p {
+        costline_symbolic::interrupt::point();
         let trips: Vec<i64> = base
             .iter()
             .enumerate()

@@ -184,10 +184,9 @@ fn constant_trips(inputs: &NestInputs, control: &LoopControl) -> Option<i64> {
     let lo = eval_int(lower, inputs.env)?;
     let hi = eval_int(upper, inputs.env)?;
     let st = step.as_ref().map_or(Some(1), |e| eval_int(e, inputs.env))?;
-    if st == 0 {
-        return None;
-    }
-    Some(((hi - lo + st) / st).max(0))
+    // (hi - lo + st) / st, None where it leaves i64 (a bound near ±2^63).
+    let trips = hi.checked_sub(lo)?.checked_add(st)?.checked_div(st)?;
+    Some(trips.max(0))
 }
 
 fn collect(
