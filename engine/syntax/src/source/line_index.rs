@@ -207,7 +207,9 @@ impl LineIndex {
             0 => self.bom,
             _ => self.starts.get(index).copied().unwrap_or(0),
         };
-        (to_u32(index + 1), start, offset.max(start))
+        // An offset inside a line's terminator (the `\n` of a `\r\n`) is its line's end.
+        let end = self.ends.get(index).copied().unwrap_or(self.len);
+        (to_u32(index + 1), start, offset.min(end).max(start))
     }
 
     /// Scalar values and UTF-16 code units in `start..end` (both on character boundaries).
@@ -251,7 +253,9 @@ mod tests {
         assert_eq!(index.line_start(0), None);
         assert_eq!(index.line_start(5), None);
         assert_eq!(index.line_col(4), (2, 3));
-        assert_eq!(index.line_col(5), (2, 4));
+        // Inside `\r\n`: the end of its line, not a column past it.
+        assert_eq!(index.line_col(5), (2, 3));
+        assert_eq!(LineIndex::new("\r\n  x = 1\n").line_col(1), (1, 1));
         assert_eq!(index.line_col(9), (4, 2));
         assert_eq!(index.line_col(100), (4, 2));
         assert_eq!((index.len(), index.is_empty()), (9, false));
