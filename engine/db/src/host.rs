@@ -6,9 +6,10 @@
 use super::inputs::Options;
 use super::inputs::{File, Settings, Workspace};
 use super::{Database, ExecutionLog};
-use salsa::Setter;
+use costline_symbolic::interrupt;
+use salsa::{Database as _, Setter};
 use std::collections::{HashMap, HashSet};
-use std::panic::UnwindSafe;
+use std::panic::{AssertUnwindSafe, UnwindSafe};
 use std::path::PathBuf;
 
 /// A result that a newer change may have cancelled.
@@ -208,9 +209,7 @@ impl Analysis {
                     std::thread::Builder::new()
                         .name(format!("costline-warm-{k}"))
                         .stack_size(ANALYSIS_STACK)
-                        .spawn_scoped(scope, move || {
-                            salsa::Cancelled::catch(|| work(&db, k, threads))
-                        })
+                        .spawn_scoped(scope, move || cancellable(&db, || work(&db, k, threads)))
                         .expect("an analysis thread starts")
                 })
                 .collect();
@@ -228,8 +227,19 @@ impl Analysis {
     /// Runs `f` on the database, turning a cancellation into `Err`.
     pub fn with_db<T>(&self, f: impl FnOnce(&Database) -> T + UnwindSafe) -> Cancellable<T> {
         let db = &self.db;
-        salsa::Cancelled::catch(|| f(db))
+        cancellable(db, || f(db))
     }
+}
+
+/// Runs `f`, turning a cancellation into `Err`, with salsa's cancellation check as the
+/// thread's interruption check: the engine's long loops ([`interrupt::point`]) stop
+/// within milliseconds of a change, not only at their next query.
+fn cancellable<T>(db: &Database, f: impl FnOnce() -> T + UnwindSafe) -> Cancellable<T> {
+    // The clone only reads the cancellation flag, and is dropped with the scope.
+    let watch = AssertUnwindSafe(db.clone());
+    salsa::Cancelled::catch(|| {
+        interrupt::with_check(Box::new(move || watch.unwind_if_revision_cancelled()), f)
+    })
 }
 
 /// The stack of every thread that analyzes (the command line's, the server's analysis

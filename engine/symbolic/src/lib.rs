@@ -10,6 +10,7 @@ mod eval;
 mod faulhaber;
 mod feasible;
 mod integer;
+pub mod interrupt;
 mod interval;
 mod piecewise;
 mod rational;

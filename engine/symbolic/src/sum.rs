@@ -90,6 +90,7 @@ impl Budget {
     }
 
     fn step(&mut self) -> Result<(), SumError> {
+        crate::interrupt::point();
         self.steps += 1;
         if self.steps > self.max_steps {
             return Err(SumError::OverBudget);

@@ -1,18 +1,37 @@
 //! Conveniences over tree-sitter nodes.
 
 use crate::span::Span;
-use tree_sitter::{Node, Parser, Tree};
+use costline_symbolic::interrupt;
+use std::ops::ControlFlow;
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 /// Parses free-form Fortran text. Never fails: syntax errors become ERROR and MISSING
-/// nodes in the tree.
+/// nodes in the tree. The parse stops when the thread's interruption check asks
+/// ([`interrupt::requested`], polled from tree-sitter's progress callback), and then
+/// unwinds from here, outside tree-sitter's C frames.
 pub fn parse(text: &str) -> Tree {
     let mut parser = Parser::new();
     parser
         .set_language(&tree_sitter_fortran::LANGUAGE.into())
         .expect("the bundled tree-sitter-fortran grammar matches the tree-sitter runtime");
+    let bytes = text.as_bytes();
+    let mut input = |at: usize, _| bytes.get(at..).unwrap_or_default();
+    let mut progress = |_: &ParseState| {
+        if interrupt::requested() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let options = ParseOptions::new().progress_callback(&mut progress);
+    if let Some(tree) = parser.parse_with_options(&mut input, None, Some(options)) {
+        return tree;
+    }
+    interrupt::check_now();
+    // Stopped, yet the check no longer unwinds: nothing of the text is read.
     parser
-        .parse(text, None)
-        .expect("a parser with a language and no timeout always returns a tree")
+        .parse("", None)
+        .expect("a parser with a language and no progress callback always returns a tree")
 }
 
 pub fn span(node: Node) -> Span {

@@ -83,6 +83,7 @@ pub fn local_parts(global: &Binding) -> Result<Vec<LocalPart>, String> {
     type Shape = Vec<Option<Vec<i64>>>;
     let mut shapes: Vec<(Shape, Vec<usize>)> = Vec::new();
     for p in 1..=processors {
+        costline_symbolic::interrupt::point();
         let shape: Shape = global
             .arrays
             .iter()

@@ -546,6 +546,7 @@ impl Job<'_> {
         for p in 1..=ep {
             let pv = Arrangement::coordinates(ex, p);
             for q in 1..=sp {
+                costline_symbolic::interrupt::point();
                 if p == q {
                     continue;
                 }
@@ -579,6 +580,7 @@ impl Job<'_> {
         for t in prepared {
             let mut count = Counter::new(t.rest.clone(), &t.vars, pc, ep as usize, self.options);
             for p in 1..=ep {
+                costline_symbolic::interrupt::point();
                 let at: Vec<i128> = Arrangement::coordinates(ex, p)
                     .iter()
                     .map(|c| c + 1)
@@ -744,7 +746,6 @@ impl Job<'_> {
             // Instances that fetch alike count as one, weighed by how many there are.
             let mut repeats = 1.0;
             for (t, s) in prepared.iter().zip(&spaces) {
-                let mut seen = 0u64;
                 let vars = &s.space.vars;
                 let keep = |n: &str| vars.iter().any(|v| &**v == n);
                 // Narrowed variables bring the processor's coordinates in.
@@ -766,20 +767,21 @@ impl Job<'_> {
                     vars,
                     &projected,
                     &at,
-                    left,
-                    &mut |pt| {
-                        seen += 1;
-                        visit(&mut element, &mut instance, pt)
-                    },
+                    &mut left,
+                    &mut |pt| visit(&mut element, &mut instance, pt),
                 )
                 .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
-                left = left.saturating_sub(seen);
                 if !t.alike_vars.is_empty() {
                     // The same for every piece (checked above).
                     let mut n = 0u64;
-                    numeric::points(&t.alike, &t.alike_vars, &|_| false, &at, left, &mut |_| {
-                        n += 1
-                    })
+                    numeric::points(
+                        &t.alike,
+                        &t.alike_vars,
+                        &|_| false,
+                        &at,
+                        &mut left,
+                        &mut |_| n += 1,
+                    )
                     .map_err(|e| format!("cannot enumerate the reads: {e}"))?;
                     repeats = n as f64;
                 }

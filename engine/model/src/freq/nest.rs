@@ -9,6 +9,7 @@
 //! stepping through the next to last variable.
 
 use super::planar::{self, Line};
+use costline_symbolic::interrupt;
 use costline_symbolic::{Compiled, Constraint, EvalError, Name, Num, Rational, Rel, Sym, Word};
 
 /// See the module doc.
@@ -154,7 +155,8 @@ impl Nest {
 
     /// Calls `f` at every point for the parameters' values `params`, the point made of
     /// the first `depth` variables only (once per distinct value of them that has a
-    /// point); `None` for an unbounded variable or past `left` points.
+    /// point); `None` for an unbounded variable or past `left` values looked at (each
+    /// point and each value of an outer variable costs one).
     pub fn visit(
         &self,
         params: &[i128],
@@ -211,6 +213,7 @@ impl Nest {
         let mut total = 0i128;
         for x in lo..=hi {
             *left = left.checked_sub(1)?;
+            interrupt::point();
             values.push(x);
             if self.holds(&level.checks, values) {
                 total += self.count_from(k + 1, values, left)?;
@@ -233,6 +236,7 @@ impl Nest {
                 return Some(());
             }
             *left = left.checked_sub(1)?;
+            interrupt::point();
             f(Point {
                 names: &self.names,
                 values,
@@ -242,6 +246,9 @@ impl Nest {
         let level = &self.levels[k];
         let (lo, hi) = self.range(level, values)?;
         for x in lo..=hi {
+            // A value the checks reject is looked at too: it costs one as well.
+            *left = left.checked_sub(1)?;
+            interrupt::point();
             values.push(x);
             if self.holds(&level.checks, values) {
                 self.visit_from(k + 1, depth, values, left, f)?;

@@ -57,17 +57,17 @@ fn too_large() -> EvalError {
 }
 
 /// Visits every integer point of `constraints` over `vars` (outermost first in the
-/// order found), the other names valued by `env`; at most `limit` points are looked
-/// at. Variables `projected` accepts are left out of the points where the order allows
+/// order found), the other names valued by `env`. Variables `projected` accepts are left out of the points where the order allows
 /// (enumerated innermost, only whether some value exists is asked): the visitor then
-/// sees each distinct point of the others once. Errs when a variable has no
-/// constant-coefficient bounds or past the limit.
+/// sees each distinct point of the others once. Each point and each value of an outer
+/// variable looked at costs one of `left`. Errs when a variable has no
+/// constant-coefficient bounds or when `left` runs out.
 pub fn points(
     constraints: &[Constraint],
     vars: &[Name],
     projected: &dyn Fn(&Name) -> bool,
     env: Env,
-    limit: u64,
+    left: &mut u64,
     f: &mut dyn FnMut(Point),
 ) -> Result<(), EvalError> {
     let bound = bind(constraints, &|n| vars.contains(n), env)?;
@@ -82,8 +82,7 @@ pub fn points(
             .rev()
             .take_while(|v| projected(v))
             .count();
-    let mut left = limit;
     Nest::ordered(&bound, outer_first, &[])
-        .visit(&[], depth, &mut left, f)
+        .visit(&[], depth, left, f)
         .ok_or_else(too_large)
 }
