@@ -9,12 +9,19 @@
 use super::blocks::is_construct_statement;
 use super::cst;
 use super::statements::{HEAD_LEN, LogicalStmt, logical_statements, split_label};
+use crate::source::lines;
 use crate::span::Span;
 use tree_sitter::{Node, Tree};
 
 /// At most this many statements are left out of one unit; past that the unit is
 /// analyzed as tree-sitter recovered it.
 const MAX_REPAIRS: usize = 16;
+
+/// The longest line read, in characters: Fortran 2023's limit for a free-form line.
+/// tree-sitter-fortran's error recovery takes time quadratic in a line's length (a
+/// 100,000-character word without its end takes a minute), so a statement with a
+/// longer line is left out before the parse.
+pub const MAX_LINE_CHARS: usize = 10_000;
 
 /// A unit's text parsed, with the statements that had to be left out.
 pub struct Repaired {
@@ -23,11 +30,15 @@ pub struct Repaired {
     pub tree: Tree,
     /// The left-out statements (first lines), as offsets into the text.
     pub left_out: Vec<Span>,
+    /// The statements left out for a line longer than [`MAX_LINE_CHARS`] (first lines),
+    /// with that line's length in characters.
+    pub too_long: Vec<(Span, usize)>,
 }
 
 /// Parses `text`, leaving out statements that keep it from parsing.
 pub fn parse_repaired(text: String) -> Repaired {
     let mut text = text;
+    let too_long = blank_long_lines(&mut text);
     let mut tree = cst::parse(&text);
     let mut left_out = Vec::new();
     if !tree.root_node().has_error() {
@@ -35,6 +46,7 @@ pub fn parse_repaired(text: String) -> Repaired {
             text,
             tree,
             left_out,
+            too_long,
         };
     }
     let statements = logical_statements(&text);
@@ -45,6 +57,7 @@ pub fn parse_repaired(text: String) -> Repaired {
                 text,
                 tree,
                 left_out,
+                too_long,
             };
         }
     }
@@ -93,7 +106,40 @@ pub fn parse_repaired(text: String) -> Repaired {
         text,
         tree,
         left_out,
+        too_long,
     }
+}
+
+/// Blanks every statement with a line longer than [`MAX_LINE_CHARS`] (comment lines are
+/// left: tree-sitter reads them in linear time); returns the statements' first lines with the length of
+/// their longest line.
+fn blank_long_lines(text: &mut String) -> Vec<(Span, usize)> {
+    let chars = |line: &str| {
+        if line.len() <= MAX_LINE_CHARS {
+            line.len()
+        } else {
+            line.chars().count()
+        }
+    };
+    let long: Vec<(usize, usize, usize)> = lines(text)
+        .map(|l| (l.start, l.end, chars(&text[l.start..l.end])))
+        .filter(|&(.., n)| n > MAX_LINE_CHARS)
+        .collect();
+    if long.is_empty() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for stmt in logical_statements(text) {
+        let longest = long
+            .iter()
+            .filter(|&&(start, end, _)| start < stmt.line_end && stmt.start < end)
+            .map(|&(.., n)| n)
+            .max();
+        if let Some(n) = longest {
+            found.push((blank_statement(text, &stmt), n));
+        }
+    }
+    found
 }
 
 /// Rewrites the COMMON spellings the grammar lacks into ones it parses, keeping every

@@ -11,7 +11,7 @@ mod unread;
 use super::blocks::check_blocks;
 use super::cst::{self, named_children};
 use super::pragma::{Pragma, find_pragmas};
-use super::repair::parse_repaired;
+use super::repair::{MAX_LINE_CHARS, parse_repaired};
 use crate::diagnostics::Diagnostic;
 use crate::hpf;
 use crate::ir::PragmaKind;
@@ -47,6 +47,9 @@ pub struct ParsedUnit {
     /// Statements left out because they could not be parsed: their first line's span
     /// and text.
     pub left_out: Vec<(Span, String)>,
+    /// Statements left out for a line longer than [`MAX_LINE_CHARS`]: their first
+    /// line's span and the long line's length in characters.
+    pub too_long: Vec<(Span, usize)>,
     /// The `EXTRINSIC(kind)` prefix of the unit statement (blanked before parsing: the
     /// grammar has no HPF prefixes), lower-case, with its span.
     pub extrinsic: Option<(String, Span)>,
@@ -68,6 +71,7 @@ impl ParsedUnit {
             text: repaired.text,
             tree: repaired.tree,
             left_out,
+            too_long: repaired.too_long,
             extrinsic,
         }
     }
@@ -233,6 +237,16 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
             *span,
             "syntax",
             format!("costline could not parse `{shown}{ellipsis}`; this statement is left out of the analysis"),
+        ));
+    }
+    for (span, chars) in &parsed.too_long {
+        l.diagnostics.push(Diagnostic::warning(
+            *span,
+            "syntax",
+            format!(
+                "a line of {chars} characters, longer than Fortran's limit of {MAX_LINE_CHARS}: \
+                 this statement is left out of the analysis"
+            ),
         ));
     }
     let structure = check_blocks(src);

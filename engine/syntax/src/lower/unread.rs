@@ -14,6 +14,7 @@ pub fn unread_statements(parsed: &ParsedUnit) -> (Vec<Span>, usize) {
     let statements = logical_statements(&parsed.text);
     let unit = unit_node(&parsed.tree);
     let mut unread: Vec<Span> = parsed.left_out.iter().map(|(s, _)| *s).collect();
+    unread.extend(parsed.too_long.iter().map(|(s, _)| *s));
     for stmt in &statements {
         if !is_read(unit, stmt.start) {
             let line = parsed.text[stmt.start..]
@@ -24,7 +25,10 @@ pub fn unread_statements(parsed: &ParsedUnit) -> (Vec<Span>, usize) {
     }
     unread.sort_by_key(|s| s.start);
     unread.dedup();
-    (unread, statements.len() + parsed.left_out.len())
+    (
+        unread,
+        statements.len() + parsed.left_out.len() + parsed.too_long.len(),
+    )
 }
 
 /// Whether the statement starting at `at` is a statement node inside the unit's node:

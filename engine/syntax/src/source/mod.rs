@@ -23,6 +23,7 @@ pub use decode::LoadError;
 pub use form::SourceForm;
 pub use include::{IncludeLine, IncludeName, include_names};
 pub use line_index::LineIndex;
+pub(crate) use line_index::lines;
 
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
