@@ -14,7 +14,7 @@ use costline_syntax::ir::directive::{
 };
 use costline_syntax::ir::{Bound, Expr, Unit};
 use costline_syntax::span::Span;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 /// The mappings of a unit's arrays (arrays not listed are replicated on every processor).
@@ -222,6 +222,8 @@ pub(super) struct Resolver<'a> {
     /// Template shapes: (lower, extent) per dimension.
     pub(super) templates: HashMap<String, Vec<(Sym, Sym)>>,
     pub(super) distributions: HashMap<String, Arc<Distribution>>,
+    /// Arrays told to be distributed more than once (told once).
+    distributed_again: HashSet<String>,
     pub(super) aligns: HashMap<String, (&'a Align, Span)>,
     pub(super) resolved: HashMap<String, Option<Mapping>>,
     pub(super) diagnostics: Vec<Diagnostic>,
@@ -255,6 +257,7 @@ pub fn mappings_with(
         arrangements: HashMap::new(),
         templates: HashMap::new(),
         distributions: HashMap::new(),
+        distributed_again: HashSet::new(),
         aligns: HashMap::new(),
         resolved: HashMap::new(),
         diagnostics: Vec::new(),
@@ -519,6 +522,21 @@ impl Resolver<'_> {
             }
         };
         for target in &dist.distributees {
+            if let Some(earlier) = self.distributions.get(&target.name)
+                && earlier.directive != span
+                && !self.distributed_again.contains(&target.name)
+            {
+                self.diagnostics.push(Diagnostic::warning(
+                    target.span,
+                    "mapping",
+                    format!(
+                        "`{}` is distributed again (HPF allows one DISTRIBUTE directive per \
+                         array in a scoping unit): costline uses the last one it can model",
+                        target.name
+                    ),
+                ));
+                self.distributed_again.insert(target.name.clone());
+            }
             if let Err(why) = self.distribute_one(target, formats, dist.onto.as_ref(), span) {
                 self.info(
                     target.span,
