@@ -109,6 +109,7 @@ pub(super) fn flow(r: &mut Resolver, arrays: &HashMap<String, Mapping>) -> Flow 
         declared: declared.clone(),
         flow: Flow::default(),
         record: true,
+        steps_left: MAX_STEPS,
     };
     let _ = w.block(&unit.body, declared);
     w.flow
@@ -124,11 +125,29 @@ struct Walk<'r, 'a> {
     /// Whether this pass records states, remappings and findings (a pass looking for
     /// a loop's fixed point does not).
     record: bool,
+    /// Statements the walk may still visit ([`MAX_STEPS`]).
+    steps_left: u64,
+}
+
+/// Statements one unit's walk visits at most. A loop's fixed point walks its body up to
+/// five times, so remappings inside deep nests would take time exponential in the
+/// depth; past this, loops are walked once, without looking for their fixed point.
+const MAX_STEPS: u64 = 1_000_000;
+
+/// Whether `body` holds a REDISTRIBUTE or REALIGN (at any depth).
+fn remaps_in(body: &[Stmt]) -> bool {
+    let mut found = false;
+    costline_syntax::ir::walk(body, &mut |s, _| {
+        found |= matches!(s.kind, StmtKind::Remap { .. });
+    });
+    found
 }
 
 impl Walk<'_, '_> {
     fn block(&mut self, stmts: &[Stmt], mut state: State) -> State {
         for s in stmts {
+            costline_symbolic::interrupt::point();
+            self.steps_left = self.steps_left.saturating_sub(1);
             self.note(s.id, &state);
             state = match &s.kind {
                 StmtKind::Remap { directive } => self.remap(s.id, *directive, state),
@@ -189,6 +208,23 @@ impl Walk<'_, '_> {
     /// A loop: its body from the head's mapping, iterated until the mapping after an
     /// iteration is the one before it.
     fn repeat(&mut self, header: Span, body: &[Stmt], entry: State) -> State {
+        if !remaps_in(body) {
+            // The body maps nothing anew: one pass, only to record what is in force.
+            return if self.record {
+                self.block(body, entry)
+            } else {
+                entry
+            };
+        }
+        if self.steps_left == 0 {
+            self.not_modelled(
+                header,
+                "this unit's remappings are too many to follow through its loops: this loop \
+                 is walked once, with the mapping it is entered with"
+                    .into(),
+            );
+            return self.block(body, entry);
+        }
         let record = std::mem::replace(&mut self.record, false);
         let mut head = entry.clone();
         let mut settled = false;
@@ -244,6 +280,9 @@ impl Walk<'_, '_> {
         complete: bool,
         entry: State,
     ) -> State {
+        if !self.record && !bodies.iter().any(|b| remaps_in(b)) {
+            return entry;
+        }
         let mut outs: Vec<State> = bodies
             .iter()
             .map(|b| self.block(b, entry.clone()))
