@@ -38,12 +38,15 @@ pub struct AnalysisHost {
     pub(super) searched: HashMap<File, Vec<String>>,
     /// ...and, by path, the files searched there: those to search again when it changes.
     pub(super) searched_at: HashMap<String, HashSet<File>>,
+    /// The settings in force and the execution log, for [`AnalysisHost::fresh`].
+    options: Options,
+    log: Option<ExecutionLog>,
 }
 
 impl AnalysisHost {
     /// An empty workspace analyzed with `options`; `log` records query executions.
     pub fn new(options: &Options, log: Option<ExecutionLog>) -> AnalysisHost {
-        let mut db = Database::new(log);
+        let mut db = Database::new(log.clone());
         Settings::get(&db).update(&mut db, options);
         AnalysisHost {
             db,
@@ -55,12 +58,40 @@ impl AnalysisHost {
             include_roots: options.include_roots.clone(),
             searched: HashMap::new(),
             searched_at: HashMap::new(),
+            options: options.clone(),
+            log,
         }
+    }
+
+    /// The same workspace (settings, files, the texts the driver gave for headers) in
+    /// a new database that has memoized nothing. A long session's database keeps the
+    /// results of unit texts long gone: salsa collects an interned text only when a new
+    /// one happens to take its slot. Moving to a fresh database hands that memory back;
+    /// the results are the same (the analysis is deterministic), computed again when
+    /// asked for.
+    pub fn fresh(&self) -> AnalysisHost {
+        let mut host = AnalysisHost::new(&self.options, self.log.clone());
+        let mut headers: Vec<&String> = self
+            .pinned
+            .iter()
+            .filter(|p| !self.files.contains_key(*p))
+            .collect();
+        headers.sort();
+        for path in headers {
+            if let Some(file) = self.headers.get(path) {
+                host.set_header_text(path, file.bytes(&self.db).clone());
+            }
+        }
+        for file in &self.order {
+            host.add_file(file.path(&self.db), file.bytes(&self.db).clone());
+        }
+        host
     }
 
     /// Changes the settings; only what differs invalidates anything (new include
     /// directories: the includes are searched again).
     pub fn set_options(&mut self, options: &Options) {
+        self.options = options.clone();
         Settings::get(&self.db).update(&mut self.db, options);
         if self.include_dirs != options.include_dirs || self.include_roots != options.include_roots
         {

@@ -433,3 +433,49 @@ fn a_header_edit_reanalyzes_exactly_the_procedures_that_include_it() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_fresh_database_keeps_the_workspace_settings_and_editor_texts_and_recomputes_the_same() {
+    let dir = std::env::temp_dir().join(format!("costline-db-fresh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let hdr = dir.join("sizes.inc");
+    std::fs::write(&hdr, "  integer, parameter :: m = 64\n").unwrap();
+    let text = "subroutine s(a)\n  include 'sizes.inc'\n  real :: a(100)\n  integer :: i\n  do i = 1, m * k\n    a(1) = i\n  end do\nend subroutine s\n";
+    let path = dir.join("s.f90").display().to_string();
+    let log = ExecutionLog::default();
+    let options = test_options(BTreeMap::from([("k".to_string(), 3)]));
+    let mut host = AnalysisHost::new(&options, Some(log.clone()));
+    host.add_file(&path, text.as_bytes().to_vec());
+    // The editor's text of the header wins over the disk's.
+    host.set_header_text(
+        &hdr.display().to_string(),
+        b"  integer, parameter :: m = 16\n".to_vec(),
+    );
+    let trips = |host: &AnalysisHost| -> f64 {
+        let file = host
+            .snapshot()
+            .file(&path, crate::project::Detail::Numbers)
+            .expect("not cancelled")
+            .expect("in the workspace")
+            .expect("loads");
+        let unit = &file.units[0];
+        let do_loop = unit
+            .unit
+            .body
+            .iter()
+            .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
+            .unwrap()
+            .id;
+        unit.values.freq(do_loop).unwrap().clone().unwrap().to_f64()
+    };
+    assert_eq!(trips(&host), 48.0);
+    log.take();
+    let fresh = host.fresh();
+    drop(host);
+    assert_eq!(trips(&fresh), 48.0);
+    let counts = executions(&log.take());
+    for q in UNIT_QUERIES {
+        assert_eq!(ran(&counts, q), 1, "{q} is computed again: {counts:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -24,6 +24,14 @@ impl AnalysisHost {
         }
     }
 
+    /// The same workspace in a database that has memoized nothing (see
+    /// [`costline_db::AnalysisHost::fresh`]).
+    pub fn fresh(&self) -> AnalysisHost {
+        AnalysisHost {
+            host: self.host.fresh(),
+        }
+    }
+
     /// Changes the settings; only what differs invalidates anything.
     pub fn set_options(&mut self, options: &Options) {
         self.host.set_options(options);

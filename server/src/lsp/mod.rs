@@ -8,6 +8,7 @@ mod frames;
 mod guard;
 mod inflight;
 mod input;
+mod memory;
 mod message;
 mod output;
 mod worker;

@@ -7,6 +7,7 @@
 //! Applying a change asks running analyses to stop (salsa cancels them at their next
 //! query) and waits for them to let go of their snapshots.
 
+use super::memory::Memory;
 use costline_ide::Options;
 use costline_ide::{Analysis, AnalysisHost};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -68,14 +69,16 @@ impl Worker {
             Condvar::new(),
         ));
         let published = latest.clone();
+        let sent = Arc::new(AtomicU64::new(0));
+        let queued = sent.clone();
         thread::Builder::new()
             .name("costline-analysis".into())
             .stack_size(costline_ide::ANALYSIS_STACK)
-            .spawn(move || run(host, rx, &published))
+            .spawn(move || run(host, rx, &queued, &published))
             .expect("the analysis thread starts");
         Worker {
             tx,
-            sent: Arc::new(AtomicU64::new(0)),
+            sent,
             latest,
             send_lock: Arc::new(Mutex::new(())),
         }
@@ -112,7 +115,15 @@ impl Worker {
     }
 }
 
-fn run(mut host: AnalysisHost, rx: Receiver<(u64, Change)>, latest: &(Mutex<Latest>, Condvar)) {
+/// Applies the changes `rx` brings as they come (`sent`: the revision of the last one
+/// queued), publishing a snapshot after each batch in `latest`.
+fn run(
+    mut host: AnalysisHost,
+    rx: Receiver<(u64, Change)>,
+    sent: &AtomicU64,
+    latest: &(Mutex<Latest>, Condvar),
+) {
+    let mut memory = Memory::new();
     while let Ok(first) = rx.recv() {
         // Apply everything queued so far as one batch (a burst of keystrokes is one
         // revision for the requests that follow it).
@@ -127,6 +138,7 @@ fn run(mut host: AnalysisHost, rx: Receiver<(u64, Change)>, latest: &(Mutex<Late
                 .take(),
         );
         let mut revision = 0;
+        let changes = batch.len() as u64;
         for (r, change) in batch {
             revision = r;
             match change {
@@ -138,6 +150,9 @@ fn run(mut host: AnalysisHost, rx: Receiver<(u64, Change)>, latest: &(Mutex<Late
                 Change::Reload { path } => host.reload(&path),
                 Change::SetOptions(options) => host.set_options(&options),
             }
+        }
+        if memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision) {
+            host = host.fresh();
         }
         let mut l = lock.lock().unwrap_or_else(|e| e.into_inner());
         l.revision = revision;
