@@ -14,6 +14,15 @@ mod train;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
+/// jemalloc, not glibc's allocator: glibc keeps what a long editing session frees in
+/// its arenas, so the server's resident size only climbs (to 220 MB over 2,000 edits
+/// of a fuzz session whose documents were restored, against 90 MB with jemalloc).
+/// jemalloc's background thread returns freed pages after a second
+/// (`JEMALLOC_SYS_WITH_MALLOC_CONF` in `.cargo/config.toml`).
+#[cfg(all(target_os = "linux", not(target_env = "msvc")))]
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(
     name = "costline",
