@@ -92,10 +92,33 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
 /// the actuals of the call the unit is analysed as called from ([`calls::binding`]).
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitMappings> {
+    resolve_mappings(db, unit, true)
+}
+
+/// The unit's mappings as written: transcriptive dummies bound to no caller's actuals.
+/// What a unit shows its contained procedures and its users
+/// ([`super::mapped::exported_mappings`]): the binding comes from the call graph, which
+/// lowers those procedures, whose scope reads these mappings, a cycle otherwise.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn written_mappings<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<UnitMappings> {
+    resolve_mappings(db, unit, false)
+}
+
+/// The unit's mappings, its transcriptive dummies bound to its callers' actuals when
+/// `bound`.
+fn resolve_mappings<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    bound: bool,
+) -> Arc<UnitMappings> {
     let ir = lower(db, unit);
     let transcriptive = distribution::transcriptive_dummies(&ir);
     let mut inherited = HashMap::new();
-    if !transcriptive.is_empty()
+    if bound
+        && !transcriptive.is_empty()
         && let Some(b) = calls::binding(db, unit)
     {
         for d in transcriptive {

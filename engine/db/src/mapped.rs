@@ -10,7 +10,7 @@
 //! an ONLY list, or hidden by a local declaration) becomes `unit::name`, valued from
 //! the defining unit's constants ([`Imported::hidden`]).
 
-use super::analysis::{lower, mappings, uses};
+use super::analysis::{lower, uses, written_mappings};
 use super::modules::module_graph;
 use super::scope::{exports, identifiers};
 use super::units::{UnitText, base, host_of};
@@ -43,7 +43,7 @@ pub struct Imported {
 /// spans dropped (moving a directive inside a module changes nothing outside it).
 #[salsa::tracked(returns(ref))]
 pub fn exported_mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Visible {
-    let own = &mappings(db, unit).visible;
+    let own = &written_mappings(db, unit).visible;
     let mut v = own
         .renamed(&all_names(own), &BTreeMap::new())
         .unwrap_or_default();
