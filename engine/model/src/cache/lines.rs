@@ -85,6 +85,19 @@ pub fn distinct_lines(class: &Class, window: &Window) -> f64 {
         col_unit.push(unit);
         unit = unit.saturating_mul(class.extents[d].unwrap_or(0));
     }
+    // Each dimension has at least as many positions as its longest progression (strides
+    // are positive): past the budget, no list of positions is built.
+    let at_least = (1..dims)
+        .map(|d| {
+            aps.iter()
+                .map(|ap| ap[d].count.max(1) as u64)
+                .max()
+                .unwrap_or(1)
+        })
+        .fold(1u64, u64::saturating_mul);
+    if at_least.saturating_mul(offsets.len() as u64) > COLUMN_BUDGET {
+        return estimate_without_overlap(&aps, column_bytes, e, line);
+    }
     let mut lists: Vec<Vec<i64>> = Vec::with_capacity(dims.saturating_sub(1));
     let mut columns: u64 = 1;
     for d in 1..dims {
@@ -195,6 +208,7 @@ fn positions(ps: &[Progression]) -> Vec<i64> {
                 _ => 0,
             };
             for t in from..p.count {
+                costline_symbolic::interrupt::point();
                 if out.len() as i64 >= cap {
                     return out;
                 }
@@ -209,6 +223,7 @@ fn positions(ps: &[Progression]) -> Vec<i64> {
             break;
         }
         for t in 0..p.count.min(cap) {
+            costline_symbolic::interrupt::point();
             set.insert(p.start + p.stride * t);
         }
     }

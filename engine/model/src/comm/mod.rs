@@ -29,6 +29,10 @@ pub mod reduction;
 pub mod remap;
 mod wrap;
 
+/// (Sender, receiver) pairs the symbolic routes value one by one at most (a formula each);
+/// past this they give way to the element count, whose own limit then says so.
+pub(crate) const MAX_PAIRS: i128 = 1 << 22;
+
 pub use cost::{CommMetrics, Network, Topology};
 pub use pattern::Pattern;
 pub use placement::Placement;

@@ -537,6 +537,9 @@ impl Job<'_> {
         let params: Vec<Name> = pc.iter().chain(&sc).cloned().collect();
         let ep: i128 = ex.iter().product();
         let sp: i128 = sx.iter().product();
+        if ep.saturating_mul(sp) > super::MAX_PAIRS {
+            return None;
+        }
         let pairs = (ep * sp) as usize;
         let counter =
             |c: Vec<Constraint>, vars: &[Name]| Counter::new(c, vars, &params, pairs, self.options);

@@ -154,11 +154,15 @@ impl Remap {
             .collect();
         let params: Vec<Name> = rc.iter().chain(&sc).cloned().collect();
         let (rp, sp): (i128, i128) = (rx.iter().product(), sx.iter().product());
+        if rp.saturating_mul(sp) > super::MAX_PAIRS {
+            return None;
+        }
         let mut counter = Counter::new(cons, &vars, &params, (rp * sp) as usize, options);
         let mut moved = Moved::new();
         for r in 1..=rp {
             let rv = Arrangement::coordinates(rx, r);
             for s in 1..=sp {
+                costline_symbolic::interrupt::point();
                 if s == r {
                     continue;
                 }

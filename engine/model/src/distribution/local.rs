@@ -20,10 +20,16 @@ pub const LOCAL_BUDGET: i64 = 1 << 22;
 /// coordinates differ from those a constant alignment fixes owns nothing.
 pub fn local_extents(extents: &[i64], layout: &Layout) -> Result<Vec<Vec<i64>>, String> {
     let fixed = layout.constant_coordinates()?;
+    if let Some(n) = extents.iter().find(|&&n| n > LOCAL_BUDGET) {
+        return Err(format!(
+            "a dimension of {n} positions is too long to count each processor's part"
+        ));
+    }
     let mut classes: Vec<BTreeMap<Partial, i64>> = Vec::with_capacity(extents.len());
     for (dim, &n) in extents.iter().enumerate() {
         let mut per: BTreeMap<Partial, i64> = BTreeMap::new();
         for j in 0..n.max(0) {
+            costline_symbolic::interrupt::point();
             *per.entry(layout.coordinates_along(dim, j)?).or_default() += 1;
         }
         classes.push(per);
