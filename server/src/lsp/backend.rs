@@ -189,7 +189,7 @@ impl Backend {
     /// Applies the merged settings (and says what was wrong with them); refreshes what
     /// the editor shows when they changed.
     async fn apply_settings(&self) {
-        let (changed, problems, options) = {
+        let (changed, problems) = {
             let mut s = lock(&self.state);
             let picked = Layer {
                 machine: s.settings.picked_machine.clone(),
@@ -212,7 +212,13 @@ impl Backend {
             s.settings.config = config.clone();
             s.settings.include_roots = options.include_roots.clone();
             problems.extend(problem);
-            (changed, problems, options)
+            // Sent while the state is held: two settings changes handled at once reach
+            // the analysis in the order they were merged (sent after the messages
+            // below, an older merge could overwrite a newer one).
+            if changed {
+                self.worker.send(Change::SetOptions(options));
+            }
+            (changed, problems)
         };
         for p in problems {
             self.client
@@ -220,7 +226,6 @@ impl Backend {
                 .await;
         }
         if changed {
-            self.worker.send(Change::SetOptions(options));
             self.refresh().await;
         }
     }
