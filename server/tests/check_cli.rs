@@ -961,3 +961,55 @@ fn hostile_input_gets_a_diagnostic_not_a_hang() {
     assert_eq!(code, 2, "a threshold that is not a number ≥ 0 is refused");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Every reproduction the LSP fuzzer kept (`tests/fuzz/findings/*.f90`) is checked to
+/// the end without a panic or an abort (`check` asserts both), with a report; the ones
+/// that were wedges or panics say what they leave out.
+#[test]
+fn the_fuzz_findings_are_reported_not_crashed_on() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .join("tests/fuzz/findings");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/fuzz/findings")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "f90"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 10, "{paths:?}");
+    for path in &paths {
+        let shown = path.display().to_string();
+        let (json, code) = check(&[&shown, "--format", "json"]);
+        assert!(code == 0 || code == 1, "{shown}: exit {code}");
+        let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        let diagnostics = |code: &str| -> Vec<String> {
+            report["files"][0]["diagnostics"]
+                .as_array()
+                .expect("diagnostics")
+                .iter()
+                .filter(|d| d["code"] == code)
+                .map(|d| d["message"].as_str().unwrap_or("").to_string())
+                .collect()
+        };
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        match name {
+            "unterminated_double_assignment.f90" => assert!(
+                diagnostics("syntax")
+                    .iter()
+                    .any(|m| m.contains("longer than Fortran's limit of 10000")),
+                "{shown}: {:?}",
+                diagnostics("syntax")
+            ),
+            "deep_do_nest.f90" => assert!(
+                !diagnostics("too-complex").is_empty(),
+                "{shown}: no too-complex warning"
+            ),
+            "cshift_block_linear.f90" => {
+                let metrics = &report["files"][0]["units"][0]["metrics"];
+                assert_eq!(metrics["complete"], false, "{shown}: {metrics}");
+            }
+            _ => {}
+        }
+    }
+}

@@ -2285,7 +2285,7 @@ def main(argv=None) -> int:
                     help="seconds without a message that count as quiet (default 1.5)")
     ap.add_argument("--malformed", action="store_true", help="also send malformed frames")
     ap.add_argument("--no-hazards", action="store_true",
-                    help="no INCLUDE of /dev/zero, /dev/stdin, the FIFO (they wedge or crash today)")
+                    help="no INCLUDE of /dev/zero, /dev/stdin, the FIFO, and no such machine settings")
     ap.add_argument("--skip", default="",
                     help="comma-separated kinds of inserted text not to send: snippet, garbage, "
                          "long_line, unbalanced_do, chain, nested_parens, do_nest, directive, "
