@@ -5,7 +5,8 @@
 //! so it never answers from text older than the positions it was given.
 //!
 //! Applying a change asks running analyses to stop (salsa cancels them at their next
-//! query) and waits for them to let go of their snapshots.
+//! query or interruption point, `costline_symbolic::interrupt`) and waits for them to
+//! let go of their snapshots. Memory over long sessions: see `memory.rs`.
 
 use super::memory::Memory;
 use costline_ide::Options;
