@@ -5,7 +5,7 @@
 
 use super::{AnalysisHost, ExecutionLog};
 use crate::Options;
-use crate::project::FileAnalysis;
+use crate::project::{FileAnalysis, UnitAnalysis};
 use costline_fixtures::synthetic::{procedure_name, workspace_file};
 use std::collections::BTreeMap;
 
@@ -98,6 +98,18 @@ fn executions(log: &[String]) -> BTreeMap<String, usize> {
         *out.entry(name).or_insert(0) += 1;
     }
     out
+}
+
+/// How often the first top-level DO loop of `unit` runs (an exact count).
+fn first_loop_trips(unit: &UnitAnalysis) -> f64 {
+    let do_loop = unit
+        .unit
+        .body
+        .iter()
+        .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
+        .expect("a DO loop")
+        .id;
+    unit.values.freq(do_loop).unwrap().clone().unwrap().to_f64()
 }
 
 fn ran(counts: &BTreeMap<String, usize>, query: &str) -> usize {
@@ -194,17 +206,7 @@ fn a_module_edit_reaches_its_users_only_through_what_they_see() {
         "the module and both users: {counts:?}"
     );
     let users = &f.analyze_all()[1];
-    let count = |u: usize| {
-        let unit = &users.units[u];
-        let loop_id = unit
-            .unit
-            .body
-            .iter()
-            .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
-            .unwrap()
-            .id;
-        unit.values.freq(loop_id).unwrap().clone().unwrap().to_f64()
-    };
+    let count = |u: usize| first_loop_trips(&users.units[u]);
     assert_eq!(count(0), 200.0);
     assert_eq!(count(1), 50.0);
 
@@ -369,16 +371,7 @@ fn a_header_edit_reanalyzes_exactly_the_procedures_that_include_it() {
         f.analyze_all()
             .iter()
             .flat_map(|file| &file.units)
-            .map(|u| {
-                let do_loop = u
-                    .unit
-                    .body
-                    .iter()
-                    .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
-                    .unwrap()
-                    .id;
-                u.values.freq(do_loop).unwrap().clone().unwrap().to_f64()
-            })
+            .map(first_loop_trips)
             .collect()
     };
     assert_eq!(trips(&f), [64.0, 100.0, 64.0, 100.0]);
@@ -458,15 +451,7 @@ fn a_fresh_database_keeps_the_workspace_settings_and_editor_texts_and_recomputes
             .expect("not cancelled")
             .expect("in the workspace")
             .expect("loads");
-        let unit = &file.units[0];
-        let do_loop = unit
-            .unit
-            .body
-            .iter()
-            .find(|s| matches!(s.kind, costline_syntax::ir::StmtKind::Loop(_)))
-            .unwrap()
-            .id;
-        unit.values.freq(do_loop).unwrap().clone().unwrap().to_f64()
+        first_loop_trips(&file.units[0])
     };
     assert_eq!(trips(&host), 48.0);
     log.take();
