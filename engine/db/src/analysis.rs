@@ -11,7 +11,7 @@ use costline_model::cache::locality::PoorLocality;
 use costline_model::cache::nest::Nest;
 use costline_model::cache::{self as cache_model, UnitCache};
 use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
-use costline_model::distribution::{self, UnitMappings};
+use costline_model::distribution::{self, Layout, UnitMappings};
 use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies};
 use costline_model::time::{self, OpCounts, UnitTimes};
 use costline_model::work::{
@@ -92,33 +92,10 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
 /// the actuals of the call the unit is analysed as called from ([`calls::binding`]).
 #[salsa::tracked(returns(clone), no_eq)]
 pub fn mappings<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitMappings> {
-    resolve_mappings(db, unit, true)
-}
-
-/// The unit's mappings as written: transcriptive dummies bound to no caller's actuals.
-/// What a unit shows its contained procedures and its users
-/// ([`super::mapped::exported_mappings`]): the binding comes from the call graph, which
-/// lowers those procedures, whose scope reads these mappings, a cycle otherwise.
-#[salsa::tracked(returns(clone), no_eq)]
-pub fn written_mappings<'db>(
-    db: &'db dyn salsa::Database,
-    unit: UnitText<'db>,
-) -> Arc<UnitMappings> {
-    resolve_mappings(db, unit, false)
-}
-
-/// The unit's mappings, its transcriptive dummies bound to its callers' actuals when
-/// `bound`.
-fn resolve_mappings<'db>(
-    db: &'db dyn salsa::Database,
-    unit: UnitText<'db>,
-    bound: bool,
-) -> Arc<UnitMappings> {
     let ir = lower(db, unit);
     let transcriptive = distribution::transcriptive_dummies(&ir);
     let mut inherited = HashMap::new();
-    if bound
-        && !transcriptive.is_empty()
+    if !transcriptive.is_empty()
         && let Some(b) = calls::binding(db, unit)
     {
         for d in transcriptive {
@@ -133,8 +110,35 @@ fn resolve_mappings<'db>(
             }
         }
     }
+    if inherited.is_empty() {
+        // No call binds a dummy: the mappings as written, resolved once.
+        return written_mappings(db, unit);
+    }
+    resolve_mappings(db, unit, &inherited)
+}
+
+/// The unit's mappings as written: transcriptive dummies bound to no caller's actuals.
+/// What a unit shows its contained procedures and its users
+/// ([`super::mapped::exported_mappings`]): the binding comes from the call graph, which
+/// lowers those procedures, whose scope reads these mappings, a cycle otherwise.
+#[salsa::tracked(returns(clone), no_eq)]
+pub fn written_mappings<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<UnitMappings> {
+    resolve_mappings(db, unit, &HashMap::new())
+}
+
+/// The unit's mappings, its transcriptive dummies taking the mappings `inherited` gives
+/// them (`None`: replicated).
+fn resolve_mappings<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+    inherited: &HashMap<String, Option<Layout>>,
+) -> Arc<UnitMappings> {
+    let ir = lower(db, unit);
     let mut maps =
-        distribution::mappings_with(&ir, &imported_mappings(db, unit).visible, &inherited);
+        distribution::mappings_with(&ir, &imported_mappings(db, unit).visible, inherited);
     if ir.is_hpf_local() {
         // Each processor runs the procedure on its own elements: nothing is mapped (its
         // directives only describe the actuals' global mappings).
