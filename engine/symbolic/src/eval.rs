@@ -108,7 +108,7 @@ impl Sym {
                     base.checked_pow(*e as u32)
                 } else {
                     let inv = base.recip().ok_or(EvalError::DivisionByZero)?;
-                    inv.checked_pow(e.unsigned_abs())
+                    inv.and_then(|inv| inv.checked_pow(e.unsigned_abs()))
                 };
                 let Ok(p) = p else { return Ok(None) };
                 let Ok(next) = v.checked_mul(p) else {
@@ -189,8 +189,9 @@ impl Atom {
                 match int(b) {
                     Some(k) if k >= 0 => u32::try_from(k).ok().and_then(|k| a.checked_pow(k).ok()),
                     Some(k) => {
-                        let inv = a.recip().ok_or(EvalError::DivisionByZero)?;
-                        u32::try_from(-k).ok().and_then(|k| inv.checked_pow(k).ok())
+                        let inv = a.recip().ok_or(EvalError::DivisionByZero)?.ok();
+                        let e = u32::try_from(k.unsigned_abs()).ok();
+                        inv.zip(e).and_then(|(inv, e)| inv.checked_pow(e).ok())
                     }
                     None => None,
                 }

@@ -257,7 +257,7 @@ impl Table {
             // x = MOD(a, b), b a nonzero constant: |x| ≤ |b| - 1.
             [(Atom::Mod(_, b), 1)] => match b.as_int() {
                 Some(b) if b != 0 => {
-                    let k = b.abs() - 1;
+                    let k = i128::try_from(b.unsigned_abs() - 1).ok()?;
                     vec![x.add_int(k).ok()?, x.neg().ok()?.add_int(k).ok()?]
                 }
                 _ => Vec::new(),

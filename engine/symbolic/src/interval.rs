@@ -153,28 +153,44 @@ impl Interval {
             return Interval::ALL;
         }
         let inv = |e: Ext| match e {
-            Ext::Fin(r) => r.recip().map_or(Ext::PosInf, Ext::Fin),
-            _ => Ext::Fin(Rational::ZERO),
+            Ext::Fin(r) => match r.recip() {
+                Some(Ok(inv)) => Some(Ext::Fin(inv)),
+                // 1/i128::MIN has no i128 denominator: no finite bound.
+                Some(Err(_)) => None,
+                None => Some(Ext::PosInf),
+            },
+            _ => Some(Ext::Fin(Rational::ZERO)),
         };
-        Interval {
-            lo: inv(self.hi),
-            hi: inv(self.lo),
-        }
+        let bounds = || {
+            Some(Interval {
+                lo: inv(self.hi)?,
+                hi: inv(self.lo)?,
+            })
+        };
+        bounds().unwrap_or(Interval::ALL)
     }
 
+    /// `self^e` by repeated squaring (O(log e) products: exponents reach `i32::MAX`),
+    /// every square clamped to `>= 0`.
     fn powi(self, e: i32) -> Interval {
         if e < 0 {
-            return self.powi(-e).recip();
+            return self.upowi(e.unsigned_abs()).recip();
         }
-        let mut out = Interval::point(Rational::ONE);
-        for _ in 0..e {
-            out = out.mul(self);
+        self.upowi(e.unsigned_abs())
+    }
+
+    fn upowi(self, e: u32) -> Interval {
+        match e {
+            0 => Interval::point(Rational::ONE),
+            1 => self,
+            _ => {
+                let half = self.upowi(e / 2);
+                let mut square = half.mul(half);
+                // A square is never negative.
+                square.lo = square.lo.max(Ext::Fin(Rational::ZERO));
+                if e % 2 == 1 { square.mul(self) } else { square }
+            }
         }
-        if e % 2 == 0 && e > 0 {
-            // An even power is never negative.
-            out.lo = out.lo.max(Ext::Fin(Rational::ZERO));
-        }
-        out
     }
 
     fn floor(self) -> Interval {

@@ -102,23 +102,23 @@ impl Rational {
 
     /// `None` for division by zero.
     pub fn checked_div(self, o: Rational) -> Option<Result<Rational, Overflow>> {
-        let inv = o.recip()?;
-        Some(self.checked_mul(inv))
+        Some(o.recip()?.and_then(|inv| self.checked_mul(inv)))
     }
 
-    /// `1 / self`; `None` for zero.
-    pub fn recip(self) -> Option<Rational> {
+    /// `1 / self`; `None` for zero, `Overflow` for a numerator of `i128::MIN` (whose
+    /// reciprocal's denominator, `2^127`, is not an `i128`).
+    pub fn recip(self) -> Option<Result<Rational, Overflow>> {
         (self.num != 0).then(|| {
             if self.num < 0 {
-                Rational {
+                Ok(Rational {
                     num: -self.den,
-                    den: -self.num,
-                }
+                    den: self.num.checked_neg().ok_or(Overflow)?,
+                })
             } else {
-                Rational {
+                Ok(Rational {
                     num: self.den,
                     den: self.num,
-                }
+                })
             }
         })
     }
@@ -137,7 +137,13 @@ impl Rational {
 
     /// The smallest integer `>= self`.
     pub fn ceil(self) -> i128 {
-        -(-self.num).div_euclid(self.den)
+        // `q + 1` cannot overflow: with a remainder, `q < self <= i128::MAX`.
+        let q = self.num.div_euclid(self.den);
+        if self.num.rem_euclid(self.den) == 0 {
+            q
+        } else {
+            q + 1
+        }
     }
 
     pub fn to_f64(self) -> f64 {
@@ -227,6 +233,17 @@ mod tests {
         assert_eq!(r(7, 2).ceil(), 4);
         assert_eq!(r(-7, 2).ceil(), -3);
         assert_eq!(Rational::int(-3).floor(), -3);
+        assert_eq!(Rational::int(i128::MIN).ceil(), i128::MIN);
+        assert_eq!(r(i128::MAX, 2).ceil(), i128::MAX / 2 + 1);
         assert!(r(1, 3) < r(1, 2));
+    }
+
+    #[test]
+    fn the_reciprocal_of_i128_min_is_an_overflow_not_a_panic() {
+        let min = Rational::int(i128::MIN);
+        assert_eq!(min.recip(), Some(Err(Overflow)));
+        assert_eq!(Rational::ONE.checked_div(min), Some(Err(Overflow)));
+        assert_eq!(r(-2, 3).recip(), Some(Ok(r(-3, 2))));
+        assert_eq!(Rational::ZERO.recip(), None);
     }
 }

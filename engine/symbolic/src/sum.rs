@@ -457,7 +457,11 @@ fn single_var_bound(c: &Constraint) -> Option<(Name, Interval)> {
     let name = name?;
     let k = c.expr.constant();
     // coef·x + k (rel) 0  →  x (rel) -k/coef
-    let at = k.checked_neg().ok()?.checked_mul(coef.recip()?).ok()?;
+    let at = k
+        .checked_neg()
+        .ok()?
+        .checked_mul(coef.recip()?.ok()?)
+        .ok()?;
     let iv = match (c.rel, coef.signum()) {
         (Rel::Eq, _) => Interval::point(at),
         (Rel::Ge, 1) => Interval {
@@ -574,7 +578,7 @@ fn as_floor_sym(v: &str, s: &Sym, bounds: &dyn Fn(&Atom) -> Interval) -> Result<
                 match k_value {
                     Some(k) if x.interval(bounds).nonneg() => {
                         let q = x
-                            .scale(k.recip().ok_or(SymError::DivisionByZero)?)?
+                            .scale(k.recip().ok_or(SymError::DivisionByZero)??)?
                             .floor()?;
                         match a {
                             Atom::IDiv(..) => Ok(q),

@@ -390,7 +390,7 @@ impl Sym {
         match self.terms.as_slice() {
             [] => Err(SymError::DivisionByZero),
             [t] => {
-                let coef = t.coef.recip().ok_or(SymError::DivisionByZero)?;
+                let coef = t.coef.recip().ok_or(SymError::DivisionByZero)??;
                 let mono = Monomial(t.mono.0.iter().map(|(a, e)| (a.clone(), -e)).collect());
                 Ok(Sym {
                     terms: vec![Term { mono, coef }],
@@ -400,11 +400,12 @@ impl Sym {
                 // Normalize the last term's coefficient to 1 (`2n - 2` → `2*(n - 1)`), so
                 // that equal divisors share one atom.
                 let lead = self.terms[self.terms.len() - 1].coef;
-                let normalized = self.scale(lead.recip().ok_or(SymError::DivisionByZero)?)?;
+                let inv_lead = lead.recip().ok_or(SymError::DivisionByZero)??;
+                let normalized = self.scale(inv_lead)?;
                 let inv = Sym {
                     terms: vec![Term {
                         mono: Monomial(smallvec![(Atom::Group(Arc::new(normalized)), -1)]),
-                        coef: lead.recip().ok_or(SymError::DivisionByZero)?,
+                        coef: inv_lead,
                     }],
                 };
                 Ok(inv)
@@ -555,7 +556,7 @@ impl Sym {
         match e.as_int() {
             Some(k) if k >= 0 => self.pow(u32::try_from(k).map_err(|_| SymError::Overflow)?),
             Some(k) => self
-                .pow(u32::try_from(-k).map_err(|_| SymError::Overflow)?)?
+                .pow(u32::try_from(k.unsigned_abs()).map_err(|_| SymError::Overflow)?)?
                 .recip(),
             None => Ok(Sym::atom(Atom::Pow(
                 Arc::new(self.clone()),

@@ -24,6 +24,7 @@ fn constant() -> impl Strategy<Value = i128> {
             -(1 << 100),
             i128::MAX,
             i128::MIN + 1,
+            i128::MIN,
         ]),
     ]
 }
@@ -87,7 +88,7 @@ fn env(values: [i128; 4]) -> impl Fn(&str) -> Option<i128> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_expressions_are_built_evaluated_compiled_and_printed(

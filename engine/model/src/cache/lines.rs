@@ -364,8 +364,8 @@ fn progression(class: &Class, window: &Window, d: usize, base: i64) -> Progressi
         if step < 0 {
             start = start.saturating_add(step.saturating_mul(n - 1));
         }
-        strides.push(step.abs());
-        span = span.saturating_add(step.abs().saturating_mul(n - 1));
+        strides.push(step.saturating_abs());
+        span = span.saturating_add(step.saturating_abs().saturating_mul(n - 1));
     }
     // The gcd of i64 magnitudes is at most the largest of them.
     let stride = strides

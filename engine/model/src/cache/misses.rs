@@ -135,7 +135,10 @@ impl<'a> Counter<'a> {
     fn line_crossing(&self, c: usize, k: usize) -> i64 {
         let class = &self.nest.classes[c];
         let step = self.nest.loops[class.path[k]].step;
-        match class.stride_bytes(k).map(|s| s.saturating_mul(step).abs()) {
+        match class
+            .stride_bytes(k)
+            .map(|s| s.saturating_mul(step).saturating_abs())
+        {
             Some(s) if s > 0 && s < self.line_bytes as i64 => (self.line_bytes as i64 + s - 1) / s,
             _ => 1,
         }

@@ -831,7 +831,7 @@ pub(super) fn full_column_rank(subs: &[Sym], vars: &[Name]) -> Option<bool> {
         let lead = rows[rank][col];
         for r in 0..rows.len() {
             if r != rank && rows[r][col] != Rational::ZERO {
-                let factor = rows[r][col].checked_mul(lead.recip()?).ok()?;
+                let factor = rows[r][col].checked_mul(lead.recip()?.ok()?).ok()?;
                 let pivot_row = rows[rank].clone();
                 for (x, p) in rows[r].iter_mut().zip(&pivot_row) {
                     *x = x.checked_sub(p.checked_mul(factor).ok()?).ok()?;
