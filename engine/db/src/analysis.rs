@@ -20,44 +20,27 @@ use costline_model::work::{
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::consteval::fold_constants;
 use costline_syntax::ir::{StmtId, Unit, UnitKind, Use};
-use costline_syntax::lower::{self as lowering, ParsedUnit};
+use costline_syntax::lower::{self as lowering, ParsedUnit, RepairedUnit};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-/// A parsed unit; compared by identity (a new parse is a new tree).
-#[derive(Clone)]
-pub struct Parsed(pub Arc<ParsedUnit>);
-
-impl PartialEq for Parsed {
-    fn eq(&self, other: &Parsed) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl std::fmt::Debug for Parsed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Parsed({})", self.0.name)
-    }
-}
-
-/// The unit's text parsed by tree-sitter (statements it cannot parse are blanked and
-/// noted). Only lowering reads the tree, so few are kept.
-#[salsa::tracked(returns(ref), lru = 64)]
-pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Parsed {
+/// The unit's text repaired for parsing (statements tree-sitter cannot parse blanked
+/// and noted) and its USE statements. The tree is not kept: lowering, its only reader,
+/// parses the repaired text again, and a kept tree per unit was a third of the
+/// memory of a cold analysis.
+#[salsa::tracked(returns(clone))]
+pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<RepairedUnit> {
     if base(db, unit) != unit {
-        return parse(db, base(db, unit)).clone();
+        return parse(db, base(db, unit));
     }
-    Parsed(Arc::new(ParsedUnit::parse(
-        unit.kind(db),
-        unit.name(db).clone(),
-        unit.text(db).clone(),
-    )))
+    let parsed = ParsedUnit::parse(unit.kind(db), unit.name(db).clone(), unit.text(db).clone());
+    Arc::new(parsed.into_repaired())
 }
 
 /// The unit's USE statements (what its scope is built from, read before lowering).
 #[salsa::tracked(returns(ref))]
 pub fn uses<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Use> {
-    parse(db, unit).0.uses()
+    parse(db, unit).uses.clone()
 }
 
 /// The unit lowered to the IR, array syntax, FORALL and WHERE normalized to loops (a
@@ -72,9 +55,9 @@ pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
     if unit.site(db).is_some() {
         return lower(db, base(db, unit));
     }
-    let parsed = parse(db, unit);
+    let parsed = parse(db, unit).reparse();
     let host = unit.host(db).as_deref();
-    Arc::new(lowering::lower(&parsed.0, host, scope(db, unit)))
+    Arc::new(lowering::lower(&parsed, host, scope(db, unit)))
 }
 
 /// freq(S) of every statement and loop, as formulas.

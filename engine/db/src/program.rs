@@ -261,14 +261,37 @@ fn local_wds(
 }
 
 /// Combines the summaries of every unit of every file, in workspace order.
-#[salsa::tracked(returns(ref))]
-pub fn program(db: &dyn salsa::Database) -> Program<'_> {
+/// Every unit of the workspace's files, in file order.
+fn workspace_units(db: &dyn salsa::Database) -> Vec<UnitText<'_>> {
     let mut units: Vec<UnitText> = Vec::new();
     for &file in Workspace::get(db).files(db) {
         if let Ok(f) = file_units(db, file) {
             units.extend(f.units.iter().copied());
         }
     }
+    units
+}
+
+/// Memoizes share `k` of `n` of the units' lowerings (the call graph reads them all),
+/// for [`crate::Analysis::on_all_cores`] before a cold analysis.
+pub fn warm_lowerings(db: &dyn salsa::Database, k: usize, n: usize) {
+    for &u in workspace_units(db).iter().skip(k).step_by(n.max(1)) {
+        lower(db, u);
+    }
+}
+
+/// Memoizes share `k` of `n` of the units' summaries, what [`program`] folds: the
+/// fold is sequential, the summaries are independent (once [`warm_lowerings`] has
+/// built the call graph's input).
+pub fn warm_summaries(db: &dyn salsa::Database, k: usize, n: usize) {
+    for &u in workspace_units(db).iter().skip(k).step_by(n.max(1)) {
+        summary(db, u);
+    }
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn program(db: &dyn salsa::Database) -> Program<'_> {
+    let units = workspace_units(db);
     let summaries: Vec<Arc<Summary>> = units.iter().map(|&u| summary(db, u)).collect();
     let callers: Vec<Caller> = summaries
         .iter()

@@ -3,7 +3,7 @@
 //! server's surfaces are built from. The results come from the incremental database
 //! ([`crate`]); this module assembles them per file.
 
-use crate::{Analysis, Cancellable, Database, File, Options};
+use crate::{Analysis, Cancellable, Database, File, Options, UnitText};
 use costline_model::cache::UnitCache;
 use costline_model::comm::{CommMetrics, UnitCommValues};
 use costline_model::distribution::UnitMappings;
@@ -118,6 +118,21 @@ pub fn analyze_with(
         .map(|(path, bytes)| host.add_file(path, bytes.clone()))
         .collect();
     let snapshot = host.snapshot();
+    // On every core: the units' lowerings (the call graph reads them all), their
+    // summaries (the whole-program fold reads them all), then each unit's analysis;
+    // assembled below from the memoized queries. Nothing here changes the database, so
+    // nothing cancels the warm-up.
+    let _ = snapshot.on_all_cores(&|db, k, n| crate::warm_lowerings(db, k, n));
+    let _ = snapshot.on_all_cores(&|db, k, n| crate::warm_summaries(db, k, n));
+    let _ = snapshot.on_all_cores(&|db, k, n| {
+        for &file in &files {
+            if let Ok(f) = crate::file_units(db, file) {
+                for (chunk, &u) in f.chunks.iter().zip(&f.units).skip(k).step_by(n.max(1)) {
+                    unit_analysis(db, chunk, u, Detail::Formulas);
+                }
+            }
+        }
+    });
     files
         .into_iter()
         .map(|f| file_analysis(snapshot.db(), f, Detail::Formulas))
@@ -144,36 +159,44 @@ pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAn
         .chunks
         .iter()
         .zip(&f.units)
-        .map(|(chunk, &u)| {
-            let context = crate::context(db, u);
-            UnitAnalysis {
-                chunk: chunk.clone(),
-                unit: crate::lower(db, u),
-                constants: crate::constants(db, u),
-                freqs: crate::freqs(db, u),
-                values: crate::values(db, u),
-                runs: context.runs.clone(),
-                mappings: crate::mappings(db, u),
-                work: crate::work(db, u),
-                formulas: (detail == Detail::Formulas).then(|| crate::work_formulas(db, u)),
-                wd: context.wd,
-                loop_wd: crate::loop_wds(db, u),
-                comm: crate::comm_values(db, u),
-                call_comm: context.call_comm.clone(),
-                call_lines: context.call_lines.clone(),
-                call_local: context.call_local.clone(),
-                times: crate::times(db, u),
-                cache: crate::cache(db, u),
-                diagnostics: crate::unit_diagnostics(db, u),
-                missing: crate::unit_missing(db, u),
-            }
-        })
+        .map(|(chunk, &u)| unit_analysis(db, chunk, u, detail))
         .collect();
     Ok(FileAnalysis {
         source: f.source.clone(),
         units,
         diagnostics,
     })
+}
+
+/// The analysis of one unit of a file, assembled from the database's queries.
+fn unit_analysis(
+    db: &Database,
+    chunk: &UnitChunk,
+    u: UnitText<'_>,
+    detail: Detail,
+) -> UnitAnalysis {
+    let context = crate::context(db, u);
+    UnitAnalysis {
+        chunk: chunk.clone(),
+        unit: crate::lower(db, u),
+        constants: crate::constants(db, u),
+        freqs: crate::freqs(db, u),
+        values: crate::values(db, u),
+        runs: context.runs.clone(),
+        mappings: crate::mappings(db, u),
+        work: crate::work(db, u),
+        formulas: (detail == Detail::Formulas).then(|| crate::work_formulas(db, u)),
+        wd: context.wd,
+        loop_wd: crate::loop_wds(db, u),
+        comm: crate::comm_values(db, u),
+        call_comm: context.call_comm.clone(),
+        call_lines: context.call_lines.clone(),
+        call_local: context.call_local.clone(),
+        times: crate::times(db, u),
+        cache: crate::cache(db, u),
+        diagnostics: crate::unit_diagnostics(db, u),
+        missing: crate::unit_missing(db, u),
+    }
 }
 
 impl Analysis {

@@ -24,9 +24,11 @@ use super::constraint::{Constraint, Rel};
 use super::display::Notation;
 use super::eval::{Env, EvalError, Num};
 use super::feasible::Feasibility;
+use super::memo::Memo;
 use super::piecewise::{Piece, Piecewise};
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
+use std::cell::RefCell;
 use std::collections::HashSet;
 
 /// The most cells the refinement may hold; beyond, the value stays a sum of pieces.
@@ -127,6 +129,19 @@ impl Piecewise {
     /// pieces when the cases would take more than [`MAX_CELLS`] cells or more work than
     /// the budget allows.
     pub fn cases(&self) -> Cases {
+        thread_local! {
+            static CASES: RefCell<Memo<Piecewise, Cases>> = RefCell::new(Memo::new(1024));
+        }
+        if let Some(cases) = CASES.with_borrow(|m| m.get(self)) {
+            return cases;
+        }
+        let cases = self.compute_cases();
+        CASES.with_borrow_mut(|m| m.insert(self.clone(), cases.clone()));
+        cases
+    }
+
+    /// [`Piecewise::cases`], computed.
+    fn compute_cases(&self) -> Cases {
         // Pieces of the same guard added up, zero pieces left out.
         let mut pieces: Vec<Piece> = Vec::with_capacity(self.pieces.len());
         for p in &self.pieces {

@@ -111,12 +111,20 @@ pub fn symbolic_sum(
     summand: Sym,
     budget: &mut Budget,
 ) -> Result<Piecewise, SumError> {
-    let mut s = Summer {
+    memo::remembered(
+        constraints,
+        vars,
+        summand,
         budget,
-        out: Vec::new(),
-    };
-    s.go(constraints, vars, summand, &Assumed::default())?;
-    Ok(Piecewise { pieces: s.out }.simplified()?)
+        |constraints, vars, summand, budget| {
+            let mut s = Summer {
+                budget,
+                out: Vec::new(),
+            };
+            s.go(constraints, vars, summand, &Assumed::default())?;
+            Ok(Piecewise { pieces: s.out }.simplified()?)
+        },
+    )
 }
 
 struct Summer<'b> {
@@ -614,5 +622,6 @@ fn as_floors(
         .collect()
 }
 
+mod memo;
 #[cfg(test)]
 mod tests;

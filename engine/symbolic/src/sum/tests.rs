@@ -154,3 +154,30 @@ fn budget_stops_runaway_splits() {
         Err(SumError::OverBudget)
     );
 }
+
+#[test]
+fn a_remembered_sum_is_the_computed_one_and_costs_the_same_budget() {
+    // 1 <= j <= n, j <= i <= n: a triangle, summed twice, then under a budget too small.
+    let (i, j, n) = (v("i"), v("j"), v("n"));
+    let cons = vec![
+        c(Constraint::ge(&j, &Sym::one())),
+        c(Constraint::le(&j, &n)),
+        c(Constraint::ge(&i, &j)),
+        c(Constraint::le(&i, &n)),
+    ];
+    let vars = names(&["i", "j"]);
+    let mut first = budget();
+    let computed = symbolic_sum(cons.clone(), &vars, Sym::one(), &mut first).unwrap();
+    let mut second = budget();
+    let remembered = symbolic_sum(cons.clone(), &vars, Sym::one(), &mut second).unwrap();
+    assert_eq!(computed, remembered);
+    assert_eq!(first.steps(), second.steps());
+    assert_eq!(eval(&remembered, &[("n", 5)]), 15);
+    // The same sum with less budget left is another question, with its own answer.
+    for _ in 0..2 {
+        let mut small = Budget::new(10_000, first.steps() - 1);
+        let result = symbolic_sum(cons.clone(), &vars, Sym::one(), &mut small);
+        assert_eq!(result, Err(SumError::OverBudget));
+        assert_eq!(small.steps(), first.steps());
+    }
+}

@@ -88,6 +88,51 @@ impl ParsedUnit {
         }
         l.uses
     }
+
+    /// What is worth keeping of the parse: everything but the tree (which takes ~2 KB
+    /// per line, ten times the text).
+    pub fn into_repaired(self) -> RepairedUnit {
+        let uses = self.uses();
+        RepairedUnit {
+            kind: self.kind,
+            name: self.name,
+            text: self.text,
+            left_out: self.left_out,
+            too_long: self.too_long,
+            extrinsic: self.extrinsic,
+            uses,
+        }
+    }
+}
+
+/// A unit's text made parseable, with what repairing it found and its USE statements:
+/// a [`ParsedUnit`] without its tree, which [`RepairedUnit::reparse`] rebuilds (the
+/// repaired text parses at the first attempt).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RepairedUnit {
+    pub kind: UnitKind,
+    pub name: String,
+    /// The text as parsed (statements that could not be parsed blanked).
+    pub text: String,
+    pub left_out: Vec<(Span, String)>,
+    pub too_long: Vec<(Span, usize)>,
+    pub extrinsic: Option<(String, Span)>,
+    pub uses: Vec<Use>,
+}
+
+impl RepairedUnit {
+    /// The unit parsed again from its repaired text, for lowering.
+    pub fn reparse(&self) -> ParsedUnit {
+        ParsedUnit {
+            kind: self.kind,
+            name: self.name.clone(),
+            text: self.text.clone(),
+            tree: cst::parse(&self.text),
+            left_out: self.left_out.clone(),
+            too_long: self.too_long.clone(),
+            extrinsic: self.extrinsic.clone(),
+        }
+    }
 }
 
 /// The lowering state of one unit.
