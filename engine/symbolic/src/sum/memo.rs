@@ -28,7 +28,7 @@ struct Entry {
 }
 
 thread_local! {
-    static SUMS: RefCell<Memo<Key, Entry>> = RefCell::new(Memo::new(4096));
+    static SUMS: RefCell<Memo<Key, Entry>> = RefCell::new(Memo::new(1024));
 }
 
 /// `compute(constraints, vars, summand, budget)`, or its remembered answer for the same
