@@ -18,7 +18,9 @@ use std::process::ExitCode;
 /// its arenas, so the server's resident size only climbs (to 220 MB over 2,000 edits
 /// of a fuzz session whose documents were restored, against 90 MB with jemalloc).
 /// jemalloc's background thread returns freed pages after a second
-/// (`JEMALLOC_SYS_WITH_MALLOC_CONF` in `.cargo/config.toml`).
+/// (`JEMALLOC_SYS_WITH_MALLOC_CONF` in `.cargo/config.toml`). It is the C code's
+/// `malloc` too (`unprefixed_malloc_on_supported_platforms`): tree-sitter's trees
+/// fragmented glibc's arenas, ~40 MB of resident size above what jemalloc held.
 #[cfg(all(target_os = "linux", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;

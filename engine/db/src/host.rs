@@ -70,6 +70,7 @@ impl AnalysisHost {
     /// the results are the same (the analysis is deterministic), computed again when
     /// asked for.
     pub fn fresh(&self) -> AnalysisHost {
+        costline_symbolic::memo::forget_all();
         let mut host = AnalysisHost::new(&self.options, self.log.clone());
         let mut headers: Vec<&String> = self
             .pinned

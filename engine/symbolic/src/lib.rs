@@ -12,7 +12,7 @@ mod feasible;
 mod integer;
 pub mod interrupt;
 mod interval;
-mod memo;
+pub mod memo;
 mod piecewise;
 mod rational;
 mod sum;

@@ -6,10 +6,22 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bumped by [`forget_all`]: a map that sees a newer value than its own starts over.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Every thread's remembered answers are dropped at that thread's next question (what a
+/// long-running server does when it moves to a fresh database: nothing it remembered
+/// is wrong, but it holds memory the fresh start means to give back).
+pub fn forget_all() {
+    GENERATION.fetch_add(1, Ordering::Relaxed);
+}
 
 pub(crate) struct Memo<K, V> {
     answers: HashMap<K, V>,
     capacity: usize,
+    generation: u64,
 }
 
 impl<K: Hash + Eq, V: Clone> Memo<K, V> {
@@ -17,16 +29,22 @@ impl<K: Hash + Eq, V: Clone> Memo<K, V> {
         Memo {
             answers: HashMap::new(),
             capacity,
+            generation: GENERATION.load(Ordering::Relaxed),
         }
     }
 
     pub(crate) fn get(&self, key: &K) -> Option<V> {
+        if self.generation != GENERATION.load(Ordering::Relaxed) {
+            return None;
+        }
         self.answers.get(key).cloned()
     }
 
     pub(crate) fn insert(&mut self, key: K, answer: V) {
-        if self.answers.len() >= self.capacity {
-            self.answers.clear();
+        let generation = GENERATION.load(Ordering::Relaxed);
+        if self.answers.len() >= self.capacity || self.generation != generation {
+            self.answers = HashMap::new();
+            self.generation = generation;
         }
         self.answers.insert(key, answer);
     }

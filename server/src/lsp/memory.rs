@@ -25,6 +25,16 @@ const GROWTH: f64 = 1.5;
 /// ...and at least this many changes came since the last one.
 const MIN_CHANGES: u64 = 200;
 
+/// At rest (no change for [`QUIET`]), a fresh start costs the next requests little
+/// and gives back what the edits left behind: then a smaller growth suffices...
+const QUIET_GROWTH: f64 = 1.2;
+
+/// ...after at least this many changes since the last one.
+const QUIET_MIN_CHANGES: u64 = 100;
+
+/// How long without a change counts as rest.
+pub const QUIET: Duration = Duration::from_secs(1);
+
 /// Where the resident size cannot be read: a fresh start every this many changes.
 const BLIND_CHANGES: u64 = 2000;
 
@@ -89,6 +99,31 @@ impl Memory {
         idle && self.fresh_start_after(grown)
     }
 
+    /// After [`QUIET`] without a change: whether to move to a fresh database now, when
+    /// the resident size passed the baseline by [`QUIET_GROWTH`] over at least
+    /// [`QUIET_MIN_CHANGES`] changes.
+    pub fn at_rest(&mut self, revision: u64) -> bool {
+        if self.changes < QUIET_MIN_CHANGES {
+            return false;
+        }
+        let Some(rss) = resident_bytes() else {
+            return self.fresh_start_after(self.changes >= BLIND_CHANGES);
+        };
+        let grown = self
+            .baseline
+            .is_some_and(|b| rss as f64 > QUIET_GROWTH * b as f64);
+        if grown {
+            eprintln!(
+                "costline: memory: {} resident at rest (revision {revision}), {} after the last \
+                 fresh start {} changes ago: moving to a fresh database (the results stay the same)",
+                megabytes(rss),
+                megabytes(self.baseline.unwrap_or(0)),
+                self.changes
+            );
+        }
+        self.fresh_start_after(grown)
+    }
+
     /// `due`, and then the counts start again.
     fn fresh_start_after(&mut self, due: bool) -> bool {
         if due {
@@ -122,5 +157,23 @@ mod tests {
             let rss = resident_bytes().expect("/proc/self/statm");
             assert!(rss > 1 << 20, "{rss}");
         }
+    }
+
+    #[test]
+    fn at_rest_a_grown_database_is_renewed_once_enough_changes_came() {
+        if resident_bytes().is_none() {
+            return;
+        }
+        let mut m = Memory::new();
+        m.baseline = Some(1);
+        m.changes = QUIET_MIN_CHANGES - 1;
+        assert!(!m.at_rest(7), "too few changes");
+        m.changes = QUIET_MIN_CHANGES;
+        assert!(m.at_rest(7), "grown past the baseline");
+        assert_eq!((m.changes, m.baseline), (0, None), "the counts start again");
+        m.changes = QUIET_MIN_CHANGES;
+        assert!(!m.at_rest(8), "no baseline yet after a fresh start");
+        m.baseline = Some(u64::MAX);
+        assert!(!m.at_rest(9), "not grown");
     }
 }

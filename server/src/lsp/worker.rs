@@ -8,11 +8,11 @@
 //! query or interruption point, `costline_symbolic::interrupt`) and waits for them to
 //! let go of their snapshots. Memory over long sessions: see `memory.rs`.
 
-use super::memory::Memory;
+use super::memory::{self, Memory};
 use costline_ide::Options;
 use costline_ide::{Analysis, AnalysisHost};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 
@@ -125,12 +125,24 @@ fn run(
     latest: &(Mutex<Latest>, Condvar),
 ) {
     let mut memory = Memory::new();
-    while let Ok(first) = rx.recv() {
+    let mut revision = 0;
+    loop {
+        let first = match rx.recv_timeout(memory::QUIET) {
+            Ok(first) => first,
+            Err(RecvTimeoutError::Timeout) => {
+                if memory.at_rest(revision) {
+                    host = host.fresh();
+                    publish(latest, revision, &host);
+                }
+                continue;
+            }
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
         // Apply everything queued so far as one batch (a burst of keystrokes is one
         // revision for the requests that follow it).
         let mut batch = vec![first];
         batch.extend(rx.try_iter());
-        let (lock, ready) = latest;
+        let (lock, _) = latest;
         // Let go of the published snapshot first: the write waits for every snapshot.
         drop(
             lock.lock()
@@ -138,7 +150,6 @@ fn run(
                 .snapshot
                 .take(),
         );
-        let mut revision = 0;
         let changes = batch.len() as u64;
         for (r, change) in batch {
             revision = r;
@@ -155,9 +166,15 @@ fn run(
         if memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision) {
             host = host.fresh();
         }
-        let mut l = lock.lock().unwrap_or_else(|e| e.into_inner());
-        l.revision = revision;
-        l.snapshot = Some(host.snapshot());
-        ready.notify_all();
+        publish(latest, revision, &host);
     }
+}
+
+/// Publishes a snapshot of `host` as the state after `revision`.
+fn publish(latest: &(Mutex<Latest>, Condvar), revision: u64, host: &AnalysisHost) {
+    let (lock, ready) = latest;
+    let mut l = lock.lock().unwrap_or_else(|e| e.into_inner());
+    l.revision = revision;
+    l.snapshot = Some(host.snapshot());
+    ready.notify_all();
 }
