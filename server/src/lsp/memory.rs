@@ -2,7 +2,8 @@
 //! texts long gone (salsa collects an interned text only when a new one happens to take
 //! its slot), so its resident size climbs with the edits even when the documents come
 //! back to what they were. When it has grown by half over what it was after the last
-//! fresh start, and the analysis thread is idle, the thread moves to a fresh database
+//! fresh start, and the analysis thread is idle (or by a fifth, after a second without
+//! a change), the thread moves to a fresh database
 //! with the same workspace ([`costline_ide::AnalysisHost::fresh`]): the next requests
 //! compute their results again, the same ones. The resident size is reported in the log
 //! as it moves.
@@ -84,19 +85,7 @@ impl Memory {
         if self.changes >= SETTLE {
             self.baseline = Some(self.baseline.map_or(rss, |b| b.min(rss)));
         }
-        let grown = self
-            .baseline
-            .is_some_and(|b| rss as f64 > GROWTH * b as f64 && self.changes >= MIN_CHANGES);
-        if grown && idle {
-            eprintln!(
-                "costline: memory: {} resident, {} after the last fresh start {} changes \
-                 ago: moving to a fresh database (the results stay the same)",
-                megabytes(rss),
-                megabytes(self.baseline.unwrap_or(0)),
-                self.changes
-            );
-        }
-        idle && self.fresh_start_after(grown)
+        idle && self.renew_if_grown(rss, GROWTH, MIN_CHANGES, revision, "")
     }
 
     /// After [`QUIET`] without a change: whether to move to a fresh database now, when
@@ -109,15 +98,30 @@ impl Memory {
         let Some(rss) = resident_bytes() else {
             return self.fresh_start_after(self.changes >= BLIND_CHANGES);
         };
-        let grown = self
-            .baseline
-            .is_some_and(|b| rss as f64 > QUIET_GROWTH * b as f64);
+        self.renew_if_grown(rss, QUIET_GROWTH, QUIET_MIN_CHANGES, revision, " at rest")
+    }
+
+    /// Whether to move to a fresh database now: the resident size `rss` passed the
+    /// baseline by `growth` over at least `min_changes` changes (said in the log, the
+    /// counts started again).
+    fn renew_if_grown(
+        &mut self,
+        rss: u64,
+        growth: f64,
+        min_changes: u64,
+        revision: u64,
+        when: &str,
+    ) -> bool {
+        let Some(baseline) = self.baseline else {
+            return false;
+        };
+        let grown = rss as f64 > growth * baseline as f64 && self.changes >= min_changes;
         if grown {
             eprintln!(
-                "costline: memory: {} resident at rest (revision {revision}), {} after the last \
+                "costline: memory: {} resident{when} (revision {revision}), {} after the last \
                  fresh start {} changes ago: moving to a fresh database (the results stay the same)",
                 megabytes(rss),
-                megabytes(self.baseline.unwrap_or(0)),
+                megabytes(baseline),
                 self.changes
             );
         }
