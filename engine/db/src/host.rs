@@ -29,17 +29,14 @@ pub struct AnalysisHost {
     pub(super) headers: HashMap<String, File>,
     /// Paths whose text the driver gave: never read from disk.
     pub(super) pinned: HashSet<String>,
-    /// Where included files are searched after the including file's directory.
-    pub(super) include_dirs: Vec<PathBuf>,
-    /// Where INCLUDE may read from disk besides the include directories (`None`:
-    /// anywhere).
-    pub(super) include_roots: Option<Vec<PathBuf>>,
     /// The paths each file's INCLUDE lines were searched at...
     pub(super) searched: HashMap<File, Vec<String>>,
     /// ...and, by path, the files searched there: those to search again when it changes.
     pub(super) searched_at: HashMap<String, HashSet<File>>,
-    /// The settings in force and the execution log, for [`AnalysisHost::fresh`].
-    options: Options,
+    /// The settings in force (the include directories and roots INCLUDE is searched
+    /// by, all of them for [`AnalysisHost::fresh`]).
+    pub(super) options: Options,
+    /// The execution log, for [`AnalysisHost::fresh`].
     log: Option<ExecutionLog>,
 }
 
@@ -54,8 +51,6 @@ impl AnalysisHost {
             order: Vec::new(),
             headers: HashMap::new(),
             pinned: HashSet::new(),
-            include_dirs: options.include_dirs.clone(),
-            include_roots: options.include_roots.clone(),
             searched: HashMap::new(),
             searched_at: HashMap::new(),
             options: options.clone(),
@@ -92,12 +87,11 @@ impl AnalysisHost {
     /// Changes the settings; only what differs invalidates anything (new include
     /// directories: the includes are searched again).
     pub fn set_options(&mut self, options: &Options) {
-        self.options = options.clone();
         Settings::get(&self.db).update(&mut self.db, options);
-        if self.include_dirs != options.include_dirs || self.include_roots != options.include_roots
-        {
-            self.include_dirs = options.include_dirs.clone();
-            self.include_roots = options.include_roots.clone();
+        let searched_alike = self.options.include_dirs == options.include_dirs
+            && self.options.include_roots == options.include_roots;
+        self.options = options.clone();
+        if !searched_alike {
             self.resolve_all_includes();
         }
     }
@@ -160,8 +154,8 @@ impl AnalysisHost {
             db: self.db.clone(),
             files: self.files.clone(),
             headers: self.headers.clone(),
-            include_dirs: self.include_dirs.clone(),
-            include_roots: self.include_roots.clone(),
+            include_dirs: self.options.include_dirs.clone(),
+            include_roots: self.options.include_roots.clone(),
         }
     }
 }

@@ -67,7 +67,7 @@ impl AnalysisHost {
             let mut table = Includes::new();
             let mut searched = Vec::new();
             for name in names {
-                let paths = candidates(&includer, &name, &self.include_dirs);
+                let paths = candidates(&includer, &name, &self.options.include_dirs);
                 let found = self.locate(&paths);
                 if let Resolution::Found(f) = found {
                     queue.push(f);
@@ -130,9 +130,9 @@ impl AnalysisHost {
             }
             // Outside the workspace and the include directories: not read (nor told
             // apart from absent, so nothing of the disk outside leaks).
-            if let Some(roots) = &self.include_roots
+            if let Some(roots) = &self.options.include_roots
                 && !under_roots(path, roots)
-                && !under_roots(path, &self.include_dirs)
+                && !under_roots(path, &self.options.include_dirs)
             {
                 return Resolution::Unreadable {
                     path: path.clone(),
