@@ -1,9 +1,13 @@
 //! `costline check`: analyze files, print the report, exit 0 (findings are not errors)
 //! or 1 (an input could not be read or parsed as asked).
 
+use crate::text::TextReport;
 use crate::{CheckArgs, Format};
+use costline_ide::Severity;
 use costline_ide::files::read_source;
-use costline_ide::report::{FileReport, Report, file_reports};
+use costline_ide::report::{
+    DiagnosticReport, FileReport, JsonReport, ReportSink, UnitReport, stream,
+};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -51,25 +55,86 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         }
     };
     // Read every file; unreadable ones are reported in place.
-    let (inputs, mut unreadable) = read(&args.files);
-    let mut analyzed = file_reports(&inputs, &options).into_iter();
-    let files: Vec<FileReport> = (0..args.files.len())
-        .map(|i| match unreadable.remove(&i) {
-            Some(failed) => failed,
-            None => analyzed.next().expect("one report per readable input"),
-        })
-        .collect();
-    let report = Report::new(files, &options.bindings, &options.machine.name);
-    let out = match args.format {
+    let (inputs, unreadable) = read(&args.files);
+    let out = std::io::BufWriter::new(std::io::stdout().lock());
+    let (machine, params) = (&options.machine.name, &options.bindings);
+    let (written, errors) = match args.format {
         Format::Json => {
-            serde_json::to_string_pretty(&report).expect("the report serializes") + "\n"
+            let mut sink = InPlace::new(JsonReport::new(out, machine, params), unreadable);
+            stream(&inputs, &options, &mut sink);
+            let (sink, errors) = sink.finish();
+            (sink.finish(), errors)
         }
-        Format::Text => crate::text::render(&report),
+        Format::Text => {
+            let mut sink = InPlace::new(TextReport::new(out, machine, params), unreadable);
+            stream(&inputs, &options, &mut sink);
+            let (sink, errors) = sink.finish();
+            (sink.finish(), errors)
+        }
     };
-    crate::stdout::write(&out);
-    if report.has_errors() {
+    if let Err(e) = written {
+        crate::stdout::failed(&e);
+    }
+    if errors {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// The analyzed files' reports with the unreadable ones in their places among the
+/// command line's files, and whether any says an error.
+struct InPlace<S: ReportSink> {
+    sink: S,
+    /// The reports of the files that could not be read, by their index.
+    unreadable: BTreeMap<usize, FileReport>,
+    /// The index of the next file to report.
+    next: usize,
+    errors: bool,
+}
+
+impl<S: ReportSink> InPlace<S> {
+    fn new(sink: S, unreadable: BTreeMap<usize, FileReport>) -> InPlace<S> {
+        InPlace {
+            sink,
+            unreadable,
+            next: 0,
+            errors: false,
+        }
+    }
+
+    /// Reports the unreadable files before the next readable one.
+    fn unreadable_before(&mut self) {
+        while let Some(failed) = self.unreadable.remove(&self.next) {
+            self.next += 1;
+            self.errors = true;
+            failed.send(&mut self.sink);
+        }
+    }
+
+    /// Reports the unreadable files left; the sink, and whether any file says an error.
+    fn finish(mut self) -> (S, bool) {
+        for (_, failed) in std::mem::take(&mut self.unreadable) {
+            self.errors = true;
+            failed.send(&mut self.sink);
+        }
+        (self.sink, self.errors)
+    }
+}
+
+impl<S: ReportSink> ReportSink for InPlace<S> {
+    fn file(&mut self, path: &str, form: &'static str) {
+        self.unreadable_before();
+        self.next += 1;
+        self.sink.file(path, form);
+    }
+
+    fn unit(&mut self, unit: UnitReport) {
+        self.sink.unit(unit);
+    }
+
+    fn end_file(&mut self, diagnostics: Vec<DiagnosticReport>) {
+        self.errors |= diagnostics.iter().any(|d| d.severity == Severity::Error);
+        self.sink.end_file(diagnostics);
     }
 }

@@ -8,9 +8,14 @@ use std::io::{ErrorKind, Write};
 /// Writes `text` to standard output.
 pub fn write(text: &str) {
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush())
-        && e.kind() != ErrorKind::BrokenPipe
-    {
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        failed(&e);
+    }
+}
+
+/// Says that writing the output failed, unless its reader went away.
+pub fn failed(e: &std::io::Error) {
+    if e.kind() != ErrorKind::BrokenPipe {
         eprintln!("costline: cannot write the output: {e}");
     }
 }

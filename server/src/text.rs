@@ -6,55 +6,81 @@
 //! source allows.
 
 use costline_ide::label;
-use costline_ide::report::{FileReport, Metrics, Report, UnitReport};
-use std::fmt::Write;
+use costline_ide::report::{DiagnosticReport, Metrics, Output, ReportSink, UnitReport};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write;
 
-pub fn render(report: &Report) -> String {
-    let mut out = String::new();
-    if !report.params.is_empty() {
-        let params: Vec<String> = report
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        let _ = writeln!(out, "params: {}", params.join(", "));
-    }
-    let _ = writeln!(out, "machine: {}", report.machine);
-    for file in &report.files {
-        render_file(&mut out, file);
-    }
-    out
+/// A [`ReportSink`] writing the report as text, a unit at a time.
+pub struct TextReport<W: Write> {
+    out: Output<W>,
+    /// The path of the file being written.
+    path: String,
 }
 
-fn render_file(out: &mut String, file: &FileReport) {
-    let _ = writeln!(out, "{} ({} form)", file.path, file.form);
-    for unit in &file.units {
-        render_unit(out, unit);
-    }
-    for d in &file.diagnostics {
-        // In an included file: its path, then where it was included from, innermost
-        // first (as C compilers say it).
-        let via: Vec<String> = d
-            .included_from
-            .iter()
-            .rev()
-            .map(|s| format!("{}:{}", s.path, s.line))
-            .collect();
-        let via = if via.is_empty() {
-            String::new()
-        } else {
-            format!(" (included from {})", via.join(", from "))
-        };
-        let _ = writeln!(
+impl<W: Write> TextReport<W> {
+    /// Starts the report on `out`: the user's bindings and the machine.
+    pub fn new(out: W, machine: &str, params: &BTreeMap<String, i64>) -> TextReport<W> {
+        let mut head = String::new();
+        if !params.is_empty() {
+            let params: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            let _ = writeln!(head, "params: {}", params.join(", "));
+        }
+        let _ = writeln!(head, "machine: {machine}");
+        let mut out = Output::new(out);
+        out.write(&head);
+        TextReport {
             out,
-            "{}:{}:{}: {}[{}]: {}{via}",
-            d.file.as_deref().unwrap_or(&file.path),
-            d.line,
-            d.column,
-            d.severity.as_str(),
-            d.code,
-            d.message
-        );
+            path: String::new(),
+        }
+    }
+
+    /// Ends the report and hands back the writer, or the first write error.
+    pub fn finish(self) -> Result<W, std::io::Error> {
+        self.out.finish()
+    }
+}
+
+impl<W: Write> ReportSink for TextReport<W> {
+    fn file(&mut self, path: &str, form: &'static str) {
+        self.path = path.to_string();
+        self.out.write(&format!("{path} ({form} form)\n"));
+    }
+
+    fn unit(&mut self, unit: UnitReport) {
+        let mut text = String::new();
+        render_unit(&mut text, &unit);
+        self.out.write(&text);
+    }
+
+    fn end_file(&mut self, diagnostics: Vec<DiagnosticReport>) {
+        let mut text = String::new();
+        for d in &diagnostics {
+            // In an included file: its path, then where it was included from,
+            // innermost first (as C compilers say it).
+            let via: Vec<String> = d
+                .included_from
+                .iter()
+                .rev()
+                .map(|s| format!("{}:{}", s.path, s.line))
+                .collect();
+            let via = if via.is_empty() {
+                String::new()
+            } else {
+                format!(" (included from {})", via.join(", from "))
+            };
+            let _ = writeln!(
+                text,
+                "{}:{}:{}: {}[{}]: {}{via}",
+                d.file.as_deref().unwrap_or(&self.path),
+                d.line,
+                d.column,
+                d.severity.as_str(),
+                d.code,
+                d.message
+            );
+        }
+        self.out.write(&text);
     }
 }
 

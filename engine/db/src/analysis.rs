@@ -1,5 +1,10 @@
 //! The per-unit queries: parse → lower → counts, mappings and work formulas (none of
 //! which read the bindings) → constants and values under the bindings → diagnostics.
+//!
+//! The bulky symbolic intermediates (frequency formulas, iteration sets, communication
+//! terms, work formulas, loop nests and their cache lines) keep the results of their 256 most recently used
+//! units (`lru`), evicted at each change or [`crate::AnalysisHost::evict`]: what the
+//! front ends show is kept in the compact results computed from them.
 
 use super::calls;
 use super::inputs::Settings;
@@ -61,7 +66,7 @@ pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
 }
 
 /// freq(S) of every statement and loop, as formulas.
-#[salsa::tracked(returns(clone), no_eq)]
+#[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFrequencies> {
     if base(db, unit) != unit {
         return freqs(db, base(db, unit));
@@ -135,7 +140,7 @@ fn resolve_mappings<'db>(
 
 /// How the work of every assignment is spread (owner computes, replicated, assumed
 /// even), with the iteration sets of work(S, p).
-#[salsa::tracked(returns(clone), no_eq)]
+#[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn work<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitWork> {
     Arc::new(work_model::unit_work(
         &lower(db, unit),
@@ -145,7 +150,7 @@ pub fn work<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitW
 }
 
 /// work(S, p) of every owner-computed assignment as a formula (computed when shown).
-#[salsa::tracked(returns(clone), no_eq)]
+#[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn work_formulas<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFormulas> {
     Arc::new(work_model::unit_formulas(
         &lower(db, unit),
@@ -317,7 +322,7 @@ pub fn stmt_load<'db>(
 
 /// The right-hand-side references of every assignment that may communicate, with
 /// their placement and iteration sets.
-#[salsa::tracked(returns(clone), no_eq)]
+#[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitComm> {
     Arc::new(comm_model::unit_comm(
         &lower(db, unit),
@@ -435,7 +440,7 @@ pub(super) fn unit_times_with(
 }
 
 /// The loop nests of the unit with their array access classes (P^3T+ section 4.4).
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), lru = 256)]
 pub fn nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<Nest>> {
     let ir = lower(db, unit);
     let values = values(db, unit);
@@ -457,7 +462,7 @@ pub fn nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<
 
 /// The cache lines of every loop nest on the machine (P^3T+ section 4.4): distinct
 /// lines and the lines each cache level loads, per processor.
-#[salsa::tracked(returns(clone))]
+#[salsa::tracked(returns(clone), lru = 256)]
 pub fn cache<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitCache> {
     let ir = lower(db, unit);
     let machine = Settings::get(db).machine(db);

@@ -147,6 +147,14 @@ impl AnalysisHost {
         self.files.contains_key(path)
     }
 
+    /// Drops the least recently used results of the bulky per-unit queries beyond their
+    /// `lru` capacity (the symbolic intermediates of [`crate::analysis`]), as a change does: for a cold analysis
+    /// of a whole program, which makes no change, between batches of units. Waits for
+    /// every snapshot to be dropped, like a change.
+    pub fn evict(&mut self) {
+        self.db.trigger_lru_eviction();
+    }
+
     /// A snapshot to answer questions with, on any thread. A change waits until every
     /// snapshot is dropped, after asking them to stop.
     pub fn snapshot(&self) -> Analysis {

@@ -260,9 +260,8 @@ fn local_wds(
         .collect()
 }
 
-/// Combines the summaries of every unit of every file, in workspace order.
 /// Every unit of the workspace's files, in file order.
-fn workspace_units(db: &dyn salsa::Database) -> Vec<UnitText<'_>> {
+pub(crate) fn workspace_units(db: &dyn salsa::Database) -> Vec<UnitText<'_>> {
     let mut units: Vec<UnitText> = Vec::new();
     for &file in Workspace::get(db).files(db) {
         if let Ok(f) = file_units(db, file) {
@@ -280,11 +279,14 @@ pub fn warm_lowerings(db: &dyn salsa::Database, k: usize, n: usize) {
     }
 }
 
-/// Memoizes share `k` of `n` of the units' summaries, what [`program`] folds: the
-/// fold is sequential, the summaries are independent (once [`warm_lowerings`] has
-/// built the call graph's input).
-pub fn warm_summaries(db: &dyn salsa::Database, k: usize, n: usize) {
-    for &u in workspace_units(db).iter().skip(k).step_by(n.max(1)) {
+/// Memoizes share `k` of `n` of the summaries of the workspace's units `range` (in
+/// [`workspace_units`] order), what [`program`] folds: the fold is sequential, the
+/// summaries are independent (once [`warm_lowerings`] has built the call graph's
+/// input).
+pub fn warm_summaries(db: &dyn salsa::Database, range: std::ops::Range<usize>, k: usize, n: usize) {
+    let units = workspace_units(db);
+    let range = range.start.min(units.len())..range.end.min(units.len());
+    for &u in units[range].iter().skip(k).step_by(n.max(1)) {
         summary(db, u);
     }
 }

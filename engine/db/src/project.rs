@@ -106,37 +106,126 @@ pub fn analyze(
     analyze_with(inputs, &options)
 }
 
-/// Loads `inputs` (path, contents) as one program and analyzes every unit. A file that
-/// cannot be loaded (binary input) yields its error in place of its analysis.
+/// Loads `inputs` (path, contents) as one program and analyzes every unit, all held
+/// at once (a [`Project`] visits them one at a time instead). A file that cannot be
+/// loaded (binary input) yields its error in place of its analysis.
 pub fn analyze_with(
     inputs: &[(String, Vec<u8>)],
     options: &Options,
 ) -> Vec<Result<FileAnalysis, LoadError>> {
-    let mut host = crate::AnalysisHost::new(options, None);
-    let files: Vec<File> = inputs
-        .iter()
-        .map(|(path, bytes)| host.add_file(path, bytes.clone()))
-        .collect();
-    let snapshot = host.snapshot();
-    // On every core: the units' lowerings (the call graph reads them all), their
-    // summaries (the whole-program fold reads them all), then each unit's analysis;
-    // assembled below from the memoized queries. Nothing here changes the database, so
-    // nothing cancels the warm-up.
-    let _ = snapshot.on_all_cores(&|db, k, n| crate::warm_lowerings(db, k, n));
-    let _ = snapshot.on_all_cores(&|db, k, n| crate::warm_summaries(db, k, n));
-    let _ = snapshot.on_all_cores(&|db, k, n| {
-        for &file in &files {
-            if let Ok(f) = crate::file_units(db, file) {
-                for (chunk, &u) in f.chunks.iter().zip(&f.units).skip(k).step_by(n.max(1)) {
-                    unit_analysis(db, chunk, u, Detail::Formulas);
-                }
-            }
-        }
-    });
-    files
-        .into_iter()
-        .map(|f| file_analysis(snapshot.db(), f, Detail::Formulas))
+    let mut project = Project::load(inputs, options);
+    (0..inputs.len())
+        .map(|i| {
+            let head = project.head(i)?;
+            let mut units = Vec::new();
+            project.visit_units(i, Detail::Formulas, &mut |u| units.push(u));
+            Ok(FileAnalysis {
+                source: head.source,
+                units,
+                diagnostics: head.diagnostics,
+            })
+        })
         .collect()
+}
+
+/// Units analysed at once between two evictions of the bulky intermediate results (at
+/// most half of what each query keeps, its `lru` capacity: a batch never evicts its
+/// own results).
+const BATCH: usize = 128;
+
+/// A program loaded for a cold analysis of all of it (the CLI's), visited a file and a
+/// unit at a time in bounded memory: the bulky symbolic intermediates of one batch of
+/// units ([`BATCH`]) at most are held at once, the compact results of all of them.
+/// Each batch is analysed on every core.
+pub struct Project {
+    host: crate::AnalysisHost,
+    files: Vec<File>,
+}
+
+/// A loaded file, without its units.
+pub struct FileHead {
+    pub source: Arc<SourceFile>,
+    /// File-level findings; spans are offsets into the normalized text.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Project {
+    /// Loads `inputs` (path, contents) as one program: every unit lowered (the call
+    /// graph reads them all) and summarized (the whole-program fold reads them all).
+    /// Nothing here changes the database, so nothing cancels the work.
+    pub fn load(inputs: &[(String, Vec<u8>)], options: &Options) -> Project {
+        let mut host = crate::AnalysisHost::new(options, None);
+        let files = inputs
+            .iter()
+            .map(|(path, bytes)| host.add_file(path, bytes.clone()))
+            .collect();
+        let mut project = Project { host, files };
+        let snapshot = project.host.snapshot();
+        let _ = snapshot.on_all_cores(&|db, k, n| crate::warm_lowerings(db, k, n));
+        let count = crate::program::workspace_units(snapshot.db()).len();
+        drop(snapshot);
+        for start in (0..count).step_by(BATCH) {
+            let range = start..start + BATCH;
+            project.batch(&|db, k, n| crate::warm_summaries(db, range.clone(), k, n));
+        }
+        project
+    }
+
+    /// File `index` of the inputs as loaded, or why it could not be.
+    pub fn head(&self, index: usize) -> Result<FileHead, LoadError> {
+        let db = &self.host.db;
+        let file = self.files[index];
+        let f = crate::file_units(db, file)
+            .as_ref()
+            .map_err(|e| e.0.clone())?;
+        let mut diagnostics = f.diagnostics.clone();
+        diagnostics.extend(crate::duplicate_modules(db, file));
+        Ok(FileHead {
+            source: f.source.clone(),
+            diagnostics,
+        })
+    }
+
+    /// Hands the analysis of every unit of file `index` to `visit`, in file order.
+    pub fn visit_units(
+        &mut self,
+        index: usize,
+        detail: Detail,
+        visit: &mut dyn FnMut(UnitAnalysis),
+    ) {
+        let file = self.files[index];
+        let count = crate::file_units(&self.host.db, file)
+            .as_ref()
+            .map_or(0, |f| f.units.len());
+        for start in (0..count).step_by(BATCH) {
+            let batch = start..(start + BATCH).min(count);
+            let each = |db: &Database, k: usize, n: usize, visit: &mut dyn FnMut(UnitAnalysis)| {
+                if let Ok(f) = crate::file_units(db, file) {
+                    let units = f.chunks.iter().zip(&f.units);
+                    for (chunk, &u) in units.skip(batch.start).take(batch.len()).skip(k).step_by(n)
+                    {
+                        visit(unit_analysis(db, chunk, u, detail));
+                    }
+                }
+            };
+            let _ = self
+                .host
+                .snapshot()
+                .on_all_cores(&|db, k, n| each(db, k, n, &mut |_| {}));
+            each(&self.host.db, 0, 1, visit);
+            self.host.evict();
+        }
+    }
+
+    /// Runs `work` on every core ([`crate::Analysis::on_all_cores`]), then drops the
+    /// bulky intermediates beyond their capacity.
+    fn batch(
+        &mut self,
+        work: &(dyn Fn(&Database, usize, usize) + Sync + std::panic::RefUnwindSafe),
+    ) {
+        let _ = self.host.snapshot().on_all_cores(work);
+        self.host.evict();
+    }
 }
 
 /// How much of the analysis to assemble.

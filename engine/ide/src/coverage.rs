@@ -4,7 +4,7 @@
 //! units whose figures are complete. The figures a ratchet keeps from getting worse.
 
 use costline_db::Options;
-use costline_db::project::{self, FileAnalysis, UnitAnalysis};
+use costline_db::project::{Detail, Project, UnitAnalysis};
 use costline_model::comm::mpi;
 use costline_model::work::Spread;
 use costline_syntax::ir::{StmtKind, UnitKind};
@@ -67,16 +67,13 @@ pub struct Coverage {
 /// that cannot be loaded count nothing.
 pub fn coverage(inputs: &[(String, Vec<u8>)], options: &Options) -> Coverage {
     let mut out = Coverage::default();
-    for file in project::analyze_with(inputs, options).iter().flatten() {
-        add_file(&mut out, file);
+    let mut project = Project::load(inputs, options);
+    for i in 0..inputs.len() {
+        if project.head(i).is_ok() {
+            project.visit_units(i, Detail::Numbers, &mut |u| add_unit(&mut out, &u));
+        }
     }
     out
-}
-
-fn add_file(out: &mut Coverage, file: &FileAnalysis) {
-    for u in &file.units {
-        add_unit(out, u);
-    }
 }
 
 fn add_unit(out: &mut Coverage, u: &UnitAnalysis) {

@@ -3,7 +3,7 @@
 //! columns are 1-based and refer to the original source text.
 
 use crate::completeness::{self, MissingReport};
-use costline_db::project::{self, FileAnalysis, UnitAnalysis};
+use costline_db::project::{FileAnalysis, UnitAnalysis};
 use costline_db::{MissingList, Options};
 use costline_model::cache::NestCache;
 use costline_model::comm::{CommMetrics, RefValues};
@@ -20,6 +20,12 @@ use costline_syntax::span::Span;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+
+mod json;
+mod sink;
+
+pub use json::JsonReport;
+pub use sink::{Collect, Output, ReportSink, stream};
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -618,14 +624,6 @@ impl Report {
             files,
         }
     }
-
-    /// Whether any file could not be read or parsed as asked (an error-severity finding).
-    pub fn has_errors(&self) -> bool {
-        self.files
-            .iter()
-            .flat_map(|f| &f.diagnostics)
-            .any(|d| d.severity == Severity::Error)
-    }
 }
 
 impl FileReport {
@@ -656,43 +654,68 @@ impl FileReport {
     }
 }
 
-/// The report of one analyzed file.
 /// The reports of `inputs` (path, contents) analyzed together under `options`, one per
-/// input in order; a file that cannot be loaded (binary input) reports its error.
+/// input in order, all held at once ([`stream`] hands them over a unit at a time).
 pub fn file_reports(inputs: &[(String, Vec<u8>)], options: &Options) -> Vec<FileReport> {
-    project::analyze_with(inputs, options)
-        .into_iter()
-        .zip(inputs)
-        .map(|(result, (path, _))| match result {
-            Ok(file) => file_report(&file),
-            Err(e) => FileReport::failed(path, e.line, e.column, "binary", e.message),
-        })
-        .collect()
+    let mut files = Collect::default();
+    stream(inputs, options, &mut files);
+    files.0
 }
 
+/// The report of one analyzed file.
 pub fn file_report(file: &FileAnalysis) -> FileReport {
-    let src = &file.source;
-    let mut diagnostics: Vec<DiagnosticReport> = file
-        .diagnostics
-        .iter()
-        .map(|d| diagnostic(src, d, d.span))
-        .collect();
-    for u in &file.units {
-        diagnostics.extend(
+    let mut report = FileReporter::new(&file.source, &file.diagnostics);
+    let units = file.units.iter().map(|u| report.unit(u)).collect();
+    FileReport {
+        path: file.source.path().to_string(),
+        form: form(&file.source),
+        units,
+        diagnostics: report.finish(),
+    }
+}
+
+/// `free` or `fixed`.
+fn form(src: &SourceFile) -> &'static str {
+    match src.form() {
+        costline_syntax::source::SourceForm::Free => "free",
+        costline_syntax::source::SourceForm::Fixed { .. } => "fixed",
+    }
+}
+
+/// The reports of a file's units, a unit at a time, and its findings.
+struct FileReporter<'a> {
+    src: &'a SourceFile,
+    diagnostics: Vec<DiagnosticReport>,
+}
+
+impl<'a> FileReporter<'a> {
+    /// A file with its file-level findings.
+    fn new(src: &'a SourceFile, diagnostics: &[Diagnostic]) -> FileReporter<'a> {
+        FileReporter {
+            src,
+            diagnostics: diagnostics
+                .iter()
+                .map(|d| diagnostic(src, d, d.span))
+                .collect(),
+        }
+    }
+
+    /// A unit's report; its findings join the file's.
+    fn unit(&mut self, u: &UnitAnalysis) -> UnitReport {
+        let src = self.src;
+        self.diagnostics.extend(
             u.diagnostics
                 .iter()
                 .map(|d| diagnostic(src, d, u.absolute(d.span))),
         );
+        unit_report(src, u)
     }
-    diagnostics.sort_by_key(DiagnosticReport::reading_order);
-    FileReport {
-        path: src.path().to_string(),
-        form: match src.form() {
-            costline_syntax::source::SourceForm::Free => "free",
-            costline_syntax::source::SourceForm::Fixed { .. } => "fixed",
-        },
-        units: file.units.iter().map(|u| unit_report(src, u)).collect(),
-        diagnostics,
+
+    /// The file's findings, in reading order.
+    fn finish(mut self) -> Vec<DiagnosticReport> {
+        self.diagnostics
+            .sort_by_key(DiagnosticReport::reading_order);
+        self.diagnostics
     }
 }
 
