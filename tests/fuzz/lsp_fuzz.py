@@ -1646,6 +1646,9 @@ class Session:
                 # A restart meanwhile (a crash or wedge) starts from no settings.
                 if gen == self.gen:
                     break
+            # The server at rest: its fresh start after a second without a change, and
+            # the warm-up after it, are done by then.
+            time.sleep(self.args.rest)
             rss = self.server.rss_kb() if self.server else None
             uris = sorted(self.docs)
             session, ids, answered = self.ask_labels(uris)
@@ -2281,6 +2284,9 @@ def main(argv=None) -> int:
     ap.add_argument("--checkpoint", type=int, default=500,
                     help="drift checkpoint every N edits (0: none; default 500)")
     ap.add_argument("--no-checkpoints", action="store_true", help="replay: skip the drift checks")
+    ap.add_argument("--rest", type=float, default=2.0,
+                    help="seconds a checkpoint waits after the server is quiet before it "
+                    "reads its resident size (default 2)")
     ap.add_argument("--quiet", type=float, default=1.5,
                     help="seconds without a message that count as quiet (default 1.5)")
     ap.add_argument("--malformed", action="store_true", help="also send malformed frames")

@@ -38,7 +38,7 @@ pub use host::{ANALYSIS_STACK, Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};
 pub use missing::{Missing, MissingList, UnitMissing, gaps, unit_missing};
 pub use modules::duplicate_modules;
-pub use program::{UnitContext, context, loop_wds, warm_lowerings, warm_summaries};
+pub use program::{UnitContext, context, loop_wds, warm_lowerings, warm_program, warm_summaries};
 pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};
 pub use units::{FileUnits, UnitText, base, file_units, variant};
 

@@ -291,6 +291,12 @@ pub fn warm_summaries(db: &dyn salsa::Database, range: std::ops::Range<usize>, k
     }
 }
 
+/// Memoizes the whole-program fold ([`program`]: what every lens and predicted time
+/// reads), once [`warm_summaries`] has memoized what it folds.
+pub fn warm_program(db: &dyn salsa::Database) {
+    program(db);
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn program(db: &dyn salsa::Database) -> Program<'_> {
     let units = workspace_units(db);

@@ -159,6 +159,17 @@ impl Analysis {
         Ok(out)
     }
 
+    /// Analyzes the whole workspace as far as every answer reads it (each unit lowered
+    /// and summarized, the program fold), on all cores: what a fresh start at rest does
+    /// so that the next request finds it done. Cancelled by a change.
+    pub fn warm(&self) -> Cancellable<()> {
+        self.db
+            .on_all_cores(&|db, k, n| costline_db::warm_lowerings(db, k, n))?;
+        self.db
+            .on_all_cores(&|db, k, n| costline_db::warm_summaries(db, 0..usize::MAX, k, n))?;
+        self.db.with_db(|db| costline_db::warm_program(db))
+    }
+
     /// Analyzes every unit of `file` on all cores (units dealt round-robin), so that a whole-file answer after a cold open does not analyze its
     /// procedures one after the other. Memoized: a second call costs a lookup per unit.
     fn analyze_units(&self, file: File) -> Cancellable<()> {

@@ -2,12 +2,16 @@
 //! texts long gone (salsa collects an interned text only when a new one happens to take
 //! its slot), so its resident size climbs with the edits even when the documents come
 //! back to what they were. When it has grown by half over what it was after the last
-//! fresh start, and the analysis thread is idle (or by a fifth, after a second without
-//! a change), the thread moves to a fresh database
-//! with the same workspace ([`costline_ide::AnalysisHost::fresh`]): the next requests
-//! compute their results again, the same ones. The resident size is reported in the log
-//! as it moves.
+//! fresh start, and the analysis thread is idle (or by a tenth, after a second without
+//! a change), the thread moves to a fresh database with the same workspace
+//! ([`costline_ide::AnalysisHost::fresh`]), hands the freed pages back to the system at
+//! once ([`give_back`]) and, at rest, analyzes the workspace again in the background
+//! ([`costline_ide::Analysis::warm`]): the next requests find the same results done. The
+//! resident size after that warm-up is the baseline the growth is measured against. It
+//! is reported in the log as it moves.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// The resident size is looked at most this often.
@@ -26,12 +30,18 @@ const GROWTH: f64 = 1.5;
 /// ...and at least this many changes came since the last one.
 const MIN_CHANGES: u64 = 200;
 
-/// At rest (no change for [`QUIET`]), a fresh start costs the next requests little
-/// and gives back what the edits left behind: then a smaller growth suffices...
-const QUIET_GROWTH: f64 = 1.2;
+/// At rest (no change for [`QUIET`]), a fresh start and its warm-up cost the next
+/// requests nothing and give back what the edits left behind: then a smaller growth
+/// suffices...
+const QUIET_GROWTH: f64 = 1.1;
 
 /// ...after at least this many changes since the last one.
 const QUIET_MIN_CHANGES: u64 = 100;
+
+/// At rest, a fresh start after [`QUIET_MIN_CHANGES`] changes whatever the growth
+/// when the last warm-up took at most this long: what the edits left behind goes, and
+/// the resident size follows the documents as they are now.
+const CHEAP_WARM_UP: Duration = Duration::from_millis(250);
 
 /// How long without a change counts as rest.
 pub const QUIET: Duration = Duration::from_secs(1);
@@ -46,8 +56,21 @@ pub struct Memory {
     /// Changes since the last fresh start.
     changes: u64,
     /// The smallest resident size seen since the last fresh start, past [`SETTLE`]
-    /// changes.
+    /// changes or once the warm-up after it is done.
     baseline: Option<u64>,
+    /// What the warm-up after the last fresh start reports from its thread.
+    warm_up: Arc<WarmUp>,
+    /// How long the last warm-up that was done took.
+    warm_up_took: Option<Duration>,
+}
+
+/// What a warm-up after a fresh start at rest says from its thread once it is done.
+#[derive(Default)]
+pub struct WarmUp {
+    /// The resident size then (0: not done).
+    pub rss: AtomicU64,
+    /// How long it took, in microseconds.
+    pub micros: AtomicU64,
 }
 
 impl Memory {
@@ -57,6 +80,26 @@ impl Memory {
             last_reported: None,
             changes: 0,
             baseline: None,
+            warm_up: Arc::default(),
+            warm_up_took: None,
+        }
+    }
+
+    /// Where the warm-up after a fresh start says what it found.
+    pub fn warm_up(&self) -> Arc<WarmUp> {
+        self.warm_up.clone()
+    }
+
+    /// The baseline, with the resident size after the warm-up when there is one.
+    fn settle(&mut self, rss: Option<u64>) {
+        let warmed = self.warm_up.rss.load(Ordering::SeqCst);
+        if warmed > 0 {
+            let took = self.warm_up.micros.load(Ordering::SeqCst);
+            self.warm_up_took = Some(Duration::from_micros(took));
+        }
+        let seen = rss.filter(|_| self.changes >= SETTLE);
+        for size in [(warmed > 0).then_some(warmed), seen].into_iter().flatten() {
+            self.baseline = Some(self.baseline.map_or(size, |b| b.min(size)));
         }
     }
 
@@ -82,9 +125,7 @@ impl Memory {
                 megabytes(rss)
             );
         }
-        if self.changes >= SETTLE {
-            self.baseline = Some(self.baseline.map_or(rss, |b| b.min(rss)));
-        }
+        self.settle(Some(rss));
         idle && self.renew_if_grown(rss, GROWTH, MIN_CHANGES, revision, "")
     }
 
@@ -92,8 +133,20 @@ impl Memory {
     /// the resident size passed the baseline by [`QUIET_GROWTH`] over at least
     /// [`QUIET_MIN_CHANGES`] changes.
     pub fn at_rest(&mut self, revision: u64) -> bool {
+        self.settle(None);
         if self.changes < QUIET_MIN_CHANGES {
             return false;
+        }
+        if let Some(took) = self.warm_up_took.filter(|t| *t <= CHEAP_WARM_UP) {
+            eprintln!(
+                "costline: memory: {} resident at rest (revision {revision}), {} changes \
+                 since the last fresh start, whose warm-up took {} ms: moving to a fresh \
+                 database (the results stay the same)",
+                resident_bytes().map_or("?".into(), megabytes),
+                self.changes,
+                took.as_millis()
+            );
+            return self.fresh_start_after(true);
         }
         let Some(rss) = resident_bytes() else {
             return self.fresh_start_after(self.changes >= BLIND_CHANGES);
@@ -133,10 +186,36 @@ impl Memory {
         if due {
             self.changes = 0;
             self.baseline = None;
+            self.warm_up = Arc::default();
         }
         due
     }
 }
+
+/// Hands the pages the allocator holds free back to the system now (jemalloc purges
+/// them a second later on its own; a fresh start frees a whole database at once, and
+/// the warm-up after it would measure its pages as the baseline). Each arena purges
+/// its free pages when its decay time is set to 0; the time is then set back.
+#[cfg(all(target_os = "linux", not(target_env = "msvc")))]
+pub fn give_back() {
+    use tikv_jemalloc_ctl::{Access, AsName, arenas};
+    let Ok(decay) = b"arena.0.dirty_decay_ms\0".name().mib::<[usize; 3]>() else {
+        return;
+    };
+    let mut decay = decay;
+    for arena in 0..arenas::narenas::read().unwrap_or(0) as usize {
+        decay[1] = arena;
+        // An arena not in use yet has no decay time: nothing to purge.
+        if let Ok(ms) = Access::<isize>::read(&decay) {
+            let _ = decay.write(0isize);
+            let _ = decay.write(ms);
+        }
+    }
+}
+
+/// Elsewhere the system allocator keeps what it keeps.
+#[cfg(not(all(target_os = "linux", not(target_env = "msvc"))))]
+pub fn give_back() {}
 
 fn megabytes(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1e6)
@@ -164,6 +243,37 @@ mod tests {
     }
 
     #[test]
+    fn freed_pages_go_back_to_the_system_at_once() {
+        let Some(before) = resident_bytes() else {
+            return;
+        };
+        // Small blocks, as a database holds them (a single large one goes straight
+        // back to the system when freed).
+        let blocks: Vec<Vec<u8>> = (0..128 << 10).map(|i| vec![i as u8; 4 << 10]).collect();
+        assert!(resident_bytes().unwrap() > before + (256 << 20));
+        drop(std::hint::black_box(blocks));
+        give_back();
+        let after = resident_bytes().unwrap();
+        assert!(after < before + (128 << 20), "{before} -> {after}");
+    }
+
+    #[test]
+    fn the_resident_size_after_the_warm_up_is_the_baseline() {
+        let mut m = Memory::new();
+        m.settle(Some(5_000));
+        assert_eq!(m.baseline, None, "too early after a fresh start");
+        m.warm_up().rss.store(7_000, Ordering::SeqCst);
+        m.settle(None);
+        assert_eq!(m.baseline, Some(7_000));
+        m.changes = SETTLE;
+        m.settle(Some(6_000));
+        assert_eq!(m.baseline, Some(6_000), "the smallest seen");
+        assert!(m.fresh_start_after(true));
+        m.settle(None);
+        assert_eq!(m.baseline, None, "a fresh start waits for its own warm-up");
+    }
+
+    #[test]
     fn at_rest_a_grown_database_is_renewed_once_enough_changes_came() {
         if resident_bytes().is_none() {
             return;
@@ -179,5 +289,13 @@ mod tests {
         assert!(!m.at_rest(8), "no baseline yet after a fresh start");
         m.baseline = Some(u64::MAX);
         assert!(!m.at_rest(9), "not grown");
+        m.warm_up().micros.store(1_000, Ordering::SeqCst);
+        m.warm_up().rss.store(u64::MAX, Ordering::SeqCst);
+        assert!(
+            m.at_rest(10),
+            "not grown, but the warm-up after it costs little"
+        );
+        m.changes = QUIET_MIN_CHANGES - 1;
+        assert!(!m.at_rest(11), "too few changes");
     }
 }

@@ -8,13 +8,14 @@
 //! query or interruption point, `costline_symbolic::interrupt`) and waits for them to
 //! let go of their snapshots. Memory over long sessions: see `memory.rs`.
 
-use super::memory::{self, Memory};
+use super::memory::{self, Memory, WarmUp};
 use costline_ide::Options;
 use costline_ide::{Analysis, AnalysisHost};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
+use std::time::Instant;
 
 /// A change to the analyzed workspace.
 pub enum Change {
@@ -133,6 +134,8 @@ fn run(
                 if memory.at_rest(revision) {
                     host = host.fresh();
                     publish(latest, revision, &host);
+                    memory::give_back();
+                    warm_up(host.snapshot(), memory.warm_up());
                 }
                 continue;
             }
@@ -163,11 +166,33 @@ fn run(
                 Change::SetOptions(options) => host.set_options(&options),
             }
         }
-        if memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision) {
+        let fresh = memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision);
+        if fresh {
             host = host.fresh();
         }
         publish(latest, revision, &host);
+        if fresh {
+            memory::give_back();
+        }
     }
+}
+
+/// Analyzes the whole workspace on `snapshot` in the background (a change cancels it),
+/// then says how long it took and the resident size in `done`.
+fn warm_up(snapshot: Analysis, done: Arc<WarmUp>) {
+    let _ = thread::Builder::new()
+        .name("costline-warm-up".into())
+        .stack_size(costline_ide::ANALYSIS_STACK)
+        .spawn(move || {
+            let start = Instant::now();
+            if snapshot.warm().is_ok() {
+                drop(snapshot);
+                let took = start.elapsed().as_micros() as u64;
+                done.micros.store(took, Ordering::SeqCst);
+                done.rss
+                    .store(memory::resident_bytes().unwrap_or(1), Ordering::SeqCst);
+            }
+        });
 }
 
 /// Publishes a snapshot of `host` as the state after `revision`.
