@@ -1891,6 +1891,12 @@ class Session:
                     m = re.match(r'\{"jsonrpc":"2.0","id":(\d+)', body)
                     if m:
                         self.next_id = max(self.next_id, int(m.group(1)) + 1)
+                        # The session waited for `initialize`'s answer before it sent
+                        # anything else: a server drops the notifications (didOpen) that
+                        # come before it is initialized, and a replay sent at the
+                        # recorded times could outrun a server slower to start.
+                        if '"method":"initialize"' in body:
+                            self.await_ids([int(m.group(1))], 60)
                     if "edit" in rec:
                         self.edits = rec["edit"]
                         if self.edits % 100 == 0:
