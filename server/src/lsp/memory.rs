@@ -39,8 +39,9 @@ const QUIET_GROWTH: f64 = 1.1;
 const QUIET_MIN_CHANGES: u64 = 100;
 
 /// At rest, a fresh start after [`QUIET_MIN_CHANGES`] changes whatever the growth
-/// when the last warm-up took at most this long: what the edits left behind goes, and
-/// the resident size follows the documents as they are now.
+/// when the last warm-up took at most this long (or none was measured yet): what the
+/// edits left behind goes, and the resident size follows the documents as they are
+/// now. A larger workspace renews only when grown by [`QUIET_GROWTH`].
 const CHEAP_WARM_UP: Duration = Duration::from_millis(250);
 
 /// How long without a change counts as rest.
@@ -60,16 +61,17 @@ pub struct Memory {
     baseline: Option<u64>,
     /// What the warm-up after the last fresh start reports from its thread.
     warm_up: Arc<WarmUp>,
-    /// How long the last warm-up that was done took.
+    /// How long the last warm-up that was done took (or one cancelled after it had
+    /// taken longer than [`CHEAP_WARM_UP`]); `None` before the first.
     warm_up_took: Option<Duration>,
 }
 
-/// What a warm-up after a fresh start at rest says from its thread once it is done.
+/// What a warm-up after a fresh start at rest says from its thread when it ends.
 #[derive(Default)]
 pub struct WarmUp {
-    /// The resident size then (0: not done).
+    /// The resident size once done (0: not done, or cancelled).
     pub rss: AtomicU64,
-    /// How long it took, in microseconds.
+    /// How long it took until done or cancelled, in microseconds.
     pub micros: AtomicU64,
 }
 
@@ -93,9 +95,10 @@ impl Memory {
     /// The baseline, with the resident size after the warm-up when there is one.
     fn settle(&mut self, rss: Option<u64>) {
         let warmed = self.warm_up.rss.load(Ordering::SeqCst);
-        if warmed > 0 {
-            let took = self.warm_up.micros.load(Ordering::SeqCst);
-            self.warm_up_took = Some(Duration::from_micros(took));
+        let took = Duration::from_micros(self.warm_up.micros.load(Ordering::SeqCst));
+        // Done, or cancelled after it had cost more than a cheap one.
+        if warmed > 0 || took > CHEAP_WARM_UP {
+            self.warm_up_took = Some(took);
         }
         let seen = rss.filter(|_| self.changes >= SETTLE);
         for size in [(warmed > 0).then_some(warmed), seen].into_iter().flatten() {
@@ -129,22 +132,27 @@ impl Memory {
         idle && self.renew_if_grown(rss, GROWTH, MIN_CHANGES, revision, "")
     }
 
-    /// After [`QUIET`] without a change: whether to move to a fresh database now, when
-    /// the resident size passed the baseline by [`QUIET_GROWTH`] over at least
-    /// [`QUIET_MIN_CHANGES`] changes.
+    /// After [`QUIET`] without a change: whether to move to a fresh database now, after
+    /// at least [`QUIET_MIN_CHANGES`] changes: when its warm-up is cheap
+    /// ([`CHEAP_WARM_UP`]), or when the resident size passed the baseline by
+    /// [`QUIET_GROWTH`].
     pub fn at_rest(&mut self, revision: u64) -> bool {
         self.settle(None);
         if self.changes < QUIET_MIN_CHANGES {
             return false;
         }
-        if let Some(took) = self.warm_up_took.filter(|t| *t <= CHEAP_WARM_UP) {
+        if self.warm_up_took.is_none_or(|t| t <= CHEAP_WARM_UP) {
             eprintln!(
                 "costline: memory: {} resident at rest (revision {revision}), {} changes \
-                 since the last fresh start, whose warm-up took {} ms: moving to a fresh \
+                 since the last fresh start, the warm-up after one {}: moving to a fresh \
                  database (the results stay the same)",
                 resident_bytes().map_or("?".into(), megabytes),
                 self.changes,
-                took.as_millis()
+                self.warm_up_took
+                    .map_or("not measured yet".into(), |t| format!(
+                        "took {} ms",
+                        t.as_millis()
+                    )),
             );
             return self.fresh_start_after(true);
         }
@@ -279,6 +287,11 @@ mod tests {
             return;
         }
         let mut m = Memory::new();
+        m.changes = QUIET_MIN_CHANGES;
+        assert!(m.at_rest(6), "no warm-up measured yet: taken for cheap");
+        // An expensive warm-up, cancelled: the growth decides from now on.
+        m.warm_up().micros.store(1_000_000, Ordering::SeqCst);
+        m.settle(None);
         m.baseline = Some(1);
         m.changes = QUIET_MIN_CHANGES - 1;
         assert!(!m.at_rest(7), "too few changes");

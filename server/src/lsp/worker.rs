@@ -178,17 +178,19 @@ fn run(
 }
 
 /// Analyzes the whole workspace on `snapshot` in the background (a change cancels it),
-/// then says how long it took and the resident size in `done`.
+/// then says in `done` how long it took and, when it was not cancelled, the resident
+/// size.
 fn warm_up(snapshot: Analysis, done: Arc<WarmUp>) {
     let _ = thread::Builder::new()
         .name("costline-warm-up".into())
         .stack_size(costline_ide::ANALYSIS_STACK)
         .spawn(move || {
             let start = Instant::now();
-            if snapshot.warm().is_ok() {
-                drop(snapshot);
-                let took = start.elapsed().as_micros() as u64;
-                done.micros.store(took, Ordering::SeqCst);
+            let warmed = snapshot.warm().is_ok();
+            drop(snapshot);
+            let took = start.elapsed().as_micros() as u64;
+            done.micros.store(took, Ordering::SeqCst);
+            if warmed {
                 done.rss
                     .store(memory::resident_bytes().unwrap_or(1), Ordering::SeqCst);
             }
