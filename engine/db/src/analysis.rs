@@ -201,6 +201,23 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
     if unit.directives(db).is_some() {
         return constants(db, base(db, unit));
     }
+    let local = local_constants(db, unit);
+    // Integer dummies take the values their callers pass (over any binding).
+    match calls::binding(db, unit) {
+        Some(b) if !b.values.is_empty() => {
+            let mut c = Constants::clone(&local);
+            c.values
+                .extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
+            Arc::new(c)
+        }
+        _ => local,
+    }
+}
+
+/// A unit's constants from its own text, its host's, its modules' and the user's
+/// bindings: [`constants`] without the values its callers pass.
+#[salsa::tracked(returns(clone))]
+fn local_constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
     let ir = lower(db, unit);
     let bindings = Settings::get(db).bindings(db);
     let mut outer: BTreeMap<String, i64> = BTreeMap::new();
@@ -261,22 +278,20 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
             values.insert(name.clone(), *value);
         }
     }
-    // Integer dummies take the values their callers pass (over any binding).
-    if let Some(b) = calls::binding(db, unit) {
-        values.extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
-    }
     Arc::new(Constants { values, notes })
 }
 
 /// The constants among a unit's exports: what its contained procedures and (for a
-/// module) its users see.
+/// module) its users see. Its own values only ([`local_constants`]), not those its
+/// callers pass: a contained procedure may call its host, and the host's values
+/// would then depend on the procedure's own (a cycle).
 #[salsa::tracked(returns(ref))]
 fn exported_constants<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> BTreeMap<String, i64> {
     let visible = exports(db, unit);
-    constants(db, unit)
+    local_constants(db, unit)
         .values
         .iter()
         .filter(|(n, _)| visible.contains_key(*n))

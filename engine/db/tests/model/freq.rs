@@ -300,3 +300,21 @@ end subroutine
         "#]],
     );
 }
+
+/// A contained procedure calling its host: the host's values come from its callers,
+/// the contained procedure's from its host. Counted, not a dependency cycle (salsa
+/// panicked here): the host's exports carry its own values only.
+#[test]
+fn a_contained_procedure_calling_its_host_is_no_cycle() {
+    let text = "subroutine h(n)\n  integer :: n, i\n  real :: a(100)\n  do i = 1, n\n    a(i) = 0\n  end do\ncontains\n  subroutine inner(m)\n    integer :: m\n    call h(m)\n  end subroutine inner\nend subroutine h\nprogram p\n  call h(10)\n  call h(10)\nend program p\n";
+    let files = project::analyze(
+        &[("t.f90".into(), text.as_bytes().to_vec())],
+        &BTreeMap::new(),
+    );
+    let file = files.into_iter().next().unwrap().unwrap();
+    let names: Vec<&str> = file.units.iter().map(|u| u.unit.name.as_str()).collect();
+    assert_eq!(names, ["h", "inner", "p"]);
+    // `inner` passes an unknown `m`: the callers of `h` do not agree on `n`.
+    let h = &file.units[0];
+    assert_eq!(h.value_of("n"), None);
+}
