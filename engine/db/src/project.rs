@@ -202,7 +202,11 @@ impl Project {
             let each = |db: &Database, k: usize, n: usize, visit: &mut dyn FnMut(UnitAnalysis)| {
                 if let Ok(f) = crate::file_units(db, file) {
                     let units = f.chunks.iter().zip(&f.units);
-                    for (chunk, &u) in units.skip(batch.start).take(batch.len()).skip(k).step_by(n)
+                    for (chunk, &u) in units
+                        .skip(batch.start)
+                        .take(batch.len())
+                        .skip(k)
+                        .step_by(n.max(1))
                     {
                         visit(unit_analysis(db, chunk, u, detail));
                     }
