@@ -33,6 +33,8 @@ pub struct Repaired {
     /// The statements left out for a line longer than [`MAX_LINE_CHARS`] (first lines),
     /// with that line's length in characters.
     pub too_long: Vec<(Span, usize)>,
+    /// The keywords renamed where a statement assigns to them ([`rename`]).
+    pub renamed: Vec<Renamed>,
 }
 
 /// Parses `text`, leaving out statements that keep it from parsing.
@@ -47,10 +49,13 @@ pub fn parse_repaired(text: String) -> Repaired {
             tree,
             left_out,
             too_long,
+            renamed: Vec::new(),
         };
     }
     let statements = logical_statements(&text);
-    if common_commas(&mut text, &statements) {
+    let commas = common_commas(&mut text, &statements);
+    let renamed = keyword_assignments(&mut text, &statements);
+    if commas || !renamed.is_empty() {
         tree = cst::parse(&text);
         if !tree.root_node().has_error() {
             return Repaired {
@@ -58,6 +63,7 @@ pub fn parse_repaired(text: String) -> Repaired {
                 tree,
                 left_out,
                 too_long,
+                renamed,
             };
         }
     }
@@ -107,6 +113,138 @@ pub fn parse_repaired(text: String) -> Repaired {
         tree,
         left_out,
         too_long,
+        renamed,
+    }
+}
+
+/// Fortran's statement keywords, which tree-sitter-fortran does not take for the name
+/// a statement assigns to (`class = 'U'`, `type(3) = 1`): Fortran has no reserved
+/// words.
+const KEYWORDS: &[&str] = &[
+    "allocate",
+    "associate",
+    "backspace",
+    "block",
+    "call",
+    "case",
+    "class",
+    "close",
+    "common",
+    "contains",
+    "continue",
+    "cycle",
+    "data",
+    "deallocate",
+    "dimension",
+    "do",
+    "else",
+    "elseif",
+    "elsewhere",
+    "end",
+    "endfile",
+    "entry",
+    "equivalence",
+    "exit",
+    "external",
+    "forall",
+    "format",
+    "function",
+    "go",
+    "goto",
+    "if",
+    "implicit",
+    "import",
+    "include",
+    "inquire",
+    "intent",
+    "interface",
+    "intrinsic",
+    "module",
+    "namelist",
+    "nullify",
+    "open",
+    "optional",
+    "parameter",
+    "pointer",
+    "print",
+    "private",
+    "procedure",
+    "program",
+    "protected",
+    "public",
+    "read",
+    "return",
+    "rewind",
+    "save",
+    "select",
+    "sequence",
+    "stop",
+    "submodule",
+    "subroutine",
+    "target",
+    "type",
+    "use",
+    "value",
+    "volatile",
+    "wait",
+    "where",
+    "write",
+];
+
+/// Renames, keeping every offset, each keyword that a statement assigns to
+/// ([`KEYWORDS`]): its first letter becomes `z` (no Fortran keyword starts with z), so
+/// that the statement parses as the assignment it is. Returns the renamed words'
+/// spans; lowering reads them as written ([`rename`] undoes it).
+fn keyword_assignments(text: &mut String, statements: &[LogicalStmt]) -> Vec<Renamed> {
+    let mut renamed = Vec::new();
+    for stmt in statements {
+        let (_, rest) = split_label(&stmt.head);
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if !KEYWORDS.contains(&&rest[..len]) {
+            continue;
+        }
+        let after = rest[len..].trim_start();
+        let assigned = if after.starts_with('(') {
+            stmt.after_group.as_deref()
+        } else {
+            Some(after)
+        };
+        if !assigned
+            .is_some_and(|a| a.starts_with('=') && !a.starts_with("==") && !a.starts_with("=>"))
+        {
+            continue;
+        }
+        // The word in the text: after the label, if any.
+        let bytes = text.as_bytes();
+        let mut at = stmt.start;
+        while at < stmt.line_end
+            && (bytes[at].is_ascii_digit() || bytes[at] == b' ' || bytes[at] == b'\t')
+        {
+            at += 1;
+        }
+        if bytes
+            .get(at..at + len)
+            .is_some_and(|w| w.eq_ignore_ascii_case(&rest.as_bytes()[..len]))
+        {
+            renamed.push((at, bytes[at]));
+        }
+    }
+    rename(text, &renamed, true);
+    renamed
+}
+
+/// A keyword renamed where a statement assigns to it ([`keyword_assignments`]): the
+/// offset of its first letter, and that letter as written.
+pub type Renamed = (usize, u8);
+
+/// Writes the first letter of each renamed keyword: `z` for the parser (`for_parser`),
+/// or as written, for the lowering to read the names of the source.
+pub fn rename(text: &mut String, renamed: &[Renamed], for_parser: bool) {
+    for &(at, letter) in renamed {
+        let letter = if for_parser { b'z' } else { letter };
+        text.replace_range(at..at + 1, &char::from(letter).to_string());
     }
 }
 
@@ -345,6 +483,30 @@ mod tests {
         assert_eq!(r.text.len(), text.len());
         let sexp = r.tree.root_node().to_sexp();
         assert!(sexp.contains("do_loop"), "{sexp}");
+    }
+
+    #[test]
+    fn a_keyword_assigned_to_parses_and_reads_as_written() {
+        let text = "program p\n  character class\n  integer type(3)\n  class = 'U'\n 10 type(2) = 1\n  if (class == 'U') print *, type\n  x = 1\nend program\n";
+        let mut r = parse_repaired(text.to_string());
+        assert!(
+            !r.tree.root_node().has_error(),
+            "{}",
+            r.tree.root_node().to_sexp()
+        );
+        assert!(r.left_out.is_empty());
+        assert_eq!(
+            r.renamed.len(),
+            2,
+            "only the assignments' targets: {:?}",
+            r.renamed
+        );
+        rename(&mut r.text, &r.renamed, false);
+        assert_eq!(r.text, text);
+        // Statements that start with a keyword and assign nothing to it, in a unit that
+        // needs repairs (an unfinished `x = 1 +`).
+        let text = "program p\n  type(t) :: v\n  if (a == 1) then\n  end if\n  do i = 1, n\n  end do\n  where (m) b = 0\n  call f(x)\n  x = 1 +\nend\n";
+        assert!(parse_repaired(text.to_string()).renamed.is_empty());
     }
 
     #[test]

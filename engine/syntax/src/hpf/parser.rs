@@ -700,12 +700,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `alignee align-directive-stuff` (H312–H313).
+    /// `alignee align-directive-stuff` (H312–H313); also `a, b, c WITH t`, several
+    /// alignees of one spec, as compilers take it.
     fn align_statement(&mut self) -> PResult<Align> {
-        let alignee = self.name("the array to align")?;
+        let mut alignees = vec![self.name("the array to align")?];
+        while self.eat(TokenKind::Comma).is_some() {
+            alignees.push(self.name("an array to align")?);
+        }
         let spec = self.align_spec()?;
         self.expect_end("the end of the directive")?;
-        Ok(spec.into_align(vec![alignee]))
+        Ok(spec.into_align(alignees))
     }
 
     /// `align-attribute-stuff :: alignee-list` (the `::` form of REALIGN).
@@ -809,8 +813,10 @@ impl<'a> Parser<'a> {
         }))
     }
 
-    /// `INDEPENDENT [(index-list)] [, NEW(name-list)] [, REDUCTION(name-list)]`
-    /// (H501–H503, the clauses in either order), after the keyword.
+    /// `INDEPENDENT [(index-list)] [, NEW(name-list)] [, REDUCTION(name-list)]
+    /// [, ON HOME(home)]` (H501–H503 and the approved extension's ON HOME, also spelt
+    /// `ONHOME`), the clauses in any order, each comma optional as compilers take them
+    /// (`INDEPENDENT NEW(i)`).
     fn independent(&mut self) -> PResult<IndependentDirective> {
         let mut d = IndependentDirective::default();
         if self.eat(TokenKind::LParen).is_some() {
@@ -820,36 +826,45 @@ impl<'a> Parser<'a> {
                 "`)` to close the index list of INDEPENDENT",
             )?;
         }
-        let (mut seen_new, mut seen_reduction) = (false, false);
-        while self.eat(TokenKind::Comma).is_some() {
-            let Some((word, span)) = self
+        let mut seen: Vec<String> = Vec::new();
+        loop {
+            let comma = self.eat(TokenKind::Comma).is_some();
+            let clause = self
                 .peek_word()
-                .filter(|(w, _)| w == "NEW" || w == "REDUCTION")
-            else {
-                return Err(self.unexpected_word(
-                    "`NEW` or `REDUCTION` after `,` in INDEPENDENT",
-                    &["NEW", "REDUCTION"],
-                ));
+                .filter(|(w, _)| ["NEW", "REDUCTION", "ON", "ONHOME"].contains(&w.as_str()));
+            let Some((word, span)) = clause else {
+                if comma {
+                    return Err(self.unexpected_word(
+                        "`NEW`, `REDUCTION` or `ON HOME` after `,` in INDEPENDENT",
+                        &["NEW", "REDUCTION", "ONHOME"],
+                    ));
+                }
+                break;
             };
-            let seen = if word == "NEW" {
-                &mut seen_new
+            let word = if word == "ON" {
+                "ONHOME".to_string()
             } else {
-                &mut seen_reduction
+                word
             };
-            if *seen {
+            if seen.contains(&word) {
                 return Err(Diagnostic::error(
                     span,
                     CODE_SYNTAX,
                     format!("{word} appears twice in this INDEPENDENT directive"),
                 ));
             }
-            *seen = true;
-            self.bump();
+            seen.push(word.clone());
+            if self
+                .bump()
+                .is_some_and(|t| t.text.eq_ignore_ascii_case("on"))
+            {
+                self.expect_keyword("HOME", "`HOME` after `ON`")?;
+            }
             self.expect(TokenKind::LParen, &format!("`(` after {word}"))?;
-            if word == "NEW" {
-                d.new = self.comma_list(|p| p.name("a variable name"))?;
-            } else {
-                d.reduction = self.comma_list(Parser::reduction_variable)?;
+            match word.as_str() {
+                "NEW" => d.new = self.comma_list(|p| p.name("a variable name"))?,
+                "REDUCTION" => d.reduction = self.comma_list(Parser::reduction_variable)?,
+                _ => d.on_home = Some(self.home()?),
             }
             self.expect(
                 TokenKind::RParen,
@@ -858,6 +873,24 @@ impl<'a> Parser<'a> {
         }
         self.expect_end("`,` or the end of the directive")?;
         Ok(d)
+    }
+
+    /// The home of ON HOME: an array element or section, `a(i, j)` or `a(:, j)`.
+    fn home(&mut self) -> PResult<ArrayRef> {
+        let name = self.name("the array whose owner executes each iteration")?;
+        let mut subscripts = Vec::new();
+        if self.eat(TokenKind::LParen).is_some() {
+            subscripts = self.comma_list(|p| p.subscript("a subscript"))?;
+            self.expect(
+                TokenKind::RParen,
+                &format!("`)` to close the subscripts of `{}`", name.name),
+            )?;
+        }
+        Ok(ArrayRef {
+            name: name.name,
+            subscripts,
+            span: name.span.cover(Span::at(self.prev_end())),
+        })
     }
 
     /// A reduction variable (H504): a name. Operator prefixes (`+: s`) are not HPF 2.0.
@@ -1429,6 +1462,7 @@ mod tests {
 !HPF$ ALIGN E(I) WITH T(N-I+1, I+1)
 !HPF$ ALIGN WITH T :: F
 !HPF$ ALIGN X(I) WITH T(::2, 2:, :N)
+!HPF$ ALIGN a, b, c WITH t
 ",
             expect![[r#"
                 1:1-1:35 ALIGN (i, j) WITH t(i, j + 1) :: a
@@ -1438,6 +1472,7 @@ mod tests {
                 5:1-5:36 ALIGN (i) WITH t(n - i + 1, i + 1) :: e
                 6:1-6:24 ALIGN WITH t :: f
                 7:1-7:37 ALIGN (i) WITH t(::2, 2:, :n) :: x
+                8:1-8:27 ALIGN WITH t :: a, b, c
             "#]],
         );
     }
@@ -1466,12 +1501,22 @@ mod tests {
 !HPF$ INDEPENDENT, NEW(I, J)
 !HPF$ INDEPENDENT (I, J), REDUCTION(S), NEW(K)
 !HPF$ independent, reduction(s, t)
+!HPF$ independent  new(tmp1, tmp2)
+!HPF$ independent, new(u1,u2), onhome(u(i1,i2,i3))
+!HPF$ independent, on home(w(i1, :))
+!HPF$ independent, onhome(u(i)), onhome(v(i))
+!HPF$ independent on (u(i))
 ",
             expect![[r#"
                 1:1-1:18 INDEPENDENT
                 2:1-2:29 INDEPENDENT, NEW(i, j)
                 3:1-3:47 INDEPENDENT (i, j), NEW(k), REDUCTION(s)
                 4:1-4:35 INDEPENDENT, REDUCTION(s, t)
+                5:1-5:35 INDEPENDENT, NEW(tmp1, tmp2)
+                6:1-6:51 INDEPENDENT, NEW(u1, u2), ON HOME(u(i1, i2, i3))
+                7:1-7:37 INDEPENDENT, ON HOME(w(i1, :))
+                error[hpf-syntax] 8:34-8:40 "onhome": ONHOME appears twice in this INDEPENDENT directive
+                error[hpf-syntax] 9:22-9:23 "(": expected `HOME` after `ON`, found `(`
             "#]],
         );
     }
@@ -1671,7 +1716,6 @@ mod tests {
 !HPF$ INDEPENDENT, NEW(I), NEW(J)
 !HPF$ INDEPENDENT, REDUCTION(+:S)
 !HPF$ INDEPENDENT, REDUCTION(MAX:S)
-!HPF$ INDEPENDENT NEW(I)
 !HPF$ SEQUENCE :: /BLK
 ",
             expect![[r#"
@@ -1683,12 +1727,11 @@ mod tests {
                 error[hpf-syntax] 6:18-6:19 ":": expected an extent (`upper` or `lower:upper`), found `:`
                 error[hpf-syntax] 7:21-7:22 "M": expected `,` or the end of the directive, found `M`
                 error[hpf-syntax] 8:14: expected a name, found the end of the directive
-                error[hpf-syntax] 9:20-9:24 "NEWW": expected `NEW` or `REDUCTION` after `,` in INDEPENDENT, found `NEWW`; did you mean NEW?
+                error[hpf-syntax] 9:20-9:24 "NEWW": expected `NEW`, `REDUCTION` or `ON HOME` after `,` in INDEPENDENT, found `NEWW`; did you mean NEW?
                 error[hpf-syntax] 10:28-10:31 "NEW": NEW appears twice in this INDEPENDENT directive
                 error[hpf-syntax] 11:30-11:31 "+": HPF 2.0 REDUCTION lists only variables (`REDUCTION(s)`): the reduction operator comes from the statements in the loop
                 error[hpf-syntax] 12:30-12:33 "MAX": HPF 2.0 REDUCTION lists only variables (`REDUCTION(s)`): the reduction operator comes from the statements in the loop
-                error[hpf-syntax] 13:19-13:22 "NEW": expected `,` or the end of the directive, found `NEW`
-                error[hpf-syntax] 14:23: expected `/` to close the common block name, found the end of the directive
+                error[hpf-syntax] 13:23: expected `/` to close the common block name, found the end of the directive
             "#]],
         );
     }

@@ -2,7 +2,7 @@
 //! directives (`!HPF$ TEMPLATE, DISTRIBUTE(BLOCK) :: T(N)`) are split into one
 //! [`Directive`] per attribute, each carrying the span of the whole directive.
 
-use super::{Expr, Triplet};
+use super::{ArrayRef, Expr, Triplet};
 use crate::span::Span;
 
 mod display;
@@ -149,4 +149,7 @@ pub struct IndependentDirective {
     pub indices: Vec<Named>,
     pub new: Vec<Named>,
     pub reduction: Vec<Named>,
+    /// `ON HOME(a(i))`: each iteration runs on the owner of this element (the approved
+    /// extension's work placement).
+    pub on_home: Option<ArrayRef>,
 }

@@ -5,23 +5,25 @@
 mod decl;
 mod directives;
 mod expr;
+mod prefix;
 mod stmt;
 mod unread;
 
 use super::blocks::check_blocks;
 use super::cst::{self, named_children};
 use super::pragma::{Pragma, find_pragmas};
-use super::repair::{MAX_LINE_CHARS, parse_repaired};
+use super::repair::{MAX_LINE_CHARS, Renamed, parse_repaired, rename};
 use crate::diagnostics::Diagnostic;
 use crate::hpf;
 use crate::ir::PragmaKind;
 use crate::ir::directive::{DirectiveKind, IndependentDirective};
 use crate::ir::{
-    Dim, ImplicitRules, Independent, Stmt, StmtId, StmtKind, Symbol, SymbolTable, Unit, UnitKind,
-    Use,
+    ArrayRef, Dim, Expr, ImplicitRules, Independent, Stmt, StmtId, StmtKind, Symbol, SymbolTable,
+    Unit, UnitKind, Use,
 };
 use crate::normalize::Shapes;
 use crate::span::Span;
+use prefix::strip_extrinsic;
 use std::collections::BTreeMap;
 use tree_sitter::{Node, Tree};
 
@@ -40,7 +42,8 @@ pub struct Scope {
 pub struct ParsedUnit {
     pub kind: UnitKind,
     pub name: String,
-    /// The text the tree was parsed from (statements that could not be parsed are
+    /// The text the tree was parsed from, as the lowering reads it (keywords assigned
+    /// to as written, see `renamed`; statements that could not be parsed are
     /// blanked, every offset unchanged).
     pub text: String,
     pub tree: Tree,
@@ -50,6 +53,9 @@ pub struct ParsedUnit {
     /// Statements left out for a line longer than [`MAX_LINE_CHARS`]: their first
     /// line's span and the long line's length in characters.
     pub too_long: Vec<(Span, usize)>,
+    /// Keywords the unit assigns to, renamed for the parser only ([`rename`]): `text`
+    /// has them as written.
+    pub renamed: Vec<Renamed>,
     /// The `EXTRINSIC(kind)` prefix of the unit statement (blanked before parsing: the
     /// grammar has no HPF prefixes), lower-case, with its span.
     pub extrinsic: Option<(String, Span)>,
@@ -59,7 +65,8 @@ impl ParsedUnit {
     pub fn parse(kind: UnitKind, name: String, text: String) -> ParsedUnit {
         let original = text.clone();
         let (text, extrinsic) = strip_extrinsic(text);
-        let repaired = parse_repaired(text);
+        let mut repaired = parse_repaired(text);
+        rename(&mut repaired.text, &repaired.renamed, false);
         let left_out = repaired
             .left_out
             .iter()
@@ -72,6 +79,7 @@ impl ParsedUnit {
             tree: repaired.tree,
             left_out,
             too_long: repaired.too_long,
+            renamed: repaired.renamed,
             extrinsic,
         }
     }
@@ -99,6 +107,7 @@ impl ParsedUnit {
             text: self.text,
             left_out: self.left_out,
             too_long: self.too_long,
+            renamed: self.renamed,
             extrinsic: self.extrinsic,
             uses,
         }
@@ -116,6 +125,7 @@ pub struct RepairedUnit {
     pub text: String,
     pub left_out: Vec<(Span, String)>,
     pub too_long: Vec<(Span, usize)>,
+    pub renamed: Vec<Renamed>,
     pub extrinsic: Option<(String, Span)>,
     pub uses: Vec<Use>,
 }
@@ -123,13 +133,16 @@ pub struct RepairedUnit {
 impl RepairedUnit {
     /// The unit parsed again from its repaired text, for lowering.
     pub fn reparse(&self) -> ParsedUnit {
+        let mut parsed = self.text.clone();
+        rename(&mut parsed, &self.renamed, true);
         ParsedUnit {
             kind: self.kind,
             name: self.name.clone(),
             text: self.text.clone(),
-            tree: cst::parse(&self.text),
+            tree: cst::parse(&parsed),
             left_out: self.left_out.clone(),
             too_long: self.too_long.clone(),
+            renamed: self.renamed.clone(),
             extrinsic: self.extrinsic.clone(),
         }
     }
@@ -311,8 +324,10 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
         .extrinsic
         .as_ref()
         .map(|(kind, span)| (kind.to_ascii_lowercase(), *span));
+    // EXTRINSIC(HPF) is plain HPF: global work, owner computes, as analysed.
     if let Some((kind, span)) = &extrinsic
         && kind != "hpf_local"
+        && kind != "hpf"
     {
         diagnostics.push(Diagnostic::warning(
             *span,
@@ -366,55 +381,6 @@ pub fn lower(parsed: &ParsedUnit, host: Option<&str>, scope: &Scope) -> Unit {
     }
 }
 
-/// `text` with every `EXTRINSIC(kind)` prefix of a SUBROUTINE or FUNCTION statement
-/// blanked (the unit's own and its interface bodies'), and the kind of the unit's own
-/// (its first statement) with its span.
-fn strip_extrinsic(mut text: String) -> (String, Option<(String, Span)>) {
-    let mut own = None;
-    let mut first = true;
-    let mut at = 0;
-    let mut blanks = Vec::new();
-    for line in text.split_inclusive('\n') {
-        let lower = line.to_ascii_lowercase();
-        let trimmed = lower.trim_start();
-        if trimmed.starts_with('!') || trimmed.is_empty() {
-            at += line.len();
-            continue;
-        }
-        if let Some((kind, span)) = extrinsic_prefix(&lower, at) {
-            blanks.push(span);
-            if first {
-                own = Some((kind, span));
-            }
-        }
-        first = false;
-        at += line.len();
-    }
-    for span in blanks {
-        let (start, end) = (span.start as usize, span.end as usize);
-        text.replace_range(start..end, &" ".repeat(end - start));
-    }
-    (text, own)
-}
-
-/// The kind and span (from `at`, the line's offset) of the `EXTRINSIC(kind)` prefix
-/// of `line` (lower-case), when the line is a SUBROUTINE or FUNCTION statement.
-fn extrinsic_prefix(line: &str, at: usize) -> Option<(String, Span)> {
-    if !(line.contains("subroutine") || line.contains("function")) {
-        return None;
-    }
-    let trimmed = line.trim_start();
-    let rest = trimmed.strip_prefix("extrinsic")?;
-    let (open, close) = (rest.find('(')?, rest.find(')')?);
-    if open > close || !rest[..open].trim().is_empty() {
-        return None;
-    }
-    let start = at + (line.len() - trimmed.len());
-    let end = start + "extrinsic".len() + close + 1;
-    let kind = rest[open + 1..close].trim().to_string();
-    Some((kind, Span::new(start, end)))
-}
-
 /// Dummy arguments of a SUBROUTINE or FUNCTION statement, in order.
 fn dummy_arguments(header: Node, src: &str) -> Vec<(String, Span)> {
     let mut out = Vec::new();
@@ -465,12 +431,48 @@ fn attach_independent(
                 new: ind.new.iter().map(|n| n.name.clone()).collect(),
                 reduction: ind.reduction.iter().map(|n| n.name.clone()).collect(),
             });
+            if let Some(home) = &ind.on_home {
+                note_other_homes(&l.body, home, diagnostics);
+            }
         }
         _ => diagnostics.push(Diagnostic::warning(
             directive,
             "hpf-independent",
             "INDEPENDENT applies to the DO or FORALL that follows it, and none follows",
         )),
+    }
+}
+
+/// ON HOME places each iteration on the owner of its home element; the model places
+/// each assignment on the owner of the element it assigns (owner computes). The two
+/// agree when the loop assigns the home array (or one aligned with it); a note names
+/// the arrays it assigns otherwise.
+fn note_other_homes(body: &[Stmt], home: &ArrayRef, diagnostics: &mut Vec<Diagnostic>) {
+    let mut others: Vec<&str> = Vec::new();
+    crate::ir::walk(body, &mut |s, _| {
+        if let StmtKind::Assign {
+            lhs: Expr::Array(a),
+            ..
+        } = &s.kind
+            && a.name != home.name
+            && !others.contains(&a.name.as_str())
+        {
+            others.push(&a.name);
+        }
+    });
+    if !others.is_empty() {
+        diagnostics.push(Diagnostic::info(
+            home.span,
+            "on-home",
+            format!(
+                "ON HOME({}) is read as owner computes: each assignment runs on the owner \
+                 of the element it assigns ({}), which is the home's owner when they are \
+                 aligned with `{}`",
+                Expr::Array(home.clone()),
+                others.join(", "),
+                home.name
+            ),
+        ));
     }
 }
 

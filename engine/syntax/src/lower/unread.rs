@@ -82,10 +82,24 @@ mod tests {
 
     #[test]
     fn a_prefix_the_grammar_lacks_loses_the_body_visibly() {
-        // The fixed-form `extrinsic (HPF)` line with the SUBROUTINE statement on a
-        // continuation, as normalized to free form.
-        let text = "extrinsic (HPF) &\n& subroutine s(a, n)\n  integer n, i\n  real a(n)\n  do i = 1, n\n    a(i) = 0\n  end do\nend\n";
+        // A prefix neither the grammar nor `lower::prefix` knows, on a continuation.
+        let text = "global (HPF) &\n& subroutine s(a, n)\n  integer n, i\n  real a(n)\n  do i = 1, n\n    a(i) = 0\n  end do\nend\n";
         let (n, total) = unread(text);
         assert!(n > 0, "{n} of {total}");
+    }
+
+    #[test]
+    fn extrinsic_prefixes_in_any_order_and_on_continuations_are_read() {
+        for header in [
+            "extrinsic (HPF) &\n& subroutine s(a, n)",
+            "pure extrinsic (hpf_local) &\n     &  subroutine s(a, n)",
+            "extrinsic(hpf_local) pure subroutine s(a, n)",
+        ] {
+            let text = format!(
+                "{header}\n  integer n, i\n  real a(n)\n  do i = 1, n\n    a(i) = 0\n  end do\nend\n"
+            );
+            let (n, total) = unread(&text);
+            assert_eq!(n, 0, "{n} of {total}: {header}");
+        }
     }
 }

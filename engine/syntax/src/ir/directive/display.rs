@@ -31,6 +31,9 @@ fn canonical(kind: &DirectiveKind) -> String {
             if !i.reduction.is_empty() {
                 write!(s, ", REDUCTION({})", list(&i.reduction)).unwrap();
             }
+            if let Some(home) = &i.on_home {
+                write!(s, ", ON HOME({})", Expr::Array(home.clone())).unwrap();
+            }
             s
         }
         DirectiveKind::Dynamic(n) => format!("DYNAMIC :: {}", list(n)),
