@@ -68,6 +68,7 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
                 Assumption::EarlyExit { .. } => "may exit early".into(),
                 Assumption::JumpTarget { .. } => "a GO TO target, as if always reached".into(),
                 Assumption::Complex { .. } => "conditions too complex, estimated".into(),
+                Assumption::ColdPath { .. } => "a branch that ends the program, not taken".into(),
             };
             out += &format!("{}  assumes {what}\n", "  ".repeat(depth));
         }
@@ -317,4 +318,112 @@ fn a_contained_procedure_calling_its_host_is_no_cycle() {
     // `inner` passes an unknown `m`: the callers of `h` do not agree on `n`.
     let h = &file.units[0];
     assert_eq!(h.value_of("n"), None);
+}
+
+/// A branch that ends the program (STOP, MPI_ABORT, a GO TO to the unit's end) is a
+/// cold path: taken not to run, so what follows counts in full and says why; the other
+/// data-dependent branches keep their probability, and a pragma overrides.
+#[test]
+fn branches_that_end_the_program_are_cold() {
+    check(
+        "program p
+  integer :: sizes(3), i, n
+  real :: a(100)
+  if (sizes(1) > 50 .or. sizes(2) > 50 .or. sizes(3) > 50) then
+    goto 999
+  end if
+  if (sizes(1) < 0) stop
+  if (sizes(2) < 0) call mpi_abort(0, 1, i)
+!costline: probability 0.25
+  if (sizes(3) < 0) stop
+  if (a(1) > 0) a(2) = 1
+ 999 continue
+  print *, a(1)
+end program
+",
+        &[],
+        expect![[r#"
+            if (sizes(1) > 50 .or. sizes(2) > 50 .or. sizes(3) > 50) then
+              = 1  → 1
+            go to 999
+              = 0  → 0
+              assumes a branch that ends the program, not taken
+            if (sizes(1) < 0) then
+              = 1  → 1
+              assumes a branch that ends the program, not taken
+            stop
+              = 0  → 0
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+            if (sizes(2) < 0) then
+              = 1  → 1
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+            call mpi_abort(0, 1, i)
+              = 0  → 0
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+            if (sizes(3) < 0) then
+              = 1  → 1
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+            stop
+              = 1/4  → 1/4
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes probability 1/4 (pragma)
+            if (a(1) > 0) then
+              = 3/4  → 3/4
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes probability 1/4 (pragma)
+            a(2) = 1
+              = 3/8  → 3/8
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes a branch that ends the program, not taken
+              assumes probability 1/4 (pragma)
+              assumes probability 1/2
+            999 continue
+              = 1  → 1
+              assumes a GO TO target, as if always reached
+            <print>
+              = 1  → 1
+              assumes a GO TO target, as if always reached
+        "#]],
+    );
+}
+
+/// The status an I/O statement sets (IOSTAT=, IOMSG=, SIZE=) is a run-time value: a
+/// condition on it is data-dependent (a probability), not an unknown to bind.
+#[test]
+fn an_io_status_is_a_run_time_value() {
+    check(
+        "program p
+  integer :: fstatus, i, k(2), n
+  character(80) :: msg
+  open (unit=2, file='in.data', iostat = fstatus, iomsg=msg)
+  if (fstatus .eq. 0) then
+    read (2, *, iostat=k(1)) n
+  end if
+  do i = 1, 10
+  end do
+end program
+",
+        &[],
+        expect![[r#"
+            <open>
+              = 1  → 1
+            if (fstatus == 0) then
+              = 1  → 1
+            <read>
+              = 1/2  → 1/2
+              assumes probability 1/2
+            do i = 1, 10
+              = 10  → 10
+        "#]],
+    );
 }

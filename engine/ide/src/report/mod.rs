@@ -1061,7 +1061,7 @@ fn statement_kind(unit: &Unit, kind: &StmtKind) -> String {
         StmtKind::Return => "return",
         StmtKind::Stop => "stop",
         StmtKind::Continue => "continue",
-        StmtKind::Other { what } => return what.clone(),
+        StmtKind::Other { what, .. } => return what.clone(),
     }
     .to_string()
 }

@@ -46,6 +46,11 @@ impl Assumption {
                 "the conditions on the path to line {} are too many to count exactly: estimated with probability 1/2",
                 line(*at)
             ),
+            Assumption::ColdPath { at } => format!(
+                "the branch at line {} ends the program: taken not to run (probability 0; \
+                 set another with `!costline: probability P`)",
+                line(*at)
+            ),
             Assumption::JumpTarget { at } => {
                 format!(
                     "line {} is a GO TO target: counted as if always reached (an upper bound)",

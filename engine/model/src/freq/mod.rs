@@ -91,6 +91,10 @@ pub enum Assumption {
     /// The conditions on the path through the statement at `at` are too many to count
     /// exactly (more than 64 alternatives): estimated as a probability.
     Complex { at: Span },
+    /// The branch of the IF at `at` ends the program (STOP, MPI_ABORT, a GO TO to the
+    /// unit's end): its data-dependent condition is taken not to hold, the program to
+    /// run to completion.
+    ColdPath { at: Span },
 }
 
 /// One alternative of a count: `weight ×` the number of integer points of

@@ -31,6 +31,9 @@ pub struct Walker<'a> {
     pragmas: HashMap<StmtId, PragmaKind>,
     /// Labels some GO TO (or arithmetic IF) jumps to.
     targets: HashSet<u32>,
+    /// Labels from which nothing but CONTINUE, I/O, STOP and RETURN follows to the end of
+    /// the unit: a GO TO there ends the program's work.
+    end_labels: HashSet<u32>,
     counts: Vec<Option<Arc<Count>>>,
     /// What names mean at each assignment (for the work analysis).
     scopes: Vec<Option<Names>>,
@@ -57,6 +60,7 @@ impl<'a> Walker<'a> {
             options,
             pragmas: unit.pragmas.iter().cloned().collect(),
             targets,
+            end_labels: end_labels(&unit.body),
             counts: vec![None; n],
             scopes: vec![None; n],
             cache: HashMap::new(),
@@ -201,12 +205,35 @@ impl<'a> Walker<'a> {
                 }
                 StmtKind::If(i) => {
                     let p = self.probability(s);
+                    // A branch that ends the program is taken not to run (unless a
+                    // pragma says how likely it is).
+                    let cold: Vec<bool> = i
+                        .branches
+                        .iter()
+                        .map(|b| !p.1 && b.cond.is_some() && self.ends_the_program(&b.body))
+                        .collect();
                     let scope = self.scope(&frame);
+                    let mut assumed_cold = false;
                     let conds: Vec<Option<Cond>> = i
                         .branches
                         .iter()
-                        .map(|b| b.cond.as_ref().map(|c| scope.cond(c, p.0)))
+                        .zip(&cold)
+                        .map(|(b, &cold)| {
+                            b.cond.as_ref().map(|c| {
+                                let likely = scope.cond(c, p.0);
+                                // Only a data-dependent condition takes a probability.
+                                if cold && likely.iter().any(|a| a.prob != Rational::ONE) {
+                                    assumed_cold = true;
+                                    scope.cond(c, Rational::ZERO)
+                                } else {
+                                    likely
+                                }
+                            })
+                        })
                         .collect();
+                    if assumed_cold {
+                        frame.assumptions.push(Assumption::ColdPath { at: s.span });
+                    }
                     let branches: Vec<(&[Stmt], Option<Cond>)> = i
                         .branches
                         .iter()
@@ -275,6 +302,12 @@ impl<'a> Walker<'a> {
                     frame = self.narrowed(&frame, &Vec::new(), s);
                     narrowed = true;
                 }
+                StmtKind::Other { writes, .. } => {
+                    for n in writes {
+                        let why = format!("`{n}`, set by an I/O statement at run time");
+                        frame.names = frame.names.with(n, Err(why));
+                    }
+                }
                 StmtKind::Assign {
                     lhs: Expr::Name(n),
                     rhs,
@@ -320,6 +353,20 @@ impl<'a> Walker<'a> {
         .is_integer(n)
     }
 
+    /// Whether a branch ends the program: its last statement is STOP, a call of
+    /// MPI_ABORT, or a GO TO to where only the unit's end follows ([`end_labels`]).
+    fn ends_the_program(&self, body: &[Stmt]) -> bool {
+        match body.last().map(|s| &s.kind) {
+            Some(StmtKind::Stop) => true,
+            Some(StmtKind::Call(c)) => c.name.eq_ignore_ascii_case("mpi_abort"),
+            Some(StmtKind::Goto {
+                targets,
+                selector: None,
+            }) => targets.iter().all(|t| self.end_labels.contains(t)),
+            _ => false,
+        }
+    }
+
     /// The probability for data-dependent conditions of statement `s`: its pragma or the
     /// default, and whether it came from a pragma.
     fn probability(&self, s: &Stmt) -> (Rational, bool) {
@@ -361,7 +408,10 @@ impl<'a> Walker<'a> {
                 None => none_before.clone(),
             };
             let mut inner = self.narrowed(frame, &this, s);
-            if this.iter().any(|a: &Alt| a.prob != Rational::ONE) {
+            // Probability 0 without a pragma is a cold path's, said as such.
+            let estimated =
+                |a: &Alt| a.prob != Rational::ONE && (from_pragma || a.prob != Rational::ZERO);
+            if this.iter().any(estimated) {
                 inner.assumptions.push(probability.clone());
             }
             let end = inner.cond.clone();
@@ -619,6 +669,14 @@ fn assigned_within(stmts: &[Stmt]) -> Vec<String> {
                 lhs: Expr::Name(n), ..
             } => Some(n.as_str()),
             StmtKind::Loop(l) => l.var(),
+            StmtKind::Other { writes, .. } => {
+                for n in writes {
+                    if !out.contains(n) {
+                        out.push(n.clone());
+                    }
+                }
+                None
+            }
             _ => None,
         };
         if let Some(n) = name
@@ -628,4 +686,20 @@ fn assigned_within(stmts: &[Stmt]) -> Vec<String> {
         }
     });
     out
+}
+
+/// The labels of the unit's top-level statements after which only CONTINUE, I/O and
+/// other opaque statements, STOP and RETURN follow to its end.
+fn end_labels(body: &[Stmt]) -> HashSet<u32> {
+    let mut labels = HashSet::new();
+    for s in body.iter().rev() {
+        if !matches!(
+            s.kind,
+            StmtKind::Continue | StmtKind::Other { .. } | StmtKind::Stop | StmtKind::Return
+        ) {
+            break;
+        }
+        labels.extend(s.label);
+    }
+    labels
 }

@@ -128,7 +128,7 @@ fn write_stmt(out: &mut String, s: &Stmt, indent: usize) {
         StmtKind::Return => writeln!(out, "{pad}{label}return"),
         StmtKind::Stop => writeln!(out, "{pad}{label}stop"),
         StmtKind::Continue => writeln!(out, "{pad}{label}continue"),
-        StmtKind::Other { what } => writeln!(out, "{pad}{label}<{what}>"),
+        StmtKind::Other { what, .. } => writeln!(out, "{pad}{label}<{what}>"),
         StmtKind::Remap { directive } => writeln!(out, "{pad}{label}<remap #{directive}>"),
     };
 }

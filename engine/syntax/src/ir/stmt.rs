@@ -59,6 +59,9 @@ pub enum StmtKind {
     /// An executable statement the analyses treat as opaque work: I/O, ALLOCATE, ...
     Other {
         what: String,
+        /// The scalars it sets at run time: an I/O statement's IOSTAT=, IOMSG= and
+        /// SIZE= variables.
+        writes: Vec<String>,
     },
 }
 

@@ -178,7 +178,8 @@ impl Lowerer<'_> {
                         format!("{what} is not analyzed: its branches count as one statement"),
                     ));
                 }
-                StmtKind::Other { what }
+                let writes = io_status_variables(&cst::lower_text(node, self.src));
+                StmtKind::Other { what, writes }
             }
         };
         vec![stmt(span, label, single)]
@@ -274,7 +275,10 @@ impl Lowerer<'_> {
                     selector,
                 }
             }
-            _ => StmtKind::Other { what: first },
+            _ => StmtKind::Other {
+                what: first,
+                writes: Vec::new(),
+            },
         }
     }
 
@@ -653,4 +657,34 @@ fn shares_label(inner: Node, label: Option<u32>, src: &str) -> bool {
         }
     }
     inner_label == Some(label) && virtual_end
+}
+
+/// The variables an I/O statement sets through its IOSTAT=, IOMSG= and SIZE=
+/// specifiers (lower-case text), scalar names only.
+fn io_status_variables(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for spec in ["iostat", "iomsg", "size"] {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(spec).map(|i| from + i) {
+            from = at + spec.len();
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = text[from..].trim_start();
+            let Some(value) = rest.strip_prefix('=').filter(|v| !v.starts_with('=')) else {
+                continue;
+            };
+            let value = value.trim_start();
+            let name: String = value
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            let scalar = !value[name.len()..].trim_start().starts_with('(');
+            if !name.is_empty() && scalar && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
 }
