@@ -173,17 +173,7 @@ impl Project {
 
     /// File `index` of the inputs as loaded, or why it could not be.
     pub fn head(&self, index: usize) -> Result<FileHead, LoadError> {
-        let db = &self.host.db;
-        let file = self.files[index];
-        let f = crate::file_units(db, file)
-            .as_ref()
-            .map_err(|e| e.0.clone())?;
-        let mut diagnostics = f.diagnostics.clone();
-        diagnostics.extend(crate::duplicate_modules(db, file));
-        Ok(FileHead {
-            source: f.source.clone(),
-            diagnostics,
-        })
+        file_head(&self.host.db, self.files[index])
     }
 
     /// Hands the analysis of every unit of file `index` to `visit`, in file order.
@@ -243,20 +233,32 @@ pub enum Detail {
 
 /// The analysis of `file`, assembled from the database's queries.
 pub fn file_analysis(db: &Database, file: File, detail: Detail) -> Result<FileAnalysis, LoadError> {
+    let head = file_head(db, file)?;
+    let units = crate::file_units(db, file)
+        .as_ref()
+        .map_or(Vec::new(), |f| {
+            f.chunks
+                .iter()
+                .zip(&f.units)
+                .map(|(chunk, &u)| unit_analysis(db, chunk, u, detail))
+                .collect()
+        });
+    Ok(FileAnalysis {
+        source: head.source,
+        units,
+        diagnostics: head.diagnostics,
+    })
+}
+
+/// `file` as loaded, with its file-level findings, or why it could not be loaded.
+fn file_head(db: &Database, file: File) -> Result<FileHead, LoadError> {
     let f = crate::file_units(db, file)
         .as_ref()
         .map_err(|e| e.0.clone())?;
     let mut diagnostics = f.diagnostics.clone();
     diagnostics.extend(crate::duplicate_modules(db, file));
-    let units = f
-        .chunks
-        .iter()
-        .zip(&f.units)
-        .map(|(chunk, &u)| unit_analysis(db, chunk, u, detail))
-        .collect();
-    Ok(FileAnalysis {
+    Ok(FileHead {
         source: f.source.clone(),
-        units,
         diagnostics,
     })
 }

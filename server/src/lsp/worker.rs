@@ -132,9 +132,7 @@ fn run(
             Ok(first) => first,
             Err(RecvTimeoutError::Timeout) => {
                 if memory.at_rest(revision) {
-                    host = host.fresh();
-                    publish(latest, revision, &host);
-                    memory::give_back();
+                    host = renew(host, latest, revision);
                     warm_up(host.snapshot(), memory.warm_up());
                 }
                 continue;
@@ -166,15 +164,23 @@ fn run(
                 Change::SetOptions(options) => host.set_options(&options),
             }
         }
-        let fresh = memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision);
-        if fresh {
-            host = host.fresh();
-        }
-        publish(latest, revision, &host);
-        if fresh {
-            memory::give_back();
+        if memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision) {
+            host = renew(host, latest, revision);
+        } else {
+            publish(latest, revision, &host);
         }
     }
+}
+
+/// Moves to a fresh database with `host`'s workspace, published as the state after
+/// `revision`, and hands the old database's pages back to the system once it and its
+/// published snapshot are gone.
+fn renew(host: AnalysisHost, latest: &(Mutex<Latest>, Condvar), revision: u64) -> AnalysisHost {
+    let fresh = host.fresh();
+    drop(host);
+    publish(latest, revision, &fresh);
+    memory::give_back();
+    fresh
 }
 
 /// Analyzes the whole workspace on `snapshot` in the background (a change cancels it),
