@@ -728,6 +728,24 @@ fn a_common_header_and_units_that_disagree_on_its_mapping() {
     );
 }
 
+/// Values across calls, as the NAS benchmarks set them: sizes read from an input file
+/// when it opens, else compiled defaults (taken, and said so); COMMON values reach the
+/// solver through a driver that does not declare the block (nz2 = 62, 238,328
+/// updates); the call after `shrink`, which sets nz2, passes no nz2.
+#[test]
+fn common_values_flow_from_the_main_program_to_the_solver() {
+    snapshot(
+        "common_values",
+        &[
+            "tests/fixtures/common_values/main.f",
+            "tests/fixtures/common_values/solve.f",
+            "--param",
+            "p=4",
+        ],
+        0,
+    );
+}
+
 /// A 6-D array distributed (*, BLOCK, BLOCK, *, *, *) onto a 2-D grid.
 #[test]
 fn a_six_dimensional_distribution() {

@@ -766,6 +766,7 @@ class Session:
         self.signatures: dict = {}
         self.latencies: dict = collections.defaultdict(list)
         self.slow: list = []
+        self.last_capture = -1e9
         self.errors: collections.Counter = collections.Counter()
         self.normal_errors: collections.Counter = collections.Counter()
         self.requests_sent = 0
@@ -1140,6 +1141,9 @@ class Session:
             if p.gen != self.gen:
                 continue
             age = now - p.sent
+            if age > self.args.slow and not p.slow:
+                p.slow = True
+                self.capture_stacks(p, age)
             if age > self.args.wedge and not p.wedged:
                 p.wedged = True
                 self.wedged_in_gen += 1
@@ -1155,6 +1159,32 @@ class Session:
         silent = now - self.server.last_rx
         return self.wedged_in_gen >= self.args.restart_after_wedges or (
             self.wedged_in_gen > 0 and silent > 2 * self.args.wedge)
+
+    def capture_stacks(self, p: Pending, age: float):
+        """With `--stacks DIR`: writes what the server's threads are doing while a
+        request is slow (their /proc states and a gdb backtrace of each), at most one
+        capture every 10 s."""
+        if not self.args.stacks or self.server is None:
+            return
+        now = time.monotonic()
+        if now - self.last_capture < 10.0:
+            return
+        self.last_capture = now
+        os.makedirs(self.args.stacks, exist_ok=True)
+        path = os.path.join(self.args.stacks, f"step{p.step}-{p.method.replace('/', '_')}.txt")
+        lines = [f"{p.method} #{p.id} unanswered for {age:.1f} s at step {p.step}", ""]
+        lines += self.thread_states()
+        lines += ["", "stderr tail:"] + list(self.server.stderr_tail)[-20:]
+        try:
+            gdb = subprocess.run(["gdb", "-p", str(self.server.pid), "-batch", "-nx",
+                                  "-ex", "thread apply all bt 40"],
+                                 capture_output=True, text=True, timeout=60)
+            lines += ["", gdb.stdout]
+        except (OSError, subprocess.TimeoutExpired) as e:
+            lines += ["", f"gdb: {e}"]
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        self.log(f"slow {p.method} #{p.id}: threads written to {path}")
 
     def thread_states(self) -> list:
         """What the server's threads are doing (from /proc), for wedges."""
@@ -2321,6 +2351,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rss-warn", type=int, default=1024,
                     help="a server whose peak RSS passes this many MB is a memory finding "
                          "(reported, not failing; default 1024)")
+    ap.add_argument("--stacks", metavar="DIR",
+                    help="write the server's thread backtraces (gdb) here when a request is slow")
     ap.add_argument("--strict-latency", action="store_true", help="slow requests fail the run")
     args = ap.parse_args(argv)
     if args.seed is None:

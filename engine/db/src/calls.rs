@@ -3,20 +3,23 @@
 //! binding it is analysed under, the variant each call reaches, and per call its notes
 //! and remapping records. What these compute from the sites is `costline_model::calls`.
 
-use super::analysis::{constants, counts, lower, mappings};
+use super::analysis::{constants, counts, freqs, lower, mappings};
+use super::common_reach::common_reach;
 use super::inputs::Workspace;
 use super::modules::cycles;
 use super::units::{UnitText, at_site, base, file_units};
 pub use costline_model::calls::{
-    Actual, ActualMapping, Binding, CallGraph, CallRemaps, Incoming, LocalPart, Site,
+    Actual, ActualMapping, Binding, CallGraph, CallRemaps, CommonUse, Incoming, LocalPart, Site,
 };
 use costline_model::calls::{
-    actual, arbitrate, bind, local_parts, recursion_warnings, site_notes, site_remaps,
+    actual, arbitrate, bind, globals_at, local_parts, received, recursion_warnings, site_notes,
+    site_remaps,
 };
 use costline_model::freq::calls::callee_names;
+use costline_model::freq::convert::Names;
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::{StmtId, StmtKind, Unit, UnitKind};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The CALL statements of `unit` (MPI's left out) with their actuals valued.
@@ -38,9 +41,30 @@ pub fn call_sites<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let maps = mappings(db, unit);
     let counts = counts(db, unit);
+    let freqs = freqs(db, unit);
+    // What each call may set, for the calls after it.
+    let sets: Vec<Option<Arc<CommonUse>>> = calls
+        .iter()
+        .map(|(_, c)| procedure_named(db, &c.name).map(|callee| common_reach(db, callee)))
+        .collect();
+    let loops = loop_ranges(&ir);
+    let no_names = Names::default();
     let sites = calls
-        .into_iter()
-        .map(|(s, c)| Site {
+        .iter()
+        .map(|&(s, c)| {
+            // A COMMON value is not passed where a call that may run before this one
+            // may have set it.
+            let mut changed = BTreeSet::new();
+            for ((other, _), set) in calls.iter().zip(&sets) {
+                if let Some(set) = set
+                    && may_run_before(other.id, s.id, &loops)
+                {
+                    changed.extend(set.set.iter().cloned());
+                }
+            }
+            (s, c, changed)
+        })
+        .map(|(s, c, changed)| Site {
             stmt: s.id,
             span: s.span,
             callee: c.name.clone(),
@@ -48,11 +72,40 @@ pub fn call_sites<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc
             actuals: c
                 .args
                 .iter()
-                .map(|a| (a.keyword.clone(), actual(&ir, &maps, s.id, &a.value, &env)))
+                .map(|a| {
+                    let names = freqs.scope_of(s.id).unwrap_or(&no_names);
+                    let value = actual(&ir, &maps, s.id, &a.value, names, &env);
+                    (a.keyword.clone(), value)
+                })
                 .collect(),
+            globals: globals_at(&ir, freqs.scope_of(s.id), &known.values, &changed),
         })
         .collect();
     Arc::new(sites)
+}
+
+/// The statement ids each loop of `ir` spans (itself and its body, which follow it in
+/// pre-order).
+fn loop_ranges(ir: &Unit) -> Vec<(StmtId, StmtId)> {
+    let mut out = Vec::new();
+    ir.walk(&mut |s, _| {
+        if matches!(s.kind, StmtKind::Loop(_)) {
+            let mut last = s.id;
+            costline_syntax::ir::walk(std::slice::from_ref(s), &mut |d, _| last = last.max(d.id));
+            out.push((s.id, last));
+        }
+    });
+    out
+}
+
+/// Whether statement `a` may run before statement `b` in one run of their unit: it
+/// comes first, or a loop holds both (`a` then runs in an earlier iteration). A
+/// backward GO TO is not followed.
+fn may_run_before(a: StmtId, b: StmtId, loops: &[(StmtId, StmtId)]) -> bool {
+    a < b
+        || loops
+            .iter()
+            .any(|&(from, to)| (from..=to).contains(&a) && (from..=to).contains(&b))
 }
 
 /// The procedures of the workspace by name (the first of a name). Its value changes
@@ -121,14 +174,12 @@ pub fn call_graph(db: &dyn salsa::Database) -> CallGraph {
     CallGraph { callers, cycles }
 }
 
-/// The calls `unit` (as written) receives and what its dummies are bound to.
+/// The calls `unit` (as written) receives and what they bind its dummies and COMMON
+/// variables to.
 #[salsa::tracked(returns(clone))]
 pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Incoming> {
     let unit = base(db, unit);
     let ir = lower(db, unit);
-    if ir.dummies.is_empty() {
-        return Arc::new(Incoming::default());
-    }
     let graph = call_graph(db);
     let name = unit.name(db);
     let mut sites = Vec::new();
@@ -142,7 +193,12 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
         let mut rank = 0;
         for s in call_sites(db, caller).iter().filter(|s| &s.callee == name) {
             rank += 1;
-            sites.push((caller_name.clone(), rank, s.count, bind(&ir, &s.actuals)));
+            sites.push((
+                caller_name.clone(),
+                rank,
+                s.count,
+                site_binding(db, unit, &ir, s),
+            ));
         }
     }
     Arc::new(arbitrate(&ir, name, sites))
@@ -154,10 +210,23 @@ pub fn binding<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Option
     if let Some(b) = unit.site(db) {
         return Some(b.clone());
     }
-    if lower(db, unit).dummies.is_empty() {
-        return None;
-    }
     incoming(db, unit).chosen.clone()
+}
+
+/// What the call `site` binds `callee` (as written, lowered to `ir`) to: its dummies
+/// to the actuals, its COMMON variables to the values known at the call that it or
+/// a procedure it calls uses.
+fn site_binding<'db>(
+    db: &'db dyn salsa::Database,
+    callee: UnitText<'db>,
+    ir: &Unit,
+    site: &Site,
+) -> Binding {
+    let mut b = bind(ir, &site.actuals);
+    b.values
+        .extend(received(ir, &site.globals, &common_reach(db, callee).used));
+    b.values.sort();
+    b
 }
 
 /// The procedure `callee` (as written) as called with `binding`: itself when that is
@@ -190,7 +259,10 @@ pub fn callees<'db>(
         .filter_map(|s| {
             let callee = procedure_named(db, &s.callee)?;
             let ir = lower(db, callee);
-            Some((s.stmt, as_called(db, callee, bind(&ir, &s.actuals))))
+            Some((
+                s.stmt,
+                as_called(db, callee, site_binding(db, callee, &ir, s)),
+            ))
         })
         .collect()
 }
@@ -226,7 +298,7 @@ pub fn local_calls<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ve
             continue;
         }
         let chosen = incoming(db, callee).chosen.clone();
-        let parts = local_parts(&bind(&ir, &s.actuals)).map(|parts| {
+        let parts = local_parts(&site_binding(db, callee, &ir, &s)).map(|parts| {
             parts
                 .into_iter()
                 .map(|p| {
@@ -270,8 +342,7 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
     let options = super::inputs::Settings::get(db).freq(db);
     for (s, callee, ir) in &sites {
         let (callee, ir) = (*callee, ir.clone());
-        let binding = bind(&ir, &s.actuals);
-        let variant = as_called(db, callee, binding);
+        let variant = as_called(db, callee, site_binding(db, callee, &ir, s));
         let maps = mappings(db, variant);
         let known = constants(db, variant);
         let env = |n: &str| known.values.get(n).map(|v| *v as i128);

@@ -17,6 +17,7 @@ pub mod alternatives;
 pub mod analysis;
 pub mod calls;
 mod common;
+mod common_reach;
 mod host;
 mod include_search;
 mod inputs;

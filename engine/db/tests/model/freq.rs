@@ -69,6 +69,9 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
                 Assumption::JumpTarget { .. } => "a GO TO target, as if always reached".into(),
                 Assumption::Complex { .. } => "conditions too complex, estimated".into(),
                 Assumption::ColdPath { .. } => "a branch that ends the program, not taken".into(),
+                Assumption::InputDefault { names, .. } => {
+                    format!("the value without input of {}", names.join(", "))
+                }
             };
             out += &format!("{}  assumes {what}\n", "  ".repeat(depth));
         }
@@ -424,6 +427,134 @@ end program
               assumes probability 1/2
             do i = 1, 10
               = 10  → 10
+        "#]],
+    );
+}
+
+#[test]
+fn a_value_read_on_one_path_takes_the_default_of_the_other() {
+    check(
+        "program p
+  integer :: fstatus, i, j, k, niter, g(3), nx, m
+  open (unit=2, file='in.data', status='old', iostat=fstatus)
+  if (fstatus .eq. 0) then
+    read (2, *) niter
+    read (2, *) g(1), g(2), g(3)
+  else
+    niter = 25
+    g(1) = 12
+    g(2) = 12
+    g(3) = 12
+  end if
+  nx = g(1) - 2
+  do i = 1, niter
+    do j = 1, nx
+    end do
+  end do
+  do k = 1, 4
+  end do
+  if (fstatus .eq. 1) then
+    m = 3
+  else
+    m = 3
+  end if
+  do k = 1, m
+  end do
+  if (fstatus .eq. 1) then
+    m = 3
+  else
+    m = 4
+  end if
+  do k = 1, m
+  end do
+end program
+",
+        &[],
+        expect![[r#"
+            <open>
+              = 1  → 1
+            if (fstatus == 0) then
+              = 1  → 1
+            <read>
+              = 1/2  → 1/2
+              assumes probability 1/2
+            <read>
+              = 1/2  → 1/2
+              assumes probability 1/2
+            niter = 25
+              = 1/2  → 1/2
+              assumes probability 1/2
+            g(1) = 12
+              = 1/2  → 1/2
+              assumes probability 1/2
+            g(2) = 12
+              = 1/2  → 1/2
+              assumes probability 1/2
+            g(3) = 12
+              = 1/2  → 1/2
+              assumes probability 1/2
+            nx = g(1) - 2
+              = 1  → 1
+            do i = 1, niter
+              = 25  → 25
+              assumes the value without input of niter, g(1), g(2), g(3)
+              do j = 1, nx
+                = 250  → 250
+                assumes the value without input of niter, g(1), g(2), g(3)
+            do k = 1, 4
+              = 4  → 4
+            if (fstatus == 1) then
+              = 1  → 1
+            m = 3
+              = 1/2  → 1/2
+              assumes probability 1/2
+            m = 3
+              = 1/2  → 1/2
+              assumes probability 1/2
+            do k = 1, m
+              = 3  → 3
+            if (fstatus == 1) then
+              = 1  → 1
+            m = 3
+              = 1/2  → 1/2
+              assumes probability 1/2
+            m = 4
+              = 1/2  → 1/2
+              assumes probability 1/2
+            do k = 1, m
+              = 100  → 100
+              assumes 100 trips: its bounds depend on `m`, which changes at run time
+        "#]],
+    );
+}
+
+#[test]
+fn an_integer_element_at_constant_subscripts_keeps_its_value() {
+    check(
+        "subroutine s(n)
+  integer :: n, i, k, d(2)
+  d(1) = n
+  d(2) = 2 * n
+  do i = 1, d(2)
+  end do
+  d(k) = 7
+  do i = 1, d(1)
+  end do
+end subroutine
+",
+        &[("n", 5)],
+        expect![[r#"
+            d(1) = n
+              = 1  → 1
+            d(2) = 2*n
+              = 1  → 1
+            do i = 1, d(2)
+              = 2*n if n >= 1  → 10
+            d(k) = 7
+              = 1  → 1
+            do i = 1, d(1)
+              = 100  → 100
+              assumes 100 trips: its bounds depend on an element set at run time
         "#]],
     );
 }

@@ -6,6 +6,7 @@ use crate::completeness::{self, MissingReport};
 use costline_db::project::{FileAnalysis, UnitAnalysis};
 use costline_db::{MissingList, Options};
 use costline_model::cache::NestCache;
+use costline_model::calls::is_passed_key;
 use costline_model::comm::{CommMetrics, RefValues};
 use costline_model::freq::Count;
 use costline_model::time::Timing;
@@ -856,7 +857,13 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         }),
         dummies: unit.dummies.clone(),
         uses: unit.uses.iter().map(|u| u.module.clone()).collect(),
-        constants: u.constants.values.clone(),
+        constants: u
+            .constants
+            .values
+            .iter()
+            .filter(|(k, _)| !is_passed_key(k))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect(),
         arrays: unit
             .symbols
             .values()

@@ -48,12 +48,15 @@ pub struct Site {
     pub count: Option<f64>,
     /// Each actual with its keyword, if any.
     pub actuals: Vec<(Option<String>, Actual)>,
+    /// The integer COMMON values known at the call.
+    pub globals: Vec<super::Global>,
 }
 
 /// What a call binds a procedure's dummies to.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Binding {
-    /// Integer scalar dummies with a value.
+    /// Integer scalar dummies with a value, and the integer COMMON variables and
+    /// elements the call passes a value in.
     pub values: Vec<(String, i64)>,
     /// Array dummies associated with a whole actual array: its extents and mapping.
     pub arrays: Vec<(String, Option<Vec<i64>>, ActualMapping)>,
@@ -66,9 +69,17 @@ impl Binding {
     }
 }
 
-/// An actual argument of the call `stmt` valued under `env`, with the mapping in force
-/// at the call (a REDISTRIBUTE or REALIGN before it counts).
-pub fn actual(ir: &Unit, maps: &UnitMappings, stmt: StmtId, e: &Expr, env: Env) -> Actual {
+/// An actual argument of the call `stmt` valued under `env` where names mean `names`
+/// (the values assignments reaching the call gave), with the mapping in force at the
+/// call (a REDISTRIBUTE or REALIGN before it counts).
+pub fn actual(
+    ir: &Unit,
+    maps: &UnitMappings,
+    stmt: StmtId,
+    e: &Expr,
+    names: &Names,
+    env: Env,
+) -> Actual {
     let whole = match e {
         Expr::Array(r) if r.subscripts.is_empty() => Some(r.name.as_str()),
         Expr::Name(n) if ir.symbols.get(n).is_some_and(|s| s.is_array()) => Some(n.as_str()),
@@ -105,7 +116,7 @@ pub fn actual(ir: &Unit, maps: &UnitMappings, stmt: StmtId, e: &Expr, env: Env) 
     }
     let scope = Scope {
         unit: ir,
-        names: &Names::default(),
+        names,
         integers: false,
     };
     match scope.sym(e).ok().and_then(|s| int(&s, env)) {

@@ -11,10 +11,12 @@
 //! variant of the procedure keyed by its binding, so the callers' totals weight each
 //! call's own costs by its own frequency (P^3T+ Definitions 4.4, 4.7, 4.10). Callers in
 //! the callee's own recursive cycle bind nothing (their values would depend on the
-//! callee's own). The database crate's `calls` queries gather the sites and the graph.
+//! callee's own). Integer COMMON values known at a call are bound like integer dummies
+//! ([`globals`]). The database crate's `calls` queries gather the sites and the graph.
 
 pub mod arbitrate;
 pub mod binding;
+pub mod globals;
 pub mod local;
 pub mod notes;
 pub mod recursion;
@@ -22,6 +24,7 @@ pub mod remap;
 
 pub use arbitrate::{CallerSite, Incoming, MAX_VARIANTS, arbitrate};
 pub use binding::{Actual, ActualMapping, Binding, Site, actual, bind, declared_shape};
+pub use globals::{CommonUse, Global, Member, globals_at, is_passed_key, received};
 pub use local::{LocalPart, MAX_LOCAL_PARTS, local_parts};
 pub use notes::site_notes;
 pub use recursion::{CallGraph, recursion_warnings};

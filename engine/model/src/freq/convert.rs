@@ -3,8 +3,9 @@
 //! constraint sets with a probability. Anything that depends on data (an array element,
 //! a real variable, a function result) is not converted; the caller treats it as data.
 
+use super::Assumption;
 use costline_symbolic::{Constraint, Rational, Rel, Sym};
-use costline_syntax::ir::{BaseType, BinaryOp, Bound, Expr, UnaryOp, Unit};
+use costline_syntax::ir::{ArrayRef, BaseType, BinaryOp, Bound, Expr, Subscript, UnaryOp, Unit};
 use std::sync::Arc;
 
 /// Why an expression has no symbolic form: it depends on data.
@@ -52,13 +53,86 @@ pub struct Names(Option<Arc<NameNode>>);
 struct NameNode {
     name: String,
     value: Result<Sym, DataDependent>,
+    /// The value was read from input at run time (a READ's item).
+    input: bool,
+    /// What the value rests on besides the program text: a count that uses it does.
+    assumed: Vec<Assumption>,
     next: Names,
+}
+
+/// The key an integer array's element at constant subscripts goes by among the names
+/// (and as an unknown of the unit): `grid_points(1)`, `m(2,3)`.
+pub fn element_key(array: &str, subscripts: &[i64]) -> String {
+    let subs: Vec<String> = subscripts.iter().map(i64::to_string).collect();
+    format!("{array}({})", subs.join(","))
+}
+
+/// The key that says an array's elements changed in ways not followed (a variable
+/// subscript, a READ into an implied DO): later elements of it have no value.
+pub fn array_key(array: &str) -> String {
+    format!("{array}(*)")
 }
 
 impl Names {
     /// This list with `name` meaning `value` from now on: its earlier entry, if any, is
     /// dropped (the entries before it are copied; the tail after it is shared).
     pub fn with(&self, name: &str, value: Result<Sym, DataDependent>) -> Names {
+        self.with_entry(name, value, false, Vec::new())
+    }
+
+    /// This list with `name` meaning `value`, which rests on `assumed`.
+    pub fn with_assumed(
+        &self,
+        name: &str,
+        value: Result<Sym, DataDependent>,
+        assumed: Vec<Assumption>,
+    ) -> Names {
+        self.with_entry(name, value, false, assumed)
+    }
+
+    /// This list with `name` read from input at run time (`why` says where).
+    pub fn with_input(&self, name: &str, why: String) -> Names {
+        self.with_entry(name, Err(why), true, Vec::new())
+    }
+
+    /// This list with every element of `array` changed in ways not followed.
+    pub fn without_elements(&self, array: &str, why: &str) -> Names {
+        let prefix = format!("{array}(");
+        let mut out = self.clone();
+        for key in self.keys().into_iter().filter(|k| k.starts_with(&prefix)) {
+            out = out.with(&key, Err(why.to_string()));
+        }
+        out.with(&array_key(array), Err(why.to_string()))
+    }
+
+    /// The names bound, latest first.
+    pub fn keys(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut at = self.0.as_deref();
+        while let Some(node) = at {
+            out.push(node.name.clone());
+            at = node.next.0.as_deref();
+        }
+        out
+    }
+
+    /// Whether `name`'s value was read from input at run time.
+    pub fn is_input(&self, name: &str) -> bool {
+        self.node(name).is_some_and(|n| n.input)
+    }
+
+    /// What the value of `name` rests on.
+    pub fn assumed(&self, name: &str) -> &[Assumption] {
+        self.node(name).map_or(&[], |n| &n.assumed)
+    }
+
+    fn with_entry(
+        &self,
+        name: &str,
+        value: Result<Sym, DataDependent>,
+        input: bool,
+        assumed: Vec<Assumption>,
+    ) -> Names {
         let mut before: Vec<&NameNode> = Vec::new();
         let mut at = self.0.as_deref();
         let mut rest = self.clone();
@@ -79,22 +153,30 @@ impl Names {
             rest = Names(Some(Arc::new(NameNode {
                 name: node.name.clone(),
                 value: node.value.clone(),
+                input: node.input,
+                assumed: node.assumed.clone(),
                 next: rest,
             })));
         }
         Names(Some(Arc::new(NameNode {
             name: name.to_string(),
             value,
+            input,
+            assumed,
             next: rest,
         })))
     }
 
     /// What `name` means, if it has been bound.
     pub fn get(&self, name: &str) -> Option<&Result<Sym, DataDependent>> {
+        self.node(name).map(|n| &n.value)
+    }
+
+    fn node(&self, name: &str) -> Option<&NameNode> {
         let mut at = self.0.as_deref();
         while let Some(node) = at {
             if node.name == name {
-                return Some(&node.value);
+                return Some(node);
             }
             at = node.next.0.as_deref();
         }
@@ -171,7 +253,7 @@ impl Scope<'_> {
                     _ => Err(format!("the result of `{}`", c.name)),
                 }
             }
-            Expr::Array(a) => Err(format!("the array element `{a}`")),
+            Expr::Array(a) => self.element(a),
             Expr::Real(t) => Err(format!("the real number {t}")),
             Expr::Logical(_) | Expr::Str(_) | Expr::Unknown(_) => {
                 Err(format!("`{e}` is not an integer expression"))
@@ -228,6 +310,70 @@ impl Scope<'_> {
             }),
             (_, Some(k)) => dim(k).map(|d| d.1),
         })
+    }
+
+    /// What the values of the names `e` uses rest on (a default taken for a value read
+    /// at run time).
+    pub fn assumptions(&self, e: &Expr) -> Vec<Assumption> {
+        let mut out: Vec<Assumption> = Vec::new();
+        e.visit(&mut |x| {
+            let key = match x {
+                Expr::Name(n) => Some(n.clone()),
+                Expr::Array(a) => self.element_key(a),
+                _ => None,
+            };
+            for a in key.iter().flat_map(|k| self.names.assumed(k)) {
+                if !out.contains(a) {
+                    out.push(a.clone());
+                }
+            }
+        });
+        out
+    }
+
+    /// An element of an integer array at constant subscripts is a name of its own
+    /// (`grid_points(1)`): its value is the one an assignment reaching here gave it,
+    /// else, for a COMMON array, the one the unit was entered with (what its callers
+    /// pass). Any other element is data.
+    fn element(&self, a: &ArrayRef) -> Result<Sym, DataDependent> {
+        let data = || Err(format!("the array element `{a}`"));
+        let Some(key) = self.element_key(a) else {
+            return data();
+        };
+        if let Some(v) = self.names.get(&key) {
+            return v.clone();
+        }
+        if let Some(Err(why)) = self.names.get(&array_key(&a.name)) {
+            return Err(why.clone());
+        }
+        let common = self
+            .unit
+            .symbols
+            .get(&a.name)
+            .is_some_and(|s| s.common.is_some());
+        if common { Ok(Sym::var(&key)) } else { data() }
+    }
+
+    /// The key of an element of an integer array at subscripts that have constant
+    /// values here ([`element_key`]); `None` for any other reference.
+    pub fn element_key(&self, a: &ArrayRef) -> Option<String> {
+        let sym = self.unit.symbols.get(&a.name)?;
+        if !sym.is_array() || a.subscripts.is_empty() || !self.is_integer(&a.name) {
+            return None;
+        }
+        let subs = a
+            .subscripts
+            .iter()
+            .map(|s| match s {
+                Subscript::Index(e) => self
+                    .sym(e)
+                    .ok()?
+                    .as_int()
+                    .and_then(|v| i64::try_from(v).ok()),
+                Subscript::Range(_) => None,
+            })
+            .collect::<Option<Vec<i64>>>()?;
+        Some(element_key(&a.name, &subs))
     }
 
     /// Whether a name denotes an integer: declared or implicitly integer; undeclared

@@ -51,6 +51,20 @@ impl Assumption {
                  set another with `!costline: probability P`)",
                 line(*at)
             ),
+            Assumption::InputDefault { at, names } => {
+                let list: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+                let (is, its) = if names.len() == 1 {
+                    ("is", "its value")
+                } else {
+                    ("are", "their values")
+                };
+                format!(
+                    "{} {is} read at run time on one path of line {}: {its} on the other \
+                     (the program's default, without input) taken",
+                    list.join(", "),
+                    line(*at)
+                )
+            }
             Assumption::JumpTarget { at } => {
                 format!(
                     "line {} is a GO TO target: counted as if always reached (an upper bound)",

@@ -95,6 +95,10 @@ pub enum Assumption {
     /// unit's end): its data-dependent condition is taken not to hold, the program to
     /// run to completion.
     ColdPath { at: Span },
+    /// The IF or SELECT at `at` reads `names` from input at run time on some branches
+    /// and gives them known values on the others: the known values are taken (the
+    /// program's defaults, as when its input file is absent).
+    InputDefault { at: Span, names: Vec<String> },
 }
 
 /// One alternative of a count: `weight ×` the number of integer points of
@@ -191,8 +195,9 @@ impl UnitFrequencies {
         self.counts.get(id.0 as usize).map(|c| &**c)
     }
 
-    /// What names mean at assignment `id`: loop variables and reaching scalar values.
-    pub(crate) fn scope_of(&self, id: StmtId) -> Option<&convert::Names> {
+    /// What names mean at assignment or CALL `id`: loop variables and reaching scalar
+    /// values.
+    pub fn scope_of(&self, id: StmtId) -> Option<&convert::Names> {
         self.scopes.get(id.0 as usize)?.as_ref()
     }
 

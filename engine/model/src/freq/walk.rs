@@ -1,11 +1,13 @@
 //! The walk over a unit's statements: each block is counted once, in the context of
 //! its enclosing loops and conditions.
 
-use super::convert::{Alt, Cond, DataDependent, Names, Scope, always, and, not};
+use super::convert::{Alt, Cond, DataDependent, Names, Scope, always, and, element_key, not};
 use super::{Assumption, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
-use costline_syntax::ir::{CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, walk};
+use costline_syntax::ir::{
+    CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Subscript, Unit, Written, walk,
+};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -174,8 +176,9 @@ impl<'a> Walker<'a> {
 
     /// Counts a block's statements in `frame`; returns the condition under which control
     /// leaves the block at its end, when a jump (CYCLE, EXIT, RETURN, STOP, GO TO) inside
-    /// narrowed it, or `None` when every run of the block reaches its end.
-    fn block(&mut self, stmts: &[Stmt], frame: Frame) -> Option<Cond> {
+    /// narrowed it, or `None` when every run of the block reaches its end; and what
+    /// names mean at its end.
+    fn block(&mut self, stmts: &[Stmt], frame: Frame) -> (Option<Cond>, Names) {
         let base = frame.clone();
         let mut frame = frame;
         let mut narrowed = false;
@@ -202,6 +205,12 @@ impl<'a> Walker<'a> {
                     // Jumps in the body shorten iterations, which the body's own
                     // frames account for; the loop itself runs on.
                     let _ = self.block(&l.body, inner);
+                    // Scalars assigned inside a loop have no single value after it.
+                    frame.names = forget(
+                        &self.scope(&frame),
+                        &assigned_within(std::slice::from_ref(s)),
+                        "changes at run time",
+                    );
                 }
                 StmtKind::If(i) => {
                     let p = self.probability(s);
@@ -241,10 +250,15 @@ impl<'a> Walker<'a> {
                         .map(|(b, c)| (b.body.as_slice(), c))
                         .collect();
                     let complete = i.branches.iter().any(|b| b.cond.is_none());
-                    if let Some(after) = self.branches(s, &branches, p, false, complete, &frame) {
+                    let conditions: Vec<&Expr> =
+                        i.branches.iter().filter_map(|b| b.cond.as_ref()).collect();
+                    let deciding = self.resting_on(&frame, &conditions);
+                    let (after, ends) = self.branches(s, &branches, p, false, complete, &deciding);
+                    if let Some(after) = after {
                         frame = after;
                         narrowed = true;
                     }
+                    frame = self.merge(s, frame, &ends);
                 }
                 StmtKind::Select(sel) => {
                     let p = self.probability(s);
@@ -288,10 +302,13 @@ impl<'a> Walker<'a> {
                         }
                     };
                     let complete = sel.cases.iter().any(|c| c.values.is_none());
-                    if let Some(after) = self.branches(s, &branches, p, true, complete, &frame) {
+                    let deciding = self.resting_on(&frame, &[&sel.selector]);
+                    let (after, ends) = self.branches(s, &branches, p, true, complete, &deciding);
+                    if let Some(after) = after {
                         frame = after;
                         narrowed = true;
                     }
+                    frame = self.merge(s, frame, &ends);
                 }
                 StmtKind::Goto { .. }
                 | StmtKind::Return
@@ -303,9 +320,26 @@ impl<'a> Walker<'a> {
                     narrowed = true;
                 }
                 StmtKind::Other { writes, .. } => {
-                    for n in writes {
-                        let why = format!("`{n}`, set by an I/O statement at run time");
-                        frame.names = frame.names.with(n, Err(why));
+                    frame.names = read_at_run_time(&self.scope(&frame), writes);
+                }
+                StmtKind::Assign {
+                    lhs: Expr::Array(a),
+                    rhs,
+                } => {
+                    // An element of an integer array at constant subscripts keeps its
+                    // value as a scalar does; any other element makes the array's
+                    // elements unknown.
+                    let scope = self.scope(&frame);
+                    if let Some(key) = scope.element_key(a) {
+                        let value = scope
+                            .sym(rhs)
+                            .map_err(|why| format!("`{key}`, computed from {why}"));
+                        let assumed = scope.assumptions(rhs);
+                        frame.names = frame.names.with_assumed(&key, value, assumed);
+                    } else if scope.is_integer(&a.name) {
+                        frame.names = frame
+                            .names
+                            .without_elements(&a.name, "an element set at run time");
                     }
                 }
                 StmtKind::Assign {
@@ -314,30 +348,21 @@ impl<'a> Walker<'a> {
                 } => {
                     // Forward substitution: `jb = min(nb, n - j + 1)` makes a later
                     // `do i = j, j + jb - 1` count exactly.
-                    let value = if self.scalar_integer(n) {
-                        self.scope(&frame)
+                    let scope = self.scope(&frame);
+                    let (value, assumed) = if self.scalar_integer(n) {
+                        let value = scope
                             .sym(rhs)
-                            .map_err(|why| format!("`{n}`, computed from {why}"))
+                            .map_err(|why| format!("`{n}`, computed from {why}"));
+                        (value, scope.assumptions(rhs))
                     } else {
-                        Err(format!("`{n}`, which is not an integer"))
+                        (Err(format!("`{n}`, which is not an integer")), Vec::new())
                     };
-                    frame.names = frame.names.with(n, value);
+                    frame.names = frame.names.with_assumed(n, value, assumed);
                 }
                 _ => {}
             }
-            // Scalars assigned inside a loop or a branch have no single value after it.
-            if matches!(
-                s.kind,
-                StmtKind::Loop(_) | StmtKind::If(_) | StmtKind::Select(_)
-            ) {
-                for n in assigned_within(std::slice::from_ref(s)) {
-                    frame.names = frame
-                        .names
-                        .with(&n, Err(format!("`{n}`, which changes at run time")));
-                }
-            }
         }
-        narrowed.then_some(frame.cond)
+        (narrowed.then_some(frame.cond), frame.names)
     }
 
     fn scalar_integer(&self, n: &str) -> bool {
@@ -391,7 +416,8 @@ impl<'a> Walker<'a> {
         exclusive: bool,
         complete: bool,
         frame: &Frame,
-    ) -> Option<Frame> {
+    ) -> (Option<Frame>, Vec<Names>) {
+        let mut ends = Vec::new();
         let mut none_before = always();
         let mut any: Cond = Vec::new();
         let mut after: Cond = Vec::new();
@@ -415,25 +441,41 @@ impl<'a> Walker<'a> {
                 inner.assumptions.push(probability.clone());
             }
             let end = inner.cond.clone();
-            match self.block(body, inner) {
+            let (fell_through, names) = self.block(body, inner);
+            let reached = match fell_through {
                 Some(fell_through) => {
                     jumped = true;
+                    let reached = runs(&fell_through);
                     after.extend(fell_through);
+                    reached
                 }
-                None => after.extend(end),
+                None => {
+                    let reached = runs(&end);
+                    after.extend(end);
+                    reached
+                }
+            };
+            if reached {
+                ends.push(names);
             }
             if let Some(c) = cond {
                 none_before = and(&none_before, &not(c, p), p);
                 any.extend(c.iter().cloned());
             }
         }
-        if !jumped {
-            return None;
-        }
         if !complete {
             // No branch ran: where no condition held.
             let none = if exclusive { not(&any, p) } else { none_before };
-            after.extend(self.narrowed(frame, &none, s).cond);
+            let none = and(&frame.cond, &none, self.options.default_probability);
+            if runs(&none) {
+                ends.push(frame.names.clone());
+            }
+            if jumped {
+                after.extend(none);
+            }
+        }
+        if !jumped {
+            return (None, ends);
         }
         let mut f = Frame {
             cond: after,
@@ -442,7 +484,124 @@ impl<'a> Walker<'a> {
         if f.cond.iter().any(|a| a.prob != Rational::ONE) && !f.assumptions.contains(&probability) {
             f.assumptions.push(probability);
         }
-        Some(self.with_cond(f, s))
+        (Some(self.with_cond(f, s)), ends)
+    }
+
+    /// The frame after the IF or SELECT `s`, given the names at the end of each of its
+    /// branches that control can leave at its end (`ends`, the no-branch path
+    /// included). A variable its branches set keeps a value where every such branch
+    /// gives it the same one. Where one value is known and every other branch reads the
+    /// variable from input at run time (`niter = niter_default` when an input file
+    /// cannot be opened, else `read (2, *) niter`), the known value is taken, as an
+    /// assumption of every count after `s`.
+    fn merge(&self, s: &Stmt, mut frame: Frame, ends: &[Names]) -> Frame {
+        let written = assigned_within(std::slice::from_ref(s));
+        let scope = self.scope(&frame);
+        let mut names = frame.names.clone();
+        let mut merged = Vec::new();
+        let mut defaults = Vec::new();
+        for w in &written {
+            let key = match w {
+                Written::Scalar(n) => n.clone(),
+                Written::Element(a, subs) => element_key(a, subs),
+                Written::Array(_) => {
+                    names = forget(
+                        &Scope {
+                            names: &names,
+                            ..scope
+                        },
+                        std::slice::from_ref(w),
+                        "changes at run time",
+                    );
+                    continue;
+                }
+            };
+            // Each end's value, whether it was read from input, and whether the
+            // program set it (rather than the unit being entered with it).
+            let entry = |n: &Names| -> (Result<Sym, DataDependent>, bool, bool) {
+                match n.get(&key) {
+                    Some(v) => (v.clone(), n.is_input(&key), true),
+                    None => (self.entry_value(w), false, false),
+                }
+            };
+            let values: Vec<_> = ends.iter().map(entry).collect();
+            let known: Vec<&Sym> = values
+                .iter()
+                .filter_map(|(v, _, _)| v.as_ref().ok())
+                .collect();
+            let agree = known.first().is_some_and(|k| known.iter().all(|o| o == k));
+            let assumed: Vec<Assumption> = ends
+                .iter()
+                .flat_map(|n| n.assumed(&key).iter().cloned())
+                .collect();
+            if agree && known.len() == values.len() {
+                merged.push((key, Ok(known[0].clone()), assumed));
+            } else if agree
+                && values
+                    .iter()
+                    .all(|(v, input, set)| (v.is_ok() && *set) || *input)
+            {
+                defaults.push(key.clone());
+                merged.push((key, Ok(known[0].clone()), assumed));
+            } else {
+                let why = format!("`{key}`, which changes at run time");
+                merged.push((key, Err(why), Vec::new()));
+            }
+        }
+        let default = Assumption::InputDefault {
+            at: s.span,
+            names: defaults.clone(),
+        };
+        for (key, value, mut assumed) in merged {
+            if defaults.contains(&key) {
+                assumed.push(default.clone());
+            }
+            assumed.dedup();
+            names = names.with_assumed(&key, value, assumed);
+        }
+        frame.names = names;
+        frame
+    }
+
+    /// `frame` with the assumptions the values in `exprs` rest on (a new frame when
+    /// there are any).
+    fn resting_on(&mut self, frame: &Frame, exprs: &[&Expr]) -> Frame {
+        let scope = self.scope(frame);
+        let mut f = frame.clone();
+        for e in exprs {
+            for a in scope.assumptions(e) {
+                if !f.assumptions.contains(&a) {
+                    f.assumptions.push(a);
+                }
+            }
+        }
+        if f.assumptions.len() == frame.assumptions.len() {
+            return f;
+        }
+        self.fresh(f)
+    }
+
+    /// The value `w` had when the unit was entered: a variable of the caller's, or data.
+    fn entry_value(&self, w: &Written) -> Result<Sym, DataDependent> {
+        let empty = Names::default();
+        let scope = Scope {
+            unit: self.unit,
+            names: &empty,
+            integers: false,
+        };
+        match w {
+            Written::Scalar(n) if self.scalar_integer(n) => scope.sym(&Expr::Name(n.clone())),
+            Written::Element(a, subs) => {
+                let common = self.unit.symbols.get(a).is_some_and(|s| s.common.is_some());
+                let key = element_key(a, subs);
+                if common && scope.is_integer(a) {
+                    Ok(Sym::var(&key))
+                } else {
+                    Err(format!("`{key}`, set at run time"))
+                }
+            }
+            _ => Err(format!("`{}`, which is not an integer", w.name())),
+        }
     }
 
     /// The frame of a loop's body: its variable bounded by the loop's bounds (a step
@@ -465,6 +624,16 @@ impl<'a> Walker<'a> {
                     let step = step.as_ref().map(|e| scope.sym(e)).transpose()?;
                     Ok((scope.sym(lower)?, scope.sym(upper)?, step))
                 })();
+                for e in [Some(lower), Some(upper), step.as_ref()]
+                    .into_iter()
+                    .flatten()
+                {
+                    for a in scope.assumptions(e) {
+                        if !f.assumptions.contains(&a) {
+                            f.assumptions.push(a);
+                        }
+                    }
+                }
                 match bounds {
                     Ok((lo, up, step)) => match self.counted(&mut f, var, lo, up, step) {
                         Ok(()) => None,
@@ -477,11 +646,11 @@ impl<'a> Walker<'a> {
             LoopControl::Forever => Some((None, "it is a DO loop without control".into())),
         };
         // Inside the loop, scalars its body assigns change from one iteration to the next.
-        for n in assigned_within(&l.body) {
-            f.names = f
-                .names
-                .with(&n, Err(format!("`{n}`, which changes in the loop")));
-        }
+        f.names = forget(
+            &self.scope(&f),
+            &assigned_within(&l.body),
+            "changes in the loop",
+        );
         if let Some((var, why)) = unknown {
             let (trips, from_pragma) = match self.pragmas.get(&s.id) {
                 Some(PragmaKind::Trips(n)) => (*n, true),
@@ -660,32 +829,91 @@ fn exits_early(l: &Loop) -> bool {
     early
 }
 
-/// The scalars assigned (or used as loop variables) within `stmts`, at any depth.
-fn assigned_within(stmts: &[Stmt]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    walk(stmts, &mut |s, _| {
-        let name = match &s.kind {
-            StmtKind::Assign {
-                lhs: Expr::Name(n), ..
-            } => Some(n.as_str()),
-            StmtKind::Loop(l) => l.var(),
-            StmtKind::Other { writes, .. } => {
-                for n in writes {
-                    if !out.contains(n) {
-                        out.push(n.clone());
-                    }
-                }
-                None
-            }
-            _ => None,
-        };
-        if let Some(n) = name
-            && !out.iter().any(|o| o == n)
-        {
-            out.push(n.to_string());
+/// Whether control can get where `cond` holds: some alternative with a probability.
+fn runs(cond: &Cond) -> bool {
+    cond.iter().any(|a| a.prob != Rational::ZERO)
+}
+
+/// The variables assigned (or used as loop variables) within `stmts`, at any depth: an
+/// array element at literal subscripts as an element, at others as its whole array.
+fn assigned_within(stmts: &[Stmt]) -> Vec<Written> {
+    let mut out: Vec<Written> = Vec::new();
+    let mut add = |w: Written| {
+        if !out.contains(&w) {
+            out.push(w);
         }
+    };
+    walk(stmts, &mut |s, _| match &s.kind {
+        StmtKind::Assign {
+            lhs: Expr::Name(n), ..
+        } => add(Written::Scalar(n.clone())),
+        StmtKind::Assign {
+            lhs: Expr::Array(a),
+            ..
+        } => {
+            let literal = a
+                .subscripts
+                .iter()
+                .map(|s| match s {
+                    Subscript::Index(Expr::Int(v)) => Some(*v),
+                    _ => None,
+                })
+                .collect::<Option<Vec<i64>>>();
+            add(match literal {
+                Some(subs) if !subs.is_empty() => Written::Element(a.name.clone(), subs),
+                _ => Written::Array(a.name.clone()),
+            });
+        }
+        StmtKind::Loop(l) => {
+            if let Some(v) = l.var() {
+                add(Written::Scalar(v.to_string()));
+            }
+        }
+        StmtKind::Other { writes, .. } => writes.iter().cloned().for_each(&mut add),
+        _ => {}
     });
     out
+}
+
+/// The names of `scope` with each of `written` changed in ways not followed (`how`:
+/// "changes in the loop").
+fn forget(scope: &Scope, written: &[Written], how: &str) -> Names {
+    let mut names = scope.names.clone();
+    for w in written {
+        match w {
+            Written::Scalar(n) => names = names.with(n, Err(format!("`{n}`, which {how}"))),
+            Written::Element(a, subs) => {
+                let key = element_key(a, subs);
+                names = names.with(&key, Err(format!("`{key}`, which {how}")));
+            }
+            Written::Array(a) if scope.is_integer(a) => {
+                names = names.without_elements(a, &format!("an element of `{a}`, which {how}"));
+            }
+            Written::Array(_) => {}
+        }
+    }
+    names
+}
+
+/// The names of `scope` after an I/O statement set `writes` from input at run time.
+fn read_at_run_time(scope: &Scope, writes: &[Written]) -> Names {
+    let mut names = scope.names.clone();
+    for w in writes {
+        match w {
+            Written::Scalar(n) => {
+                names = names.with_input(n, format!("`{n}`, read at run time"));
+            }
+            Written::Element(a, subs) => {
+                let key = element_key(a, subs);
+                names = names.with_input(&key, format!("`{key}`, read at run time"));
+            }
+            Written::Array(a) if scope.is_integer(a) => {
+                names = names.without_elements(a, &format!("`{a}`, read at run time"));
+            }
+            Written::Array(_) => {}
+        }
+    }
+    names
 }
 
 /// The labels of the unit's top-level statements after which only CONTINUE, I/O and

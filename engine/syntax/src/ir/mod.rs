@@ -12,7 +12,7 @@ mod symbols;
 pub use expr::{Arg, ArrayRef, BinaryOp, Call, Expr, Subscript, Triplet, UnaryOp};
 pub use stmt::{
     Branch, Case, CaseValue, If, Independent, Loop, LoopControl, LoopOrigin, Select, Stmt, StmtId,
-    StmtKind, walk,
+    StmtKind, Written, walk,
 };
 pub use symbols::{
     Attrs, BaseType, Bound, Dim, ImplicitRules, Intent, Symbol, SymbolTable, TypeSpec,

@@ -59,10 +59,30 @@ pub enum StmtKind {
     /// An executable statement the analyses treat as opaque work: I/O, ALLOCATE, ...
     Other {
         what: String,
-        /// The scalars it sets at run time: an I/O statement's IOSTAT=, IOMSG= and
-        /// SIZE= variables.
-        writes: Vec<String>,
+        /// What it sets at run time: a READ's input items, an I/O statement's
+        /// IOSTAT=, IOMSG= and SIZE= variables.
+        writes: Vec<Written>,
     },
+}
+
+/// A variable a statement sets to a value known only at run time.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Written {
+    Scalar(String),
+    /// One element of an array, at constant subscripts.
+    Element(String, Vec<i64>),
+    /// Elements of an array that are not known: an implied DO, a variable subscript,
+    /// the whole array.
+    Array(String),
+}
+
+impl Written {
+    /// The variable's name (the array's for an element).
+    pub fn name(&self) -> &str {
+        match self {
+            Written::Scalar(n) | Written::Element(n, _) | Written::Array(n) => n,
+        }
+    }
 }
 
 /// Where a loop came from.

@@ -5,6 +5,7 @@
 mod decl;
 mod directives;
 mod expr;
+mod io_writes;
 mod prefix;
 mod stmt;
 mod unread;

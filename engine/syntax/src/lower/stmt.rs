@@ -1,7 +1,7 @@
 //! Executable statements. Array assignments, WHERE and FORALL are normalized into
 //! loop nests here (see [`crate::normalize`]).
 
-use super::Lowerer;
+use super::{Lowerer, io_writes};
 use crate::cst::{self, named_children};
 use crate::diagnostics::Diagnostic;
 use crate::ir::{
@@ -178,7 +178,7 @@ impl Lowerer<'_> {
                         format!("{what} is not analyzed: its branches count as one statement"),
                     ));
                 }
-                let writes = io_status_variables(&cst::lower_text(node, self.src));
+                let writes = io_writes::written(other, &cst::lower_text(node, self.src));
                 StmtKind::Other { what, writes }
             }
         };
@@ -657,34 +657,4 @@ fn shares_label(inner: Node, label: Option<u32>, src: &str) -> bool {
         }
     }
     inner_label == Some(label) && virtual_end
-}
-
-/// The variables an I/O statement sets through its IOSTAT=, IOMSG= and SIZE=
-/// specifiers (lower-case text), scalar names only.
-fn io_status_variables(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for spec in ["iostat", "iomsg", "size"] {
-        let mut from = 0;
-        while let Some(at) = text[from..].find(spec).map(|i| from + i) {
-            from = at + spec.len();
-            let before = text[..at].chars().next_back();
-            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-                continue;
-            }
-            let rest = text[from..].trim_start();
-            let Some(value) = rest.strip_prefix('=').filter(|v| !v.starts_with('=')) else {
-                continue;
-            };
-            let value = value.trim_start();
-            let name: String = value
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            let scalar = !value[name.len()..].trim_start().starts_with('(');
-            if !name.is_empty() && scalar && !out.contains(&name) {
-                out.push(name);
-            }
-        }
-    }
-    out
 }

@@ -1,0 +1,39 @@
+//! The COMMON members a procedure and everything it calls use and may set, for the
+//! COMMON values a call passes ([`costline_model::calls::globals`]): a value is passed
+//! only to a callee whose calls reach a use of it, and not passed at all by a caller
+//! that calls a procedure which may set it.
+
+use super::analysis::lower;
+use super::calls::procedure_named;
+use super::units::{UnitText, base};
+use costline_model::calls::CommonUse;
+use costline_model::freq::calls::callee_names;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// The COMMON members `unit`'s own statements use and set.
+#[salsa::tracked(returns(ref))]
+pub fn common_use<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> CommonUse {
+    CommonUse::of(&lower(db, base(db, unit)))
+}
+
+/// The COMMON members `unit` and the procedures it calls, at any depth, use and set
+/// (recursive calls included: the walk visits each procedure once).
+#[salsa::tracked(returns(clone))]
+pub fn common_reach<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<CommonUse> {
+    let mut out = CommonUse::default();
+    let mut seen = HashSet::new();
+    let mut queue = vec![base(db, unit)];
+    while let Some(u) = queue.pop() {
+        if !seen.insert(u) {
+            continue;
+        }
+        out.extend(common_use(db, u));
+        for name in callee_names(&lower(db, u)) {
+            if let Some(callee) = procedure_named(db, &name) {
+                queue.push(callee);
+            }
+        }
+    }
+    Arc::new(out)
+}

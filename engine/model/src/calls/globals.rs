@@ -1,0 +1,241 @@
+//! The COMMON values a call passes: an integer COMMON variable (or an element of an
+//! integer COMMON array at constant subscripts) that has a value where the call is made
+//! has it on entry to the callee, where the callee declares the same member of the same
+//! block under the same name (storage association pairs members by position; a member
+//! renamed is not followed). Values flow down the call graph this way, so the extents a
+//! main program computes (`nx2 = grid_points(1) - 2`) reach the procedures that loop
+//! over them, however many calls deep. A procedure that does not declare the block
+//! passes them on unseen (a COMMON block keeps its values while the main program
+//! declares it): it holds them under [`passed_key`]s, which are no names of its own.
+
+use crate::freq::convert::{Names, Scope, array_key};
+use costline_symbolic::{Env, Num, Sym};
+use costline_syntax::ir::{ArrayRef, Expr, LoopControl, StmtKind, Unit};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A COMMON block member: the block's name and the member's position in it.
+pub type Member = (String, usize);
+
+/// An integer COMMON variable or element with its value at a call.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Global {
+    /// The name (`nx2`) or element key (`grid_points(1)`) in the caller.
+    pub key: String,
+    pub member: Member,
+    pub value: i64,
+}
+
+/// The integer COMMON values of `ir` at a point where names mean `names` (`None`: the
+/// values the unit was entered with), under the unit's constants `known` (its callers'
+/// values included). Members in `changed` (which a call of the unit may set) are
+/// left out.
+pub fn globals_at(
+    ir: &Unit,
+    names: Option<&Names>,
+    known: &BTreeMap<String, i64>,
+    changed: &BTreeSet<Member>,
+) -> Vec<Global> {
+    let empty = Names::default();
+    let names = names.unwrap_or(&empty);
+    let scope = Scope {
+        unit: ir,
+        names,
+        integers: false,
+    };
+    let env = |n: &str| known.get(n).map(|v| *v as i128);
+    let mut out = Vec::new();
+    for sym in ir.symbols.values() {
+        let Some(member) = &sym.common else { continue };
+        if changed.contains(member) || !scope.is_integer(&sym.name) {
+            continue;
+        }
+        let mut add = |key: &str, value: Option<i64>| {
+            if let Some(value) = value {
+                out.push(Global {
+                    key: key.to_string(),
+                    member: member.clone(),
+                    value,
+                });
+            }
+        };
+        if !sym.is_array() {
+            let value = match names.get(&sym.name) {
+                Some(v) => v.as_ref().ok().and_then(|s| int(s, &env)),
+                None => known.get(&sym.name).copied(),
+            };
+            add(&sym.name, value);
+            continue;
+        }
+        let prefix = format!("{}(", sym.name);
+        let whole = array_key(&sym.name);
+        let unfollowed = names.get(&whole).is_some();
+        let mut keys: BTreeSet<String> = names
+            .keys()
+            .into_iter()
+            .filter(|k| k.starts_with(&prefix) && *k != whole)
+            .collect();
+        if !unfollowed {
+            keys.extend(known.keys().filter(|k| k.starts_with(&prefix)).cloned());
+        }
+        for key in keys {
+            let value = match names.get(&key) {
+                Some(v) => v.as_ref().ok().and_then(|s| int(s, &env)),
+                None => known.get(&key).copied(),
+            };
+            add(&key, value);
+        }
+    }
+    // Values of blocks the unit does not declare, passed on unseen.
+    for (passed, value) in known {
+        let Some((member, key)) = parse_passed(passed) else {
+            continue;
+        };
+        if !changed.contains(&member) && !declares(ir, &member.0) {
+            out.push(Global {
+                key: key.to_string(),
+                member,
+                value: *value,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.key.cmp(&b.key));
+    out
+}
+
+/// The key under which a unit that does not declare COMMON block `member.0` holds the
+/// value of `key` (a caller's name or element key of the member), to pass it on:
+/// `/block/position/key`, which no Fortran name can be.
+pub fn passed_key(member: &Member, key: &str) -> String {
+    format!("/{}/{}/{key}", member.0, member.1)
+}
+
+/// Whether `key` is a [`passed_key`]: a value the unit holds for its callees only.
+pub fn is_passed_key(key: &str) -> bool {
+    key.starts_with('/')
+}
+
+fn parse_passed(passed: &str) -> Option<(Member, &str)> {
+    let rest = passed.strip_prefix('/')?;
+    let (block, rest) = rest.split_once('/')?;
+    let (position, key) = rest.split_once('/')?;
+    Some(((block.to_string(), position.parse().ok()?), key))
+}
+
+fn declares(ir: &Unit, block: &str) -> bool {
+    ir.symbols
+        .values()
+        .any(|s| s.common.as_ref().is_some_and(|c| c.0 == block))
+}
+
+/// The values among `globals` (a caller's, at a call) that `callee` receives: those of
+/// members that it or a procedure it calls uses (`needed`), keyed by the callee's
+/// names where it declares the member under the same name, by [`passed_key`] where it
+/// does not declare the block.
+pub fn received(
+    callee: &Unit,
+    globals: &[Global],
+    needed: &BTreeSet<Member>,
+) -> Vec<(String, i64)> {
+    globals
+        .iter()
+        .filter(|g| needed.contains(&g.member))
+        .filter_map(|g| {
+            let name = g.key.split('(').next().unwrap_or(&g.key);
+            let same = callee
+                .symbols
+                .get(name)
+                .is_some_and(|s| s.common.as_ref() == Some(&g.member));
+            if same {
+                Some((g.key.clone(), g.value))
+            } else if !declares(callee, &g.member.0) {
+                Some((passed_key(&g.member, &g.key), g.value))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn int(s: &Sym, env: Env) -> Option<i64> {
+    match s.eval(env).ok()? {
+        Num::Exact(r) => r.as_integer().and_then(|v| i64::try_from(v).ok()),
+        Num::Approx(_) => None,
+    }
+}
+
+/// The COMMON members a unit's statements use and may set (assignments, loop
+/// variables, input items; a member passed to a call counts as set, by the callee).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CommonUse {
+    pub used: BTreeSet<Member>,
+    pub set: BTreeSet<Member>,
+}
+
+impl CommonUse {
+    pub fn of(ir: &Unit) -> CommonUse {
+        let member = |n: &str| ir.symbols.get(n).and_then(|s| s.common.clone());
+        let mut out = CommonUse::default();
+        let used = |e: &Expr, out: &mut CommonUse| {
+            e.visit(&mut |e| {
+                if let Expr::Name(n) | Expr::Array(ArrayRef { name: n, .. }) = e
+                    && let Some(m) = member(n)
+                {
+                    out.used.insert(m);
+                }
+            })
+        };
+        let target = |e: &Expr| match e {
+            Expr::Name(n) | Expr::Array(ArrayRef { name: n, .. }) => member(n),
+            _ => None,
+        };
+        ir.walk(&mut |s, _| match &s.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                used(lhs, &mut out);
+                used(rhs, &mut out);
+                out.set.extend(target(lhs));
+            }
+            StmtKind::Call(c) => {
+                for a in &c.args {
+                    used(&a.value, &mut out);
+                    out.set.extend(target(&a.value));
+                }
+            }
+            StmtKind::Loop(l) => match &l.control {
+                LoopControl::Counted {
+                    var,
+                    lower,
+                    upper,
+                    step,
+                } => {
+                    out.set.extend(member(var));
+                    for e in [Some(lower), Some(upper), step.as_ref()]
+                        .into_iter()
+                        .flatten()
+                    {
+                        used(e, &mut out);
+                    }
+                }
+                LoopControl::While(e) => used(e, &mut out),
+                LoopControl::Forever => {}
+            },
+            StmtKind::If(i) => {
+                for c in i.branches.iter().filter_map(|b| b.cond.as_ref()) {
+                    used(c, &mut out);
+                }
+            }
+            StmtKind::Select(sel) => used(&sel.selector, &mut out),
+            StmtKind::ArithmeticIf { expr, .. } => used(expr, &mut out),
+            StmtKind::Other { writes, .. } => {
+                out.set
+                    .extend(writes.iter().filter_map(|w| member(w.name())));
+            }
+            _ => {}
+        });
+        out
+    }
+
+    pub fn extend(&mut self, other: &CommonUse) {
+        self.used.extend(other.used.iter().cloned());
+        self.set.extend(other.set.iter().cloned());
+    }
+}
