@@ -746,6 +746,18 @@ fn common_values_flow_from_the_main_program_to_the_solver() {
     );
 }
 
+/// Values a callee sets come back to its caller: `read_input` takes the default
+/// nx0 = 33, `domain` sets nx = nx0 and iend = nx - 1, `getn` returns 2·nx through its
+/// dummy; `sweep` then runs j = 2..32 and i = 1..66 (31 × 66 = 2,046 assignments).
+#[test]
+fn values_a_callee_sets_come_back_to_the_caller() {
+    snapshot(
+        "callee_sets",
+        &["tests/fixtures/common_values/callee_sets.f", "--param", "p=4"],
+        0,
+    );
+}
+
 /// A 6-D array distributed (*, BLOCK, BLOCK, *, *, *) onto a 2-D grid.
 #[test]
 fn a_six_dimensional_distribution() {

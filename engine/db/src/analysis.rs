@@ -6,6 +6,7 @@
 //! units (`lru`), evicted at each change or [`crate::AnalysisHost::evict`]: what the
 //! front ends show is kept in the compact results computed from them.
 
+use super::call_effects::call_effects;
 use super::calls;
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
@@ -17,13 +18,14 @@ use costline_model::cache::nest::Nest;
 use costline_model::cache::{self as cache_model, UnitCache};
 use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use costline_model::distribution::{self, Layout, UnitMappings};
-use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies};
+use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies_with};
 use costline_model::time::{self, OpCounts, UnitTimes};
 use costline_model::work::{
     self as work_model, Load, UnitFormulas, UnitValues, UnitWork, imbalance,
 };
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::consteval::fold_constants;
+use costline_syntax::ir::directive::DirectiveKind;
 use costline_syntax::ir::{StmtId, Unit, UnitKind, Use};
 use costline_syntax::lower::{self as lowering, ParsedUnit, RepairedUnit};
 use std::collections::{BTreeMap, HashMap};
@@ -65,14 +67,16 @@ pub fn lower<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
     Arc::new(lowering::lower(&parsed, host, scope(db, unit)))
 }
 
-/// freq(S) of every statement and loop, as formulas.
+/// freq(S) of every statement and loop, as formulas, each CALL changing the values
+/// its callee sets ([`super::call_effects`]).
 #[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitFrequencies> {
     if base(db, unit) != unit {
         return freqs(db, base(db, unit));
     }
     let options = Settings::get(db).freq(db);
-    Arc::new(frequencies(&lower(db, unit), options))
+    let effects = call_effects(db, unit);
+    Arc::new(frequencies_with(&lower(db, unit), options, &effects))
 }
 
 /// How the unit's arrays are distributed, its host's and modules' included;
@@ -217,7 +221,10 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
 /// A unit's constants from its own text, its host's, its modules' and the user's
 /// bindings: [`constants`] without the values its callers pass.
 #[salsa::tracked(returns(clone))]
-fn local_constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
+pub(crate) fn local_constants<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<Constants> {
     let ir = lower(db, unit);
     let bindings = Settings::get(db).bindings(db);
     let mut outer: BTreeMap<String, i64> = BTreeMap::new();
@@ -272,7 +279,13 @@ fn local_constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
         // PROCESSORS_SHAPE() and the default arrangement of a DISTRIBUTE without one.
         let hpf = ["number_of_processors", "processors_shape", "distribute"]
             .iter()
-            .any(|w| mentioned.contains(*w));
+            .any(|w| mentioned.contains(*w))
+            || ir.directives.iter().any(|d| {
+                matches!(
+                    d.kind,
+                    DirectiveKind::Distribute(_) | DirectiveKind::Redistribute(_)
+                )
+            });
         let sized = imported.vars.contains(name) && !ir.symbols.contains_key(name);
         if mentioned.contains(name) || sized || (name == "p" && (mpi || hpf)) {
             values.insert(name.clone(), *value);

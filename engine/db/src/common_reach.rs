@@ -8,6 +8,7 @@ use super::calls::procedure_named;
 use super::units::{UnitText, base};
 use costline_model::calls::CommonUse;
 use costline_model::freq::calls::callee_names;
+use costline_syntax::ir::Intent;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -18,7 +19,9 @@ pub fn common_use<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Com
 }
 
 /// The COMMON members `unit` and the procedures it calls, at any depth, use and set
-/// (recursive calls included: the walk visits each procedure once).
+/// (recursive calls included: the walk visits each procedure once). A member passed
+/// to a call counts as set where the callee may set that dummy (it sets it, or passes
+/// it on, and it is not INTENT(IN)) or is not a procedure of the workspace.
 #[salsa::tracked(returns(clone))]
 pub fn common_reach<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<CommonUse> {
     let mut out = CommonUse::default();
@@ -35,5 +38,24 @@ pub fn common_reach<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> A
             }
         }
     }
+    for (callee, position, member) in std::mem::take(&mut out.passed) {
+        if sets_dummy(db, &callee, position) {
+            out.set.insert(member);
+        }
+    }
     Arc::new(out)
+}
+
+/// Whether the procedure `name` may set its dummy at `position`.
+fn sets_dummy(db: &dyn salsa::Database, name: &str, position: usize) -> bool {
+    let Some(callee) = procedure_named(db, name) else {
+        return true;
+    };
+    let ir = lower(db, callee);
+    let intent_in = ir
+        .dummies
+        .get(position)
+        .and_then(|d| ir.symbols.get(d))
+        .is_some_and(|s| s.attrs.intent == Some(Intent::In));
+    !intent_in && common_use(db, callee).dummies_set.contains(&position)
 }

@@ -15,6 +15,7 @@
 
 pub mod alternatives;
 pub mod analysis;
+mod call_effects;
 pub mod calls;
 mod common;
 mod common_reach;

@@ -27,8 +27,9 @@ pub struct Global {
 
 /// The integer COMMON values of `ir` at a point where names mean `names` (`None`: the
 /// values the unit was entered with), under the unit's constants `known` (its callers'
-/// values included). Members in `changed` (which a call of the unit may set) are
-/// left out.
+/// values included). What the unit's calls set is in `names` for the blocks it
+/// declares; values of blocks it only passes on are left out where they are in
+/// `changed` (which a call of the unit that may run before may set).
 pub fn globals_at(
     ir: &Unit,
     names: Option<&Names>,
@@ -46,7 +47,7 @@ pub fn globals_at(
     let mut out = Vec::new();
     for sym in ir.symbols.values() {
         let Some(member) = &sym.common else { continue };
-        if changed.contains(member) || !scope.is_integer(&sym.name) {
+        if !scope.is_integer(&sym.name) {
             continue;
         }
         let mut add = |key: &str, value: Option<i64>| {
@@ -164,16 +165,22 @@ fn int(s: &Sym, env: Env) -> Option<i64> {
 }
 
 /// The COMMON members a unit's statements use and may set (assignments, loop
-/// variables, input items; a member passed to a call counts as set, by the callee).
+/// variables, input items), the members it passes to calls (set there if the callee
+/// sets its dummy), and which of its own dummies it may set.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CommonUse {
     pub used: BTreeSet<Member>,
     pub set: BTreeSet<Member>,
+    /// (callee, argument position, member) of each member passed by position.
+    pub passed: BTreeSet<(String, usize, Member)>,
+    /// The positions of the dummies the unit sets or passes on to a call.
+    pub dummies_set: BTreeSet<usize>,
 }
 
 impl CommonUse {
     pub fn of(ir: &Unit) -> CommonUse {
         let member = |n: &str| ir.symbols.get(n).and_then(|s| s.common.clone());
+        let dummy = |n: &str| ir.dummies.iter().position(|d| d == n);
         let mut out = CommonUse::default();
         let used = |e: &Expr, out: &mut CommonUse| {
             e.visit(&mut |e| {
@@ -184,20 +191,40 @@ impl CommonUse {
                 }
             })
         };
-        let target = |e: &Expr| match e {
-            Expr::Name(n) | Expr::Array(ArrayRef { name: n, .. }) => member(n),
+        let variable = |e: &Expr| match e {
+            Expr::Name(n) | Expr::Array(ArrayRef { name: n, .. }) => Some(n.clone()),
             _ => None,
+        };
+        let sets = |n: &str, out: &mut CommonUse| {
+            out.set.extend(member(n));
+            out.dummies_set.extend(dummy(n));
         };
         ir.walk(&mut |s, _| match &s.kind {
             StmtKind::Assign { lhs, rhs } => {
                 used(lhs, &mut out);
                 used(rhs, &mut out);
-                out.set.extend(target(lhs));
+                if let Some(n) = variable(lhs) {
+                    sets(&n, &mut out);
+                }
             }
             StmtKind::Call(c) => {
-                for a in &c.args {
+                let mut positional = true;
+                for (k, a) in c.args.iter().enumerate() {
                     used(&a.value, &mut out);
-                    out.set.extend(target(&a.value));
+                    positional &= a.keyword.is_none();
+                    let Some(n) = variable(&a.value) else {
+                        continue;
+                    };
+                    out.dummies_set.extend(dummy(&n));
+                    match member(&n) {
+                        Some(m) if positional => {
+                            out.passed.insert((c.name.clone(), k, m));
+                        }
+                        Some(m) => {
+                            out.set.insert(m);
+                        }
+                        None => {}
+                    }
                 }
             }
             StmtKind::Loop(l) => match &l.control {
@@ -207,7 +234,7 @@ impl CommonUse {
                     upper,
                     step,
                 } => {
-                    out.set.extend(member(var));
+                    sets(var, &mut out);
                     for e in [Some(lower), Some(upper), step.as_ref()]
                         .into_iter()
                         .flatten()
@@ -226,16 +253,19 @@ impl CommonUse {
             StmtKind::Select(sel) => used(&sel.selector, &mut out),
             StmtKind::ArithmeticIf { expr, .. } => used(expr, &mut out),
             StmtKind::Other { writes, .. } => {
-                out.set
-                    .extend(writes.iter().filter_map(|w| member(w.name())));
+                for w in writes {
+                    sets(w.name(), &mut out);
+                }
             }
             _ => {}
         });
         out
     }
 
+    /// Adds what `other` uses and sets (its passed members as they are).
     pub fn extend(&mut self, other: &CommonUse) {
         self.used.extend(other.used.iter().cloned());
         self.set.extend(other.set.iter().cloned());
+        self.passed.extend(other.passed.iter().cloned());
     }
 }

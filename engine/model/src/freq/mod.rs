@@ -14,6 +14,7 @@ pub mod convert;
 pub(crate) mod counter;
 mod counts;
 mod describe;
+mod effects;
 pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
@@ -21,12 +22,14 @@ pub(crate) mod planar;
 mod walk;
 
 pub use counts::{Counts, counts};
+pub use effects::CallEffect;
 
 use costline_symbolic::{
     Constraint, Env, EvalError, Name, Num, Piecewise, Rational, SumError, Sym,
 };
 use costline_syntax::ir::{StmtId, Unit};
 use costline_syntax::span::Span;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The default step budget of all symbolic sums of one unit (about a quarter of a
@@ -179,6 +182,8 @@ pub struct UnitFrequencies {
     counts: Vec<Arc<Count>>,
     /// What names mean at each assignment and CALL.
     scopes: Vec<Option<convert::Names>>,
+    /// What names mean when the unit returns, where that is at its end only.
+    exit: Option<convert::Names>,
 }
 
 impl std::fmt::Debug for UnitFrequencies {
@@ -201,6 +206,12 @@ impl UnitFrequencies {
         self.scopes.get(id.0 as usize)?.as_ref()
     }
 
+    /// What names mean when the unit returns: `None` when it may return before its
+    /// end (a RETURN or a GO TO to its last statements), where values may differ.
+    pub fn exit(&self) -> Option<&convert::Names> {
+        self.exit.as_ref()
+    }
+
     /// The count of statement `id` and an identity shared by the statements with the
     /// same count (those of one block), to evaluate each count once.
     pub fn shared(&self, id: StmtId) -> Option<(usize, &Count)> {
@@ -212,5 +223,15 @@ impl UnitFrequencies {
 
 /// Counts every statement and loop of `unit`.
 pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
-    walk::Walker::new(unit, options).run()
+    frequencies_with(unit, options, &HashMap::new())
+}
+
+/// Counts every statement and loop of `unit`, each CALL in `effects` changing the
+/// values it sets ([`CallEffect`]).
+pub fn frequencies_with(
+    unit: &Unit,
+    options: &FreqOptions,
+    effects: &HashMap<StmtId, CallEffect>,
+) -> UnitFrequencies {
+    walk::Walker::new(unit, options, effects).run()
 }

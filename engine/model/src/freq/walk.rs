@@ -2,7 +2,7 @@
 //! its enclosing loops and conditions.
 
 use super::convert::{Alt, Cond, DataDependent, Names, Scope, always, and, element_key, not};
-use super::{Assumption, Count, CountTerm, FreqOptions, UnitFrequencies};
+use super::{Assumption, CallEffect, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
@@ -30,6 +30,7 @@ struct Frame {
 pub struct Walker<'a> {
     unit: &'a Unit,
     options: &'a FreqOptions,
+    effects: &'a HashMap<StmtId, CallEffect>,
     pragmas: HashMap<StmtId, PragmaKind>,
     /// Labels some GO TO (or arithmetic IF) jumps to.
     targets: HashSet<u32>,
@@ -46,7 +47,11 @@ pub struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    pub fn new(unit: &'a Unit, options: &'a FreqOptions) -> Walker<'a> {
+    pub fn new(
+        unit: &'a Unit,
+        options: &'a FreqOptions,
+        effects: &'a HashMap<StmtId, CallEffect>,
+    ) -> Walker<'a> {
         let mut n = 0;
         unit.walk(&mut |_, _| n += 1);
         let mut targets = HashSet::new();
@@ -60,6 +65,7 @@ impl<'a> Walker<'a> {
         Walker {
             unit,
             options,
+            effects,
             pragmas: unit.pragmas.iter().cloned().collect(),
             targets,
             end_labels: end_labels(&unit.body),
@@ -81,8 +87,10 @@ impl<'a> Walker<'a> {
             assumptions: Vec::new(),
         };
         let body = &self.unit.body;
-        let _ = self.block(body, root);
+        let (_, end) = self.block(body, root);
+        let exit = (!self.returns_early()).then_some(end);
         UnitFrequencies {
+            exit,
             counts: self
                 .counts
                 .into_iter()
@@ -90,6 +98,59 @@ impl<'a> Walker<'a> {
                 .collect(),
             scopes: self.scopes,
         }
+    }
+
+    /// Whether the unit may return before its end: a RETURN that is not its last
+    /// statement, or a GO TO to the statements that end it.
+    fn returns_early(&self) -> bool {
+        let last = self.unit.body.last().map(|s| s.id);
+        let mut early = false;
+        self.unit.walk(&mut |s, _| match &s.kind {
+            StmtKind::Return => early |= Some(s.id) != last,
+            StmtKind::Goto { targets, .. } | StmtKind::ArithmeticIf { targets, .. } => {
+                early |= targets.iter().any(|t| self.end_labels.contains(t));
+            }
+            _ => {}
+        });
+        early
+    }
+
+    /// The names after the CALL `s`, as its effect (if known) leaves them.
+    fn after_call(&self, s: &Stmt, names: &Names) -> Names {
+        let Some(effect) = self.effects.get(&s.id) else {
+            return names.clone();
+        };
+        let scope = Scope {
+            unit: self.unit,
+            names,
+            integers: false,
+        };
+        let how = format!("the call of `{}` sets", effect.callee);
+        let mut out = forget(&scope, &effect.kills, &how);
+        for (key, formula, assumed) in &effect.exits {
+            let mut value = Ok(formula.clone());
+            let mut assumed = assumed.clone();
+            for var in formula.vars() {
+                let Some((_, e)) = effect.entry.iter().find(|(v, _)| v.as_str() == &*var) else {
+                    value = Err(format!("`{key}`, which {how}"));
+                    break;
+                };
+                let entry = scope
+                    .sym(e)
+                    .map_err(|why| format!("`{key}`, which {how} from {why}"));
+                value = value.and_then(|f: Sym| {
+                    f.subst(&var, &entry?)
+                        .map_err(|_| format!("`{key}`, which {how}"))
+                });
+                for a in scope.assumptions(e) {
+                    if !assumed.contains(&a) {
+                        assumed.push(a);
+                    }
+                }
+            }
+            out = out.with_assumed(key, value, assumed);
+        }
+        out
     }
 
     fn fresh(&mut self, mut f: Frame) -> Frame {
@@ -322,6 +383,7 @@ impl<'a> Walker<'a> {
                 StmtKind::Other { writes, .. } => {
                     frame.names = read_at_run_time(&self.scope(&frame), writes);
                 }
+                StmtKind::Call(_) => frame.names = self.after_call(s, &frame.names),
                 StmtKind::Assign {
                     lhs: Expr::Array(a),
                     rhs,

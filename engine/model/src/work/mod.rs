@@ -105,9 +105,17 @@ pub fn unit_work(unit: &Unit, freqs: &UnitFrequencies, maps: &UnitMappings) -> U
         .arrays
         .values()
         .map(|m| &m.distribution.onto)
-        // By name, then by shape: default arrangements of different ranks share a name,
+        // One that distributes something (`DISTRIBUTE (*)` spreads nothing), then by
+        // name, then by shape: default arrangements of different ranks share a name,
         // and the map's order must not decide.
-        .min_by_key(|a| (a.name.clone(), a.extents.len(), format!("{:?}", a.extents)))
+        .min_by_key(|a| {
+            (
+                a.extents.is_empty(),
+                a.name.clone(),
+                a.extents.len(),
+                format!("{:?}", a.extents),
+            )
+        })
         .or(maps.arrangements.first())
         .cloned();
     let mut stmts = HashMap::new();
