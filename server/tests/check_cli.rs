@@ -753,7 +753,11 @@ fn common_values_flow_from_the_main_program_to_the_solver() {
 fn values_a_callee_sets_come_back_to_the_caller() {
     snapshot(
         "callee_sets",
-        &["tests/fixtures/common_values/callee_sets.f", "--param", "p=4"],
+        &[
+            "tests/fixtures/common_values/callee_sets.f",
+            "--param",
+            "p=4",
+        ],
         0,
     );
 }
@@ -1041,5 +1045,41 @@ fn the_fuzz_findings_are_reported_not_crashed_on() {
             }
             _ => {}
         }
+    }
+}
+
+/// NEW variables of an INDEPENDENT loop run where their iteration runs: in
+/// `new_private.f90` every processor does 4 of the 16 planes (128 of the 512 iterations
+/// of each private assignment, 4 of the 16 of `fac`), and the private arrays' reads of
+/// the distributed `rho` are local, not an all-gather.
+#[test]
+fn new_variables_are_private_to_the_owner_of_their_iteration() {
+    let (json, code) = check(&[
+        "tests/fixtures/free/new_private.f90",
+        "--param",
+        "p=4",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+    let statements: Vec<&serde_json::Value> = report["files"][0]["units"][0]["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .collect();
+    let at = |line: u64| {
+        statements
+            .iter()
+            .find(|s| s["line"] == line && s["kind"] == "assign")
+            .unwrap_or_else(|| panic!("an assignment at line {line}"))
+    };
+    for (line, each) in [(15, 128), (17, 4), (20, 128), (22, 4), (24, 128)] {
+        assert_eq!(
+            at(line)["work"],
+            serde_json::json!([each, each, each, each]),
+            "line {line}"
+        );
+        assert_eq!(at(line)["metrics"]["nt"], 0.0, "line {line}");
     }
 }

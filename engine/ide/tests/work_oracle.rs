@@ -116,8 +116,45 @@ end subroutine p3t
 ";
 
 /// The hand-checked examples; the comments give the reasoning.
+/// The solver idiom: an INDEPENDENT loop over BLOCK-distributed planes with private
+/// (NEW) work arrays; each plane's iteration runs on the plane's owner.
+fn new_private() -> String {
+    "subroutine solve(nz)
+  integer, parameter :: nx = 5
+  integer :: nz, i, k
+  real :: rho(nx, 10), rhs(nx, 10), cv(0:nx + 1), fac
+!hpf$ processors pr(4)
+!hpf$ distribute (*, block) onto pr :: rho, rhs
+!hpf$ independent, new(cv, fac)
+  do k = 1, nz
+    do i = 1, nx
+      cv(i) = rho(i, k)
+    end do
+    cv(0) = 0.0
+    fac = 2.0 * cv(1)
+    do i = 1, nx
+      rhs(i, k) = fac * cv(i - 1) + cv(i)
+    end do
+  end do
+end subroutine
+"
+    .to_string()
+}
+
 fn examples() -> Vec<Example> {
     vec![
+        // NEW variables run on the home of their iteration: planes 1..10 in blocks of 3.
+        example(
+            "new variables on the owner of their plane",
+            &new_private(),
+            &[("nz", 10)],
+            &[
+                ("cv(i) = rho", &[15, 15, 15, 5]),
+                ("cv(0)", &[3, 3, 3, 1]),
+                ("fac =", &[3, 3, 3, 1]),
+                ("rhs(i, k) =", &[15, 15, 15, 5]),
+            ],
+        ),
         // BLOCK: block size ceil(n/P); the last processors own fewer elements or none.
         example(
             "block, P divides n",

@@ -14,6 +14,7 @@
 //! callee's).
 
 mod formula;
+mod home;
 pub mod imbalance;
 mod load;
 mod values;
@@ -22,7 +23,7 @@ pub use formula::{UnitFormulas, formula, unit_formulas};
 pub use load::{Load, MAX_PROCESSORS, load};
 pub use values::{UnitValues, stmt_load};
 
-use crate::distribution::{Arrangement, Mapping, UnitMappings};
+use crate::distribution::{Arrangement, Mapping, Ownership, UnitMappings};
 use crate::freq::convert::Scope;
 use crate::freq::{Count, UnitFrequencies};
 use costline_symbolic::{Constraint, Name, Rational};
@@ -150,12 +151,13 @@ fn spread(
     lhs: &Expr,
     count: &Count,
 ) -> Spread {
-    let Expr::Array(r) = lhs else {
-        return Spread::Replicated;
-    };
     // The mapping in force at the statement (REDISTRIBUTE and REALIGN change it).
-    let Some(mapping) = maps.at(id, &r.name) else {
-        return Spread::Replicated;
+    let mapped = match lhs {
+        Expr::Array(r) => maps.at(id, &r.name).map(|m| (r, m)),
+        _ => None,
+    };
+    let Some((r, mapping)) = mapped else {
+        return private_spread(unit, freqs, maps, id, lhs, count);
     };
     let irregular = |why: String| Spread::Irregular {
         array: r.name.clone(),
@@ -184,9 +186,17 @@ fn spread(
         Ok(o) => o,
         Err(_) => return irregular("its subscripts are too large to count with".into()),
     };
-    // work(S, p): the count's constraints and p's ownership; the cycle numbers of cyclic
-    // dimensions are summed over last.
-    let terms = count
+    Spread::Owned {
+        array: r.name.clone(),
+        mapping: mapping.clone(),
+        terms: owned_terms(count, &own),
+    }
+}
+
+/// work(S, p) as iteration sets: the count's constraints and p's ownership; the cycle
+/// numbers of cyclic dimensions are summed over last.
+fn owned_terms(count: &Count, own: &Ownership) -> Vec<OwnedTerm> {
+    count
         .terms
         .iter()
         .map(|t| {
@@ -200,11 +210,35 @@ fn spread(
                 vars,
             }
         })
-        .collect();
-    Spread::Owned {
-        array: r.name.clone(),
-        mapping: mapping.clone(),
-        terms,
+        .collect()
+}
+
+/// The spread of an assignment to an unmapped variable: where it is NEW in an
+/// INDEPENDENT loop, owned like the home of its iteration ([`home::iteration_home`]);
+/// else replicated.
+fn private_spread(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    maps: &UnitMappings,
+    id: StmtId,
+    lhs: &Expr,
+    count: &Count,
+) -> Spread {
+    let Some(names) = freqs.scope_of(id) else {
+        return Spread::Replicated;
+    };
+    let scope = Scope {
+        unit,
+        names,
+        integers: false,
+    };
+    match home::iteration_home(unit, maps, &scope, id, lhs) {
+        Some((array, mapping, own)) => Spread::Owned {
+            array,
+            mapping,
+            terms: owned_terms(count, &own),
+        },
+        None => Spread::Replicated,
     }
 }
 
