@@ -8,6 +8,7 @@
 
 use super::call_effects::call_effects;
 use super::calls;
+use super::common_reach::valued_arrays;
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
@@ -76,7 +77,15 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
     }
     let options = Settings::get(db).freq(db);
     let effects = call_effects(db, unit);
-    Arc::new(frequencies_with(&lower(db, unit), options, &effects))
+    let ir = lower(db, unit);
+    let valued = valued_arrays(db);
+    let data_arrays: Vec<String> = ir
+        .symbols
+        .values()
+        .filter(|s| s.is_array() && s.common.as_ref().is_some_and(|m| !valued.contains(m)))
+        .map(|s| s.name.clone())
+        .collect();
+    Arc::new(frequencies_with(&ir, options, &effects, &data_arrays))
 }
 
 /// How the unit's arrays are distributed, its host's and modules' included;
@@ -287,7 +296,11 @@ pub(crate) fn local_constants<'db>(
                 )
             });
         let sized = imported.vars.contains(name) && !ir.symbols.contains_key(name);
-        if mentioned.contains(name) || sized || (name == "p" && (mpi || hpf)) {
+        // The default arrangement of k distributed dimensions is p1 x ... x pk.
+        let grid = name
+            .strip_prefix('p')
+            .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()));
+        if mentioned.contains(name) || sized || (name == "p" && (mpi || hpf)) || (grid && hpf) {
             values.insert(name.clone(), *value);
         }
     }

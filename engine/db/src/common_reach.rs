@@ -4,9 +4,9 @@
 //! that calls a procedure which may set it.
 
 use super::analysis::lower;
-use super::calls::procedure_named;
+use super::calls::{procedure_named, procedures};
 use super::units::{UnitText, base};
-use costline_model::calls::CommonUse;
+use costline_model::calls::{CommonUse, Member};
 use costline_model::freq::calls::callee_names;
 use costline_syntax::ir::Intent;
 use std::collections::HashSet;
@@ -58,4 +58,16 @@ fn sets_dummy(db: &dyn salsa::Database, name: &str, position: usize) -> bool {
         .and_then(|d| ir.symbols.get(d))
         .is_some_and(|s| s.attrs.intent == Some(Intent::In));
     !intent_in && common_use(db, callee).dummies_set.contains(&position)
+}
+
+/// The COMMON arrays some procedure of the workspace sets an element of at literal
+/// subscripts: their elements may carry values across calls; the others' elements
+/// (flags, tables filled in loops) enter every unit as data.
+#[salsa::tracked(returns(ref))]
+pub fn valued_arrays(db: &dyn salsa::Database) -> std::collections::BTreeSet<Member> {
+    let mut out = std::collections::BTreeSet::new();
+    for &u in procedures(db).values() {
+        out.extend(common_use(db, u).elements_set.iter().cloned());
+    }
+    out
 }

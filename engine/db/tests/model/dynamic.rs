@@ -1,18 +1,8 @@
+use super::unit;
 use costline_db::project;
 use costline_model::distribution::Layout;
 use costline_syntax::diagnostics::Severity;
 use costline_syntax::ir::{StmtId, StmtKind};
-use std::collections::BTreeMap;
-
-/// The one unit of `text`, analyzed.
-fn unit(text: &str) -> project::UnitAnalysis {
-    let files = project::analyze(
-        &[("t.f90".into(), text.as_bytes().to_vec())],
-        &BTreeMap::new(),
-    );
-    let mut file = files.into_iter().next().unwrap().unwrap();
-    file.units.remove(0)
-}
 
 /// The statement ids of the assignments, in order.
 fn assignments(u: &project::UnitAnalysis) -> Vec<StmtId> {

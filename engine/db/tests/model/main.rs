@@ -3,10 +3,22 @@
 //! conditions, the operations of a statement.
 
 mod cache_share;
+mod default_grid;
 mod dependence;
 mod distribution;
 mod dynamic;
 mod freq;
+mod initial_values;
 mod ops;
 mod remap;
 mod work;
+
+/// The first unit of `text` (free form), analysed.
+fn unit(text: &str) -> costline_db::project::UnitAnalysis {
+    let files = costline_db::project::analyze(
+        &[("t.f90".into(), text.as_bytes().to_vec())],
+        &std::collections::BTreeMap::new(),
+    );
+    let mut file = files.into_iter().next().unwrap().unwrap();
+    file.units.remove(0)
+}

@@ -10,7 +10,7 @@
 
 use crate::freq::convert::{Names, Scope, array_key};
 use costline_symbolic::{Env, Num, Sym};
-use costline_syntax::ir::{ArrayRef, Expr, LoopControl, StmtKind, Unit};
+use costline_syntax::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Unit, Written};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A COMMON block member: the block's name and the member's position in it.
@@ -175,6 +175,10 @@ pub struct CommonUse {
     pub passed: BTreeSet<(String, usize, Member)>,
     /// The positions of the dummies the unit sets or passes on to a call.
     pub dummies_set: BTreeSet<usize>,
+    /// The array members whose elements the unit sets at literal subscripts
+    /// (`grid_points(1) = problem_size`, `read (2,*) grid_points(1)`): sizes, which
+    /// may reach other units as values.
+    pub elements_set: BTreeSet<Member>,
 }
 
 impl CommonUse {
@@ -205,6 +209,14 @@ impl CommonUse {
                 used(rhs, &mut out);
                 if let Some(n) = variable(lhs) {
                     sets(&n, &mut out);
+                }
+                if let Expr::Array(r) = lhs
+                    && !r.subscripts.is_empty()
+                    && r.subscripts
+                        .iter()
+                        .all(|s| matches!(s, Subscript::Index(Expr::Int(_))))
+                {
+                    out.elements_set.extend(member(&r.name));
                 }
             }
             StmtKind::Call(c) => {
@@ -255,6 +267,9 @@ impl CommonUse {
             StmtKind::Other { writes, .. } => {
                 for w in writes {
                     sets(w.name(), &mut out);
+                    if let Written::Element(a, _) = w {
+                        out.elements_set.extend(member(a));
+                    }
                 }
             }
             _ => {}
@@ -267,5 +282,6 @@ impl CommonUse {
         self.used.extend(other.used.iter().cloned());
         self.set.extend(other.set.iter().cloned());
         self.passed.extend(other.passed.iter().cloned());
+        self.elements_set.extend(other.elements_set.iter().cloned());
     }
 }

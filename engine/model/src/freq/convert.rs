@@ -394,6 +394,14 @@ impl Scope<'_> {
         match e {
             Expr::Logical(true) => always(),
             Expr::Logical(false) => Vec::new(),
+            // A logical PARAMETER (`debug = .false.`) decides its branches.
+            Expr::Name(n) if self.names.get(n).is_none() => match self.unit.symbols.get(n) {
+                Some(sym) if sym.attrs.parameter => match &sym.value {
+                    Some(v @ Expr::Logical(_)) => self.cond(v, p),
+                    _ => data(p),
+                },
+                _ => data(p),
+            },
             Expr::Unary(UnaryOp::Not, x) => not(&self.cond(x, p), p),
             Expr::Binary(BinaryOp::And, a, b) => and(&self.cond(a, p), &self.cond(b, p), p),
             Expr::Binary(BinaryOp::Or, a, b) => {

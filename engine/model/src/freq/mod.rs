@@ -223,15 +223,18 @@ impl UnitFrequencies {
 
 /// Counts every statement and loop of `unit`.
 pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
-    frequencies_with(unit, options, &HashMap::new())
+    frequencies_with(unit, options, &HashMap::new(), &[])
 }
 
 /// Counts every statement and loop of `unit`, each CALL in `effects` changing the
-/// values it sets ([`CallEffect`]).
+/// values it sets ([`CallEffect`]); the elements of the COMMON arrays in `data_arrays`
+/// (which no unit gives a value at constant subscripts: flags, tables) enter the unit
+/// as data, not as values its callers may pass.
 pub fn frequencies_with(
     unit: &Unit,
     options: &FreqOptions,
     effects: &HashMap<StmtId, CallEffect>,
+    data_arrays: &[String],
 ) -> UnitFrequencies {
-    walk::Walker::new(unit, options, effects).run()
+    walk::Walker::new(unit, options, effects).run(data_arrays)
 }

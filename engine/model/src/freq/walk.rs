@@ -1,7 +1,9 @@
 //! The walk over a unit's statements: each block is counted once, in the context of
 //! its enclosing loops and conditions.
 
-use super::convert::{Alt, Cond, DataDependent, Names, Scope, always, and, element_key, not};
+use super::convert::{
+    Alt, Cond, DataDependent, Names, Scope, always, and, array_key, element_key, not,
+};
 use super::{Assumption, CallEffect, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
@@ -77,11 +79,16 @@ impl<'a> Walker<'a> {
         }
     }
 
-    pub fn run(mut self) -> UnitFrequencies {
+    /// Walks the unit, the elements of `data_arrays` entering it as data.
+    pub fn run(mut self, data_arrays: &[String]) -> UnitFrequencies {
+        let mut names = Names::default();
+        for a in data_arrays {
+            names = names.without_elements(a, &format!("an element of `{a}`, set at run time"));
+        }
         let root = Frame {
             id: 0,
             loops: Vec::new(),
-            names: Names::default(),
+            names,
             cond: always(),
             trips: Rational::ONE,
             assumptions: Vec::new(),
@@ -583,7 +590,7 @@ impl<'a> Walker<'a> {
             let entry = |n: &Names| -> (Result<Sym, DataDependent>, bool, bool) {
                 match n.get(&key) {
                     Some(v) => (v.clone(), n.is_input(&key), true),
-                    None => (self.entry_value(w), false, false),
+                    None => (self.entry_value(w, n), false, false),
                 }
             };
             let values: Vec<_> = ends.iter().map(entry).collect();
@@ -643,8 +650,14 @@ impl<'a> Walker<'a> {
         self.fresh(f)
     }
 
-    /// The value `w` had when the unit was entered: a variable of the caller's, or data.
-    fn entry_value(&self, w: &Written) -> Result<Sym, DataDependent> {
+    /// The value `w` had when the unit was entered: a variable of the caller's, or data
+    /// (an element of an array whose elements `names` says enter as data).
+    fn entry_value(&self, w: &Written, names: &Names) -> Result<Sym, DataDependent> {
+        if let Written::Element(a, _) = w
+            && let Some(Err(why)) = names.get(&array_key(a))
+        {
+            return Err(why.clone());
+        }
         let empty = Names::default();
         let scope = Scope {
             unit: self.unit,

@@ -2,10 +2,10 @@
 //! array bounds and processor counts known at compile time. Exact and overflow-checked;
 //! anything it cannot fold is `None`, never a guess.
 
-use super::Unit;
 use super::expr::{BinaryOp, Expr, UnaryOp};
 use super::symbols::BaseType;
-use std::collections::BTreeMap;
+use super::{StmtKind, Unit, UnitKind};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The values of a unit's integer named constants (PARAMETERs), folded in whatever
 /// order they refer to each other; `outer` supplies constants from the host and used
@@ -23,10 +23,15 @@ pub fn fold_constants(
             .or_else(|| unit.implicit.type_of(name))
             .is_some_and(|t| t.base == BaseType::Integer)
     };
+    let unchanged = initialised_and_unchanged(unit);
     let pending: Vec<&str> = unit
         .symbols
         .values()
-        .filter(|s| s.attrs.parameter && s.value.is_some() && integer(&s.name))
+        .filter(|s| {
+            s.value.is_some()
+                && integer(&s.name)
+                && (s.attrs.parameter || unchanged.contains(s.name.as_str()))
+        })
         .map(|s| s.name.as_str())
         .collect();
     let mut known: BTreeMap<String, i64> = pending
@@ -57,6 +62,53 @@ pub fn fold_constants(
             return known;
         }
     }
+}
+
+/// The local scalars of a program or procedure given an initial value (DATA or an
+/// initializer) that nothing in the unit changes: no assignment, loop, input item or
+/// call argument names them. They keep their initial value, as a PARAMETER does.
+/// A module's variables are left out (any unit using the module may change them).
+fn initialised_and_unchanged(unit: &Unit) -> BTreeSet<&str> {
+    if matches!(
+        unit.kind,
+        UnitKind::Module | UnitKind::Submodule | UnitKind::BlockData
+    ) {
+        return BTreeSet::new();
+    }
+    let mut out: BTreeSet<&str> = unit
+        .symbols
+        .values()
+        .filter(|s| {
+            s.value.is_some()
+                && !s.attrs.parameter
+                && !s.attrs.dummy
+                && s.common.is_none()
+                && !s.is_array()
+        })
+        .map(|s| s.name.as_str())
+        .collect();
+    if out.is_empty() {
+        return out;
+    }
+    let named = |e: &Expr| match e {
+        Expr::Name(n) => Some(n.clone()),
+        Expr::Array(r) => Some(r.name.clone()),
+        _ => None,
+    };
+    let mut changed: Vec<String> = Vec::new();
+    unit.walk(&mut |s, _| match &s.kind {
+        StmtKind::Assign { lhs, .. } => changed.extend(named(lhs)),
+        StmtKind::Loop(l) => changed.extend(l.var().map(str::to_string)),
+        StmtKind::Call(c) => changed.extend(c.args.iter().filter_map(|a| named(&a.value))),
+        StmtKind::Other { writes, .. } => {
+            changed.extend(writes.iter().map(|w| w.name().to_string()))
+        }
+        _ => {}
+    });
+    for n in &changed {
+        out.remove(n.as_str());
+    }
+    out
 }
 
 /// Evaluates an integer constant expression with Fortran semantics (`/` truncates

@@ -38,8 +38,8 @@ impl Lowerer<'_> {
                     cst::text(node, self.src).trim()
                 ),
             )),
+            "data_statement" => self.data_statement(node),
             "save_statement"
-            | "data_statement"
             | "equivalence_statement"
             | "namelist_statement"
             | "interface"
@@ -385,6 +385,21 @@ impl Lowerer<'_> {
                 && sym.common.is_none()
             {
                 sym.common = Some((block, position));
+            }
+        }
+    }
+
+    /// DATA: a scalar's integer initial value ([`super::data`]), kept as its value
+    /// where it has none.
+    fn data_statement(&mut self, node: Node) {
+        let span = cst::span(node);
+        for (name, value) in super::data::initial_values(&cst::lower_text(node, self.src)) {
+            let sym = self
+                .symbols
+                .entry(name.clone())
+                .or_insert_with(|| Symbol::new(name, span));
+            if sym.value.is_none() && !sym.is_array() {
+                sym.value = Some(Expr::Int(value));
             }
         }
     }

@@ -2,6 +2,7 @@
 //! `name(...)` are array references), then executable statements, then the HPF
 //! directives checked against the declarations.
 
+mod data;
 mod decl;
 mod directives;
 mod expr;
