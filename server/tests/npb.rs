@@ -217,3 +217,39 @@ fn coverage_of_the_nas_parallel_benchmarks_never_gets_worse() {
         );
     }
 }
+
+/// Hand check: SP's `x_solve` at class S (12³ grid, nz2 = 10 planes k = 1..10) with
+/// p = 4: `gridz(0:11)` is BLOCK in blocks of 3, so the processors own 2, 3, 3 and 2 of
+/// the planes the INDEPENDENT loop runs, and every assignment of it, private (NEW)
+/// ones included, does that share: `rhs(m,i,j,k) = fac1*rhs(m,i,j,k)` runs 3 m × 10 i ×
+/// 10 j = 300 times per plane, `ru1 = c3c4*rho_i(i,j,k)` 12 i × 10 j = 120.
+#[test]
+fn sp_x_solve_works_on_the_planes_each_processor_owns() {
+    let dir = corpus().join("NPB3.0-HPF").join("SP");
+    let files = files(&dir);
+    let out = costline(&dir, &args("check", "NPB3.0-HPF", &files, "json"), None);
+    let report: Value = serde_json::from_str(&out).expect("check JSON");
+    let x_solve = report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .flat_map(|f| f["units"].as_array().expect("units").iter())
+        .find(|u| u["name"] == "x_solve")
+        .expect("x_solve");
+    let work = |start: &str| {
+        x_solve["statements"]
+            .as_array()
+            .expect("statements")
+            .iter()
+            .find(|s| {
+                s["kind"] == "assign" && s["text"].as_str().is_some_and(|t| t.starts_with(start))
+            })
+            .unwrap_or_else(|| panic!("an assignment `{start}`"))["work"]
+            .clone()
+    };
+    assert_eq!(
+        work("rhs(m, i, j, k) = fac1"),
+        serde_json::json!([600, 900, 900, 600])
+    );
+    assert_eq!(work("ru1 = c3c4"), serde_json::json!([240, 360, 360, 240]));
+}
