@@ -558,3 +558,63 @@ end subroutine
         "#]],
     );
 }
+
+#[test]
+fn a_backward_go_to_is_a_loop_with_an_assumed_trip_count() {
+    check(
+        "subroutine s(n, tol)
+  integer :: n, i, it
+  real :: err, tol
+  it = 0
+10 continue
+  it = it + 1
+  do i = 1, n
+    err = err * 0.5
+  end do
+  if (err > tol) go to 10
+  do i = 1, it
+  end do
+!costline: trips 7
+20 err = err + 1.0
+  if (err < tol) go to 20
+end subroutine
+",
+        &[("n", 4)],
+        expect![[r#"
+            it = 0
+              = 1  → 1
+            10 continue
+              = 100  → 100
+              assumes 100 trips: a backward GO TO repeats the statements from here
+            it = it + 1
+              = 100  → 100
+              assumes 100 trips: a backward GO TO repeats the statements from here
+            do i = 1, n
+              = 100*n if n >= 1  → 400
+              assumes 100 trips: a backward GO TO repeats the statements from here
+              err = err*0.5
+                = 100*n if n >= 1  → 400
+                assumes 100 trips: a backward GO TO repeats the statements from here
+            if (err > tol) then
+              = 100  → 100
+              assumes 100 trips: a backward GO TO repeats the statements from here
+            go to 10
+              = 50  → 50
+              assumes 100 trips: a backward GO TO repeats the statements from here
+              assumes probability 1/2
+            do i = 1, it
+              = 100  → 100
+              assumes 100 trips: its bounds depend on `it`, which changes in the loop
+            20 err = err + 1.0
+              = 7  → 7
+              assumes 7 trips (pragma): a backward GO TO repeats the statements from here
+            if (err < tol) then
+              = 7  → 7
+              assumes 7 trips (pragma): a backward GO TO repeats the statements from here
+            go to 20
+              = 7/2  → 7/2
+              assumes 7 trips (pragma): a backward GO TO repeats the statements from here
+              assumes probability 1/2
+        "#]],
+    );
+}

@@ -250,12 +250,21 @@ impl<'a> Walker<'a> {
         let base = frame.clone();
         let mut frame = frame;
         let mut narrowed = false;
-        for s in stmts {
+        let regions = backward_regions(stmts);
+        // The backward GO TO loops entered and not yet left: where each ends, and the
+        // frame (and narrowing) before it.
+        let mut open: Vec<(usize, Frame, bool)> = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
             if s.label.is_some_and(|l| self.targets.contains(&l)) && narrowed {
                 // Reached by GO TO from elsewhere: as often as the block runs, at most.
                 let mut f = base.clone();
                 f.assumptions.push(Assumption::JumpTarget { at: s.span });
                 frame = self.fresh(f);
+                narrowed = false;
+            }
+            for &(start, end) in regions.iter().filter(|r| r.0 == i) {
+                open.push((end, frame.clone(), narrowed));
+                frame = self.repeated(&frame, &stmts[start..=end], s);
                 narrowed = false;
             }
             let here = self.count(&frame);
@@ -430,8 +439,48 @@ impl<'a> Walker<'a> {
                 }
                 _ => {}
             }
+            // Leaving a backward GO TO loop: it ends (its last jump not taken), with
+            // the frame before it and the values it assigns unknown.
+            while open.last().is_some_and(|o| o.0 == i) {
+                let (end, outer, was_narrowed) = open.pop().expect("an open loop");
+                let start = regions.iter().find(|r| r.1 == end).map_or(end, |r| r.0);
+                let names = forget(
+                    &self.scope(&outer),
+                    &assigned_within(&stmts[start..=end]),
+                    "changes in the loop",
+                );
+                frame = Frame { names, ..outer };
+                narrowed = was_narrowed;
+            }
         }
         (narrowed.then_some(frame.cond), frame.names)
+    }
+
+    /// The frame of the statements a backward GO TO repeats (`region`, from the label
+    /// `label` to the statement holding the GO TO): a loop whose trip count is not
+    /// known, assumed (`!costline: trips N` at the label sets it).
+    fn repeated(&mut self, frame: &Frame, region: &[Stmt], label: &Stmt) -> Frame {
+        let (trips, from_pragma) = match self.pragmas.get(&label.id) {
+            Some(PragmaKind::Trips(n)) => (*n, true),
+            _ => (self.options.default_trips, false),
+        };
+        let mut f = frame.clone();
+        f.trips = f
+            .trips
+            .checked_mul(Rational::int(trips as i128))
+            .unwrap_or(f.trips);
+        f.assumptions.push(Assumption::Trips {
+            at: label.span,
+            trips,
+            from_pragma,
+            why: "a backward GO TO repeats the statements from here".into(),
+        });
+        f.names = forget(
+            &self.scope(&f),
+            &assigned_within(region),
+            "changes in the loop",
+        );
+        self.fresh(f)
     }
 
     fn scalar_integer(&self, n: &str) -> bool {
@@ -902,6 +951,46 @@ fn exits_early(l: &Loop) -> bool {
     }
     visit(&l.body, l, &labels, false, &mut early);
     early
+}
+
+/// The loops backward GO TOs make among `stmts`: (index of the labelled statement,
+/// index of the statement holding a GO TO to it), outermost first; loops that overlap
+/// without nesting are merged into one.
+fn backward_regions(stmts: &[Stmt]) -> Vec<(usize, usize)> {
+    let mut regions: Vec<(usize, usize)> = Vec::new();
+    for (i, s) in stmts.iter().enumerate() {
+        let mut targets = Vec::new();
+        walk(std::slice::from_ref(s), &mut |x, _| {
+            if let StmtKind::Goto { targets: t, .. } | StmtKind::ArithmeticIf { targets: t, .. } =
+                &x.kind
+            {
+                targets.extend(t.iter().copied());
+            }
+        });
+        for t in targets {
+            if let Some(j) = stmts[..=i].iter().position(|x| x.label == Some(t)) {
+                regions.push((j, i));
+            }
+        }
+    }
+    regions.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (start, end) in regions {
+        match out.iter_mut().find(|o| o.0 <= start && start <= o.1) {
+            // Nested in an earlier loop, or the same start: kept if it nests.
+            Some(o) if end <= o.1 => {
+                if (start, end) != *o && !(start == o.0 && end < o.1) {
+                    out.push((start, end));
+                }
+            }
+            // Overlapping without nesting: one loop.
+            Some(o) => o.1 = end,
+            None => out.push((start, end)),
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    out.dedup();
+    out
 }
 
 /// Whether control can get where `cond` holds: some alternative with a probability.

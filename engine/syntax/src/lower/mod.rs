@@ -547,14 +547,16 @@ fn attach_pragmas(
                 (&p.kind, &s.kind),
                 (PragmaKind::Probability(_), StmtKind::If(_))
                     | (PragmaKind::Trips(_), StmtKind::Loop(_))
-            )
+            ) || (matches!(p.kind, PragmaKind::Trips(_)) && s.label.is_some())
         };
         match target {
             Some(s) if fits(s) => out.push((s.id, p.kind)),
             _ => {
                 let wanted = match p.kind {
                     PragmaKind::Probability(_) => "an IF statement",
-                    PragmaKind::Trips(_) => "a DO loop",
+                    PragmaKind::Trips(_) => {
+                        "a DO loop (or the labelled statement a backward GO TO returns to)"
+                    }
                 };
                 diagnostics.push(Diagnostic::warning(
                     p.span,
