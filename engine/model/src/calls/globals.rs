@@ -10,7 +10,7 @@
 
 use crate::freq::convert::{Names, Scope, array_key};
 use costline_symbolic::{Env, Num, Sym};
-use costline_syntax::ir::{ArrayRef, Expr, LoopControl, StmtKind, Subscript, Unit, Written};
+use costline_syntax::ir::{ArrayRef, Expr, StmtKind, Subscript, Unit, Written};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A COMMON block member: the block's name and the member's position in it.
@@ -239,24 +239,14 @@ impl CommonUse {
                     }
                 }
             }
-            StmtKind::Loop(l) => match &l.control {
-                LoopControl::Counted {
-                    var,
-                    lower,
-                    upper,
-                    step,
-                } => {
+            StmtKind::Loop(l) => {
+                if let Some(var) = l.var() {
                     sets(var, &mut out);
-                    for e in [Some(lower), Some(upper), step.as_ref()]
-                        .into_iter()
-                        .flatten()
-                    {
-                        used(e, &mut out);
-                    }
                 }
-                LoopControl::While(e) => used(e, &mut out),
-                LoopControl::Forever => {}
-            },
+                for e in l.control.exprs() {
+                    used(e, &mut out);
+                }
+            }
             StmtKind::If(i) => {
                 for c in i.branches.iter().filter_map(|b| b.cond.as_ref()) {
                     used(c, &mut out);

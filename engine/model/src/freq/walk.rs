@@ -149,11 +149,7 @@ impl<'a> Walker<'a> {
                     f.subst(&var, &entry?)
                         .map_err(|_| format!("`{key}`, which {how}"))
                 });
-                for a in scope.assumptions(e) {
-                    if !assumed.contains(&a) {
-                        assumed.push(a);
-                    }
-                }
+                add_assumptions(&mut assumed, scope.assumptions(e));
             }
             out = out.with_assumed(key, value, assumed);
         }
@@ -687,11 +683,7 @@ impl<'a> Walker<'a> {
         let scope = self.scope(frame);
         let mut f = frame.clone();
         for e in exprs {
-            for a in scope.assumptions(e) {
-                if !f.assumptions.contains(&a) {
-                    f.assumptions.push(a);
-                }
-            }
+            add_assumptions(&mut f.assumptions, scope.assumptions(e));
         }
         if f.assumptions.len() == frame.assumptions.len() {
             return f;
@@ -748,15 +740,8 @@ impl<'a> Walker<'a> {
                     let step = step.as_ref().map(|e| scope.sym(e)).transpose()?;
                     Ok((scope.sym(lower)?, scope.sym(upper)?, step))
                 })();
-                for e in [Some(lower), Some(upper), step.as_ref()]
-                    .into_iter()
-                    .flatten()
-                {
-                    for a in scope.assumptions(e) {
-                        if !f.assumptions.contains(&a) {
-                            f.assumptions.push(a);
-                        }
-                    }
+                for e in l.control.exprs() {
+                    add_assumptions(&mut f.assumptions, scope.assumptions(e));
                 }
                 match bounds {
                     Ok((lo, up, step)) => match self.counted(&mut f, var, lo, up, step) {
@@ -991,6 +976,15 @@ fn backward_regions(stmts: &[Stmt]) -> Vec<(usize, usize)> {
     out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     out.dedup();
     out
+}
+
+/// Adds to `into` each of `new` it does not hold yet.
+fn add_assumptions(into: &mut Vec<Assumption>, new: Vec<Assumption>) {
+    for a in new {
+        if !into.contains(&a) {
+            into.push(a);
+        }
+    }
 }
 
 /// Whether control can get where `cond` holds: some alternative with a probability.

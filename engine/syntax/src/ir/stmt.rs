@@ -121,6 +121,22 @@ pub enum LoopControl {
     Forever,
 }
 
+impl LoopControl {
+    /// The expressions the control evaluates: the bounds and step, or the condition.
+    pub fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            LoopControl::Counted {
+                lower, upper, step, ..
+            } => [Some(lower), Some(upper), step.as_ref()]
+                .into_iter()
+                .flatten()
+                .collect(),
+            LoopControl::While(e) => vec![e],
+            LoopControl::Forever => Vec::new(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Loop {
     pub origin: LoopOrigin,
