@@ -192,7 +192,7 @@ fn caller_key(ir: &Unit, at: &Entry, actuals: &[&Expr]) -> Option<String> {
         Entry::Member(m, Some(subs)) => Some(element_key(&member_in(ir, m)?.name, subs)),
         Entry::Dummy(k) => match actuals.get(*k)? {
             Expr::Name(n) => Some(n.clone()),
-            Expr::Array(a) => Some(element_key(&a.name, &literal(a)?)),
+            Expr::Array(a) => Some(element_key(&a.name, &a.literal_subscripts()?)),
             _ => None,
         },
     }
@@ -212,15 +212,4 @@ fn caller_expr(ir: &Unit, at: &Entry, actuals: &[&Expr]) -> Option<Expr> {
         })),
         Entry::Dummy(k) => Some((*actuals.get(*k)?).clone()),
     }
-}
-
-/// The subscripts of `a` when all are integer literals.
-fn literal(a: &ArrayRef) -> Option<Vec<i64>> {
-    a.subscripts
-        .iter()
-        .map(|s| match s {
-            Subscript::Index(Expr::Int(v)) => Some(*v),
-            _ => None,
-        })
-        .collect()
 }

@@ -12,8 +12,8 @@ pub use costline_model::calls::{
     Actual, ActualMapping, Binding, CallGraph, CallRemaps, CommonUse, Incoming, LocalPart, Site,
 };
 use costline_model::calls::{
-    actual, arbitrate, bind, globals_at, local_parts, received, recursion_warnings, site_notes,
-    site_remaps,
+    actual, arbitrate, bind, globals_at, is_passed_key, local_parts, received, recursion_warnings,
+    site_notes, site_remaps,
 };
 use costline_model::freq::calls::callee_names;
 use costline_model::freq::convert::Names;
@@ -42,10 +42,15 @@ pub fn call_sites<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc
     let maps = mappings(db, unit);
     let counts = counts(db, unit);
     let freqs = freqs(db, unit);
-    // What each call may set, for the calls after it.
+    // What each call may set, for the calls after it: needed only for the values of
+    // blocks the unit passes on unseen (the count walk follows those of its own).
+    let passes = known.values.keys().any(|k| is_passed_key(k));
     let sets: Vec<Option<Arc<CommonUse>>> = calls
         .iter()
-        .map(|(_, c)| procedure_named(db, &c.name).map(|callee| common_reach(db, callee)))
+        .map(|(_, c)| {
+            let callee = procedure_named(db, &c.name).filter(|_| passes)?;
+            Some(common_reach(db, callee))
+        })
         .collect();
     let loops = loop_ranges(&ir);
     let no_names = Names::default();

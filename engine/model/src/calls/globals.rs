@@ -10,7 +10,7 @@
 
 use crate::freq::convert::{Names, Scope, array_key};
 use costline_symbolic::{Env, Num, Sym};
-use costline_syntax::ir::{ArrayRef, Expr, StmtKind, Subscript, Unit, Written};
+use costline_syntax::ir::{ArrayRef, Expr, StmtKind, Unit, Written};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A COMMON block member: the block's name and the member's position in it.
@@ -211,10 +211,7 @@ impl CommonUse {
                     sets(&n, &mut out);
                 }
                 if let Expr::Array(r) = lhs
-                    && !r.subscripts.is_empty()
-                    && r.subscripts
-                        .iter()
-                        .all(|s| matches!(s, Subscript::Index(Expr::Int(_))))
+                    && r.literal_subscripts().is_some()
                 {
                     out.elements_set.extend(member(&r.name));
                 }

@@ -60,6 +60,15 @@ struct NameNode {
     next: Names,
 }
 
+/// Adds to `into` each of `new` it does not hold yet.
+pub fn add_assumptions(into: &mut Vec<Assumption>, new: Vec<Assumption>) {
+    for a in new {
+        if !into.contains(&a) {
+            into.push(a);
+        }
+    }
+}
+
 /// The key an integer array's element at constant subscripts goes by among the names
 /// (and as an unknown of the unit): `grid_points(1)`, `m(2,3)`.
 pub fn element_key(array: &str, subscripts: &[i64]) -> String {
@@ -322,10 +331,8 @@ impl Scope<'_> {
                 Expr::Array(a) => self.element_key(a),
                 _ => None,
             };
-            for a in key.iter().flat_map(|k| self.names.assumed(k)) {
-                if !out.contains(a) {
-                    out.push(a.clone());
-                }
+            if let Some(k) = &key {
+                add_assumptions(&mut out, self.names.assumed(k).to_vec());
             }
         });
         out

@@ -2,14 +2,16 @@
 //! its enclosing loops and conditions.
 
 use super::convert::{
-    Alt, Cond, DataDependent, Names, Scope, always, and, array_key, element_key, not,
+    Alt, Cond, DataDependent, Names, Scope, add_assumptions, always, and, array_key, element_key,
+    not,
 };
 use super::{Assumption, CallEffect, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
-    CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Subscript, Unit, Written, walk,
+    CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, Written, walk,
 };
+use costline_syntax::span::Span;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
@@ -249,7 +251,7 @@ impl<'a> Walker<'a> {
         let regions = backward_regions(stmts);
         // The backward GO TO loops entered and not yet left: where each ends, and the
         // frame (and narrowing) before it.
-        let mut open: Vec<(usize, Frame, bool)> = Vec::new();
+        let mut open: Vec<((usize, usize), Frame, bool)> = Vec::new();
         for (i, s) in stmts.iter().enumerate() {
             if s.label.is_some_and(|l| self.targets.contains(&l)) && narrowed {
                 // Reached by GO TO from elsewhere: as often as the block runs, at most.
@@ -259,7 +261,7 @@ impl<'a> Walker<'a> {
                 narrowed = false;
             }
             for &(start, end) in regions.iter().filter(|r| r.0 == i) {
-                open.push((end, frame.clone(), narrowed));
+                open.push(((start, end), frame.clone(), narrowed));
                 frame = self.repeated(&frame, &stmts[start..=end], s);
                 narrowed = false;
             }
@@ -437,9 +439,8 @@ impl<'a> Walker<'a> {
             }
             // Leaving a backward GO TO loop: it ends (its last jump not taken), with
             // the frame before it and the values it assigns unknown.
-            while open.last().is_some_and(|o| o.0 == i) {
-                let (end, outer, was_narrowed) = open.pop().expect("an open loop");
-                let start = regions.iter().find(|r| r.1 == end).map_or(end, |r| r.0);
+            while open.last().is_some_and(|o| o.0.1 == i) {
+                let ((start, end), outer, was_narrowed) = open.pop().expect("an open loop");
                 let names = forget(
                     &self.scope(&outer),
                     &assigned_within(&stmts[start..=end]),
@@ -456,21 +457,9 @@ impl<'a> Walker<'a> {
     /// `label` to the statement holding the GO TO): a loop whose trip count is not
     /// known, assumed (`!costline: trips N` at the label sets it).
     fn repeated(&mut self, frame: &Frame, region: &[Stmt], label: &Stmt) -> Frame {
-        let (trips, from_pragma) = match self.pragmas.get(&label.id) {
-            Some(PragmaKind::Trips(n)) => (*n, true),
-            _ => (self.options.default_trips, false),
-        };
         let mut f = frame.clone();
-        f.trips = f
-            .trips
-            .checked_mul(Rational::int(trips as i128))
-            .unwrap_or(f.trips);
-        f.assumptions.push(Assumption::Trips {
-            at: label.span,
-            trips,
-            from_pragma,
-            why: "a backward GO TO repeats the statements from here".into(),
-        });
+        let why = "a backward GO TO repeats the statements from here".to_string();
+        self.assume_trips(&mut f, label, label.span, why);
         f.names = forget(
             &self.scope(&f),
             &assigned_within(region),
@@ -606,29 +595,24 @@ impl<'a> Walker<'a> {
     /// included). A variable its branches set keeps a value where every such branch
     /// gives it the same one. Where one value is known and every other branch reads the
     /// variable from input at run time (`niter = niter_default` when an input file
-    /// cannot be opened, else `read (2, *) niter`), the known value is taken, as an
-    /// assumption of every count after `s`.
+    /// cannot be opened, else `read (2, *) niter`), the known value is taken, with
+    /// `Assumption::InputDefault`, which every count using the value carries.
     fn merge(&self, s: &Stmt, mut frame: Frame, ends: &[Names]) -> Frame {
         let written = assigned_within(std::slice::from_ref(s));
         let scope = self.scope(&frame);
-        let mut names = frame.names.clone();
+        let arrays: Vec<Written> = written
+            .iter()
+            .filter(|w| matches!(w, Written::Array(_)))
+            .cloned()
+            .collect();
+        let mut names = forget(&scope, &arrays, "changes at run time");
         let mut merged = Vec::new();
         let mut defaults = Vec::new();
         for w in &written {
             let key = match w {
                 Written::Scalar(n) => n.clone(),
                 Written::Element(a, subs) => element_key(a, subs),
-                Written::Array(_) => {
-                    names = forget(
-                        &Scope {
-                            names: &names,
-                            ..scope
-                        },
-                        std::slice::from_ref(w),
-                        "changes at run time",
-                    );
-                    continue;
-                }
+                Written::Array(_) => continue,
             };
             // Each end's value, whether it was read from input, and whether the
             // program set it (rather than the unit being entered with it).
@@ -761,27 +745,34 @@ impl<'a> Walker<'a> {
             "changes in the loop",
         );
         if let Some((var, why)) = unknown {
-            let (trips, from_pragma) = match self.pragmas.get(&s.id) {
-                Some(PragmaKind::Trips(n)) => (*n, true),
-                _ => (self.options.default_trips, false),
-            };
-            f.trips = f
-                .trips
-                .checked_mul(Rational::int(trips as i128))
-                .unwrap_or(f.trips);
             if let Some(v) = var {
                 f.names = f
                     .names
                     .with(&v, Err("a loop variable with unknown bounds".into()));
             }
-            f.assumptions.push(Assumption::Trips {
-                at: l.header,
-                trips,
-                from_pragma,
-                why,
-            });
+            self.assume_trips(&mut f, s, l.header, why);
         }
         self.fresh(f)
+    }
+
+    /// Multiplies `f`'s count by an assumed trip count: `!costline: trips N` on
+    /// statement `s`, else the default; said as an assumption at `at` (`why` the bounds
+    /// are not known).
+    fn assume_trips(&self, f: &mut Frame, s: &Stmt, at: Span, why: String) {
+        let (trips, from_pragma) = match self.pragmas.get(&s.id) {
+            Some(PragmaKind::Trips(n)) => (*n, true),
+            _ => (self.options.default_trips, false),
+        };
+        f.trips = f
+            .trips
+            .checked_mul(Rational::int(trips as i128))
+            .unwrap_or(f.trips);
+        f.assumptions.push(Assumption::Trips {
+            at,
+            trips,
+            from_pragma,
+            why,
+        });
     }
 
     /// Adds a counted loop over `var` from `lo` to `up` by `step` to frame `f`.
@@ -978,15 +969,6 @@ fn backward_regions(stmts: &[Stmt]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Adds to `into` each of `new` it does not hold yet.
-fn add_assumptions(into: &mut Vec<Assumption>, new: Vec<Assumption>) {
-    for a in new {
-        if !into.contains(&a) {
-            into.push(a);
-        }
-    }
-}
-
 /// Whether control can get where `cond` holds: some alternative with a probability.
 fn runs(cond: &Cond) -> bool {
     cond.iter().any(|a| a.prob != Rational::ZERO)
@@ -1008,20 +990,10 @@ fn assigned_within(stmts: &[Stmt]) -> Vec<Written> {
         StmtKind::Assign {
             lhs: Expr::Array(a),
             ..
-        } => {
-            let literal = a
-                .subscripts
-                .iter()
-                .map(|s| match s {
-                    Subscript::Index(Expr::Int(v)) => Some(*v),
-                    _ => None,
-                })
-                .collect::<Option<Vec<i64>>>();
-            add(match literal {
-                Some(subs) if !subs.is_empty() => Written::Element(a.name.clone(), subs),
-                _ => Written::Array(a.name.clone()),
-            });
-        }
+        } => add(match a.literal_subscripts() {
+            Some(subs) => Written::Element(a.name.clone(), subs),
+            None => Written::Array(a.name.clone()),
+        }),
         StmtKind::Loop(l) => {
             if let Some(v) = l.var() {
                 add(Written::Scalar(v.to_string()));
@@ -1036,37 +1008,40 @@ fn assigned_within(stmts: &[Stmt]) -> Vec<Written> {
 /// The names of `scope` with each of `written` changed in ways not followed (`how`:
 /// "changes in the loop").
 fn forget(scope: &Scope, written: &[Written], how: &str) -> Names {
-    let mut names = scope.names.clone();
-    for w in written {
-        match w {
-            Written::Scalar(n) => names = names.with(n, Err(format!("`{n}`, which {how}"))),
-            Written::Element(a, subs) => {
-                let key = element_key(a, subs);
-                names = names.with(&key, Err(format!("`{key}`, which {how}")));
-            }
-            Written::Array(a) if scope.is_integer(a) => {
-                names = names.without_elements(a, &format!("an element of `{a}`, which {how}"));
-            }
-            Written::Array(_) => {}
-        }
-    }
-    names
+    without_values(scope, written, false, &|name| {
+        format!("`{name}`, which {how}")
+    })
 }
 
 /// The names of `scope` after an I/O statement set `writes` from input at run time.
 fn read_at_run_time(scope: &Scope, writes: &[Written]) -> Names {
+    without_values(scope, writes, true, &|name| {
+        format!("`{name}`, read at run time")
+    })
+}
+
+/// The names of `scope` with each of `written` without a value (`why` says why, given
+/// the name or element), marked as read from input where `input`.
+fn without_values(
+    scope: &Scope,
+    written: &[Written],
+    input: bool,
+    why: &dyn Fn(&str) -> String,
+) -> Names {
     let mut names = scope.names.clone();
-    for w in writes {
+    let set = |names: &Names, key: &str| {
+        if input {
+            names.with_input(key, why(key))
+        } else {
+            names.with(key, Err(why(key)))
+        }
+    };
+    for w in written {
         match w {
-            Written::Scalar(n) => {
-                names = names.with_input(n, format!("`{n}`, read at run time"));
-            }
-            Written::Element(a, subs) => {
-                let key = element_key(a, subs);
-                names = names.with_input(&key, format!("`{key}`, read at run time"));
-            }
+            Written::Scalar(n) => names = set(&names, n),
+            Written::Element(a, subs) => names = set(&names, &element_key(a, subs)),
             Written::Array(a) if scope.is_integer(a) => {
-                names = names.without_elements(a, &format!("`{a}`, read at run time"));
+                names = names.without_elements(a, &why(&format!("an element of `{a}`")));
             }
             Written::Array(_) => {}
         }

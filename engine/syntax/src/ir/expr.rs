@@ -32,6 +32,23 @@ pub struct ArrayRef {
     pub span: Span,
 }
 
+impl ArrayRef {
+    /// The subscripts when there are some and every one is an integer literal
+    /// (`grid_points(1)`, `m(2, 3)`).
+    pub fn literal_subscripts(&self) -> Option<Vec<i64>> {
+        if self.subscripts.is_empty() {
+            return None;
+        }
+        self.subscripts
+            .iter()
+            .map(|s| match s {
+                Subscript::Index(Expr::Int(v)) => Some(*v),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Subscript {
     Index(Expr),
