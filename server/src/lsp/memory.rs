@@ -203,23 +203,49 @@ impl Memory {
 /// Hands the pages the allocator holds free back to the system now (jemalloc purges
 /// them a second later on its own; a fresh start frees a whole database at once, and
 /// the warm-up after it would measure its pages as the baseline). Each arena purges
-/// its free pages when its decay time is set to 0; the time is then set back.
+/// its free pages when its decay time is set to 0; the time is then set back. An arena
+/// another thread is purging at that moment skips the request (jemalloc purges one
+/// pass at a time), so an arena still holding more than [`LEFT_DIRTY`] free pages is
+/// asked again, up to [`PURGE_TRIES`] times a millisecond apart.
 #[cfg(all(target_os = "linux", not(target_env = "msvc")))]
 pub fn give_back() {
-    use tikv_jemalloc_ctl::{Access, AsName, arenas};
-    let Ok(decay) = b"arena.0.dirty_decay_ms\0".name().mib::<[usize; 3]>() else {
+    use tikv_jemalloc_ctl::{Access, AsName, arenas, epoch};
+    let (Ok(mut decay), Ok(mut dirty)) = (
+        b"arena.0.dirty_decay_ms\0".name().mib::<[usize; 3]>(),
+        b"stats.arenas.0.pdirty\0".name().mib::<[usize; 4]>(),
+    ) else {
         return;
     };
-    let mut decay = decay;
     for arena in 0..arenas::narenas::read().unwrap_or(0) as usize {
         decay[1] = arena;
+        dirty[2] = arena;
         // An arena not in use yet has no decay time: nothing to purge.
-        if let Ok(ms) = Access::<isize>::read(&decay) {
+        let Ok(ms) = Access::<isize>::read(&decay) else {
+            continue;
+        };
+        for _ in 0..PURGE_TRIES {
             let _ = decay.write(0isize);
             let _ = decay.write(ms);
+            // Statistics are read as of the last epoch.
+            let left = epoch::advance()
+                .ok()
+                .and_then(|_| Access::<usize>::read(&dirty).ok());
+            if left.is_none_or(|pages| pages <= LEFT_DIRTY) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
+
+/// Free pages an arena may keep after [`give_back`] (4 MB of 4 KB pages: what other
+/// threads free meanwhile).
+#[cfg(all(target_os = "linux", not(target_env = "msvc")))]
+const LEFT_DIRTY: usize = 1024;
+
+/// How often [`give_back`] asks an arena busy purging.
+#[cfg(all(target_os = "linux", not(target_env = "msvc")))]
+const PURGE_TRIES: usize = 50;
 
 /// Elsewhere the system allocator keeps what it keeps.
 #[cfg(not(all(target_os = "linux", not(target_env = "msvc"))))]
