@@ -154,13 +154,45 @@ const INCOMPLETE: &str = "program gather
 !HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b, idx
   do k = 1, 10
     do i = 1, n
-      a(i) = a(i) + b(idx(i))
+      a(idx(i)) = a(idx(i)) + b(i)
     end do
     call smooth(a, n)
   end do
   b = a + * 2
 end program gather
 ";
+
+/// A gather through an index array: who reads is known, what is not.
+const GATHER: &str = "program gather
+  integer, parameter :: n = 4096
+  real :: a(n), b(n)
+  integer :: idx(n), i, k
+!HPF$ PROCESSORS pr(4)
+!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b, idx
+  do k = 1, 10
+    do i = 1, n
+      a(i) = a(i) + b(idx(i))
+    end do
+  end do
+end program gather
+";
+
+/// The hover of a read through an index array says its records are an upper bound
+/// from the owner sets, and the statement says it among its assumptions.
+#[test]
+fn a_gather_through_an_index_array_is_an_upper_bound() {
+    const URI: &str = "file:///virtual/gather_bound.f90";
+    let mut c = Client::start(&[]);
+    c.initialize(capabilities(&["utf-16"], true), None);
+    c.open(URI, GATHER);
+    let hover = c.result(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": URI}, "position": {"line": 8, "character": 8}}),
+    );
+    let text = hover["contents"]["value"].as_str().expect("markdown");
+    assert!(text.contains("upper bound"), "{text}");
+    insta::assert_snapshot!("gather_bound_hover", text);
+}
 
 /// Every surface says what an incomplete figure leaves out: hints `≥` and `comm ?`,
 /// the lens `≥ … · incomplete: leaves out …`, the hovers' lists of missing places,

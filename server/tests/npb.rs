@@ -225,31 +225,80 @@ fn coverage_of_the_nas_parallel_benchmarks_never_gets_worse() {
 /// 10 j = 300 times per plane, `ru1 = c3c4*rho_i(i,j,k)` 12 i × 10 j = 120.
 #[test]
 fn sp_x_solve_works_on_the_planes_each_processor_owns() {
-    let dir = corpus().join("NPB3.0-HPF").join("SP");
-    let files = files(&dir);
-    let out = costline(&dir, &args("check", "NPB3.0-HPF", &files, "json"), None);
-    let report: Value = serde_json::from_str(&out).expect("check JSON");
-    let x_solve = report["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .flat_map(|f| f["units"].as_array().expect("units").iter())
-        .find(|u| u["name"] == "x_solve")
-        .expect("x_solve");
-    let work = |start: &str| {
-        x_solve["statements"]
-            .as_array()
-            .expect("statements")
-            .iter()
-            .find(|s| {
-                s["kind"] == "assign" && s["text"].as_str().is_some_and(|t| t.starts_with(start))
-            })
-            .unwrap_or_else(|| panic!("an assignment `{start}`"))["work"]
-            .clone()
-    };
+    let x_solve = hpf_unit("SP", "x_solve");
+    let work = |start: &str| assignment(&x_solve, start)["work"].clone();
     assert_eq!(
         work("rhs(m, i, j, k) = fac1"),
         serde_json::json!([600, 900, 900, 600])
     );
     assert_eq!(work("ru1 = c3c4"), serde_json::json!([240, 360, 360, 240]));
+}
+
+/// CG's sparse matrix-vector product (class S, na = 1400, p = 4), checked by hand.
+/// `z(na+2)` is BLOCK in blocks of 351 and `pd` is aligned with it, so of
+/// `pd(1:1400)` the processors own 351, 351, 351 and 347 elements; `p` is replicated.
+/// Each of the 25 iterations of `conj_grad` gathers `pd` into `p`
+/// (`p(1:colnum) = pd(1:colnum)`): every processor sends its part to the 3 others, 12
+/// messages and 3 × 1400 × 8 = 33,600 bytes per iteration. The product itself,
+/// `q(j) = q(j) + adistr(k,j)*p(colidxd(k,j))`, then reads only local data (`p` is
+/// everywhere, `adistr` is aligned with `q`). The residual's product through `z`, a
+/// BLOCK array read at `colidxd(k,j)`, is an upper bound from the owner sets: each
+/// processor may need all of each other's `z` (351, 351, 351, 349 elements of
+/// `z(1402)`), Σ_p (1402 − n_p) × 8 = 4206 × 8 = 33,648 bytes in 12 messages.
+#[test]
+fn cg_gathers_the_vector_of_its_product_every_iteration() {
+    let conj_grad = hpf_unit("CG", "conj_grad");
+    let reference = |start: &str, array: &str| {
+        assignment(&conj_grad, start)["comm_refs"]
+            .as_array()
+            .expect("comm_refs")
+            .iter()
+            .find(|r| r["array"] == array)
+            .unwrap_or_else(|| panic!("a read of `{array}` in `{start}`"))
+            .clone()
+    };
+    let gather = reference("p($1) = pd($1)", "pd");
+    assert_eq!(gather["exact"], true);
+    assert_eq!(
+        (gather["nt"].as_f64(), gather["td_bytes"].as_f64()),
+        (Some(300.0), Some(840_000.0))
+    );
+    assert_eq!(reference("q(j) = q(j) + adistr", "p")["pattern"], "local");
+    assert_eq!(
+        reference("q(j) = q(j) + adistr", "adistr")["pattern"],
+        "local"
+    );
+    let residual = reference("r(j) = r(j) + adistr", "z");
+    assert_eq!(residual["bound"], "upper");
+    assert_eq!(residual["exact"], false);
+    assert_eq!(
+        (residual["nt"].as_f64(), residual["td_bytes"].as_f64()),
+        (Some(12.0), Some(33_648.0))
+    );
+}
+
+/// The JSON report of unit `name` of NPB3.0-HPF benchmark `bench` (class S, p = 4).
+fn hpf_unit(bench: &str, name: &str) -> Value {
+    let dir = corpus().join("NPB3.0-HPF").join(bench);
+    let files = files(&dir);
+    let out = costline(&dir, &args("check", "NPB3.0-HPF", &files, "json"), None);
+    let report: Value = serde_json::from_str(&out).expect("check JSON");
+    report["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .flat_map(|f| f["units"].as_array().expect("units").iter())
+        .find(|u| u["name"] == name)
+        .unwrap_or_else(|| panic!("unit `{name}`"))
+        .clone()
+}
+
+/// The report of the first assignment of `unit` whose text starts with `start`.
+fn assignment<'a>(unit: &'a Value, start: &str) -> &'a Value {
+    unit["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .find(|s| s["kind"] == "assign" && s["text"].as_str().is_some_and(|t| t.starts_with(start)))
+        .unwrap_or_else(|| panic!("an assignment `{start}`"))
 }

@@ -816,6 +816,97 @@ fn the_engine_counts_split_iteration_sets_once() {
     check_examples(&split_guard_examples());
 }
 
+/// A read through an index array (`b(idx(i))`, filled by the program) gets an upper
+/// bound from the owner sets: the pairs the simulator sees are among the bound's, each
+/// with no more messages, and no processor receives more bytes than the bound gives
+/// it. A replicated array read through the index array is local.
+#[test]
+fn an_irregular_gather_stays_within_its_bound() {
+    let gather = |format: &str, kept: &str| {
+        format!(
+            "subroutine ex(n, p, niter)
+  integer :: n, p, niter, it, i
+  integer :: idx(n)
+  real :: a(n), b(n)
+!HPF$ PROCESSORS pr(p)
+!HPF$ DISTRIBUTE ({format}) ONTO pr :: a, b
+  do i = 1, n
+    idx(i) = mod(i*i, n) + 1
+  end do
+{kept}
+    do i = 1, n
+      a(i) = b(idx(i))
+    end do
+{end}
+end subroutine ex
+",
+            end = if kept.is_empty() { "" } else { "  end do" }
+        )
+    };
+    let mut checked = 0;
+    for format in ["BLOCK", "CYCLIC", "CYCLIC(3)"] {
+        for kept in ["", "  do it = 1, niter\n    b(it) = a(it)"] {
+            for (n, p) in [(24, 4), (17, 3), (40, 8)] {
+                let source = gather(format, kept);
+                let bindings = [("n", n), ("p", p), ("niter", 3)];
+                let (file, sim) = run(&source, &bindings);
+                let engine = engine_refs(&file).unwrap();
+                let line = line_of(&source, "a(i) = b(idx(i))");
+                let eng = &engine[&line];
+                let b = eng.iter().find(|r| r.array == "b").expect("b(k) is read");
+                assert!(b.bound.is_some() && !b.exact, "{b:?}\n{source}");
+                let bound = b.records.as_ref().expect("bound records");
+                let simulated = &sim.statements[&line]
+                    .iter()
+                    .find(|r| r.array == "b")
+                    .expect("simulated")
+                    .records;
+                assert!(!simulated.is_empty(), "the gather moves elements\n{source}");
+                for r in simulated {
+                    let pair = bound.iter().find(|x| (x.from, x.to) == (r.from, r.to));
+                    assert!(
+                        pair.is_some_and(|x| r.messages as f64 <= x.messages),
+                        "{format} n={n} p={p}: {r} not within {}\n{source}",
+                        show_engine(bound)
+                    );
+                }
+                for to in 1..=p as usize {
+                    let got: u64 = simulated
+                        .iter()
+                        .filter(|r| r.to == to)
+                        .map(|r| r.bytes)
+                        .sum();
+                    let most: f64 = bound.iter().filter(|r| r.to == to).map(|r| r.bytes).sum();
+                    assert!(
+                        got as f64 <= most + 1e-9,
+                        "{format} n={n} p={p}: {to} receives {got} B, bound {most} B"
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 18);
+    // A replicated array read through the same subscript is where it is read.
+    let replicated = "subroutine ex(n, p)
+  integer :: n, p, i
+  integer :: idx(n)
+  real :: a(n), b(n)
+!HPF$ PROCESSORS pr(p)
+!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a
+!HPF$ ALIGN b(*) WITH a(*)
+  do i = 1, n
+    idx(i) = mod(i*i, n) + 1
+  end do
+  do i = 1, n
+    a(i) = b(idx(i))
+  end do
+end subroutine ex
+";
+    let (file, sim) = run(replicated, &[("n", 24), ("p", 4)]);
+    assert_eq!(compare(&file, &sim), Ok(1));
+}
+
 /// Red-black relaxation (a step-2 inner loop whose start alternates with j) under the
 /// layouts the alternatives offer for it, the narrowed and projected enumerations
 /// included: engine = simulator.

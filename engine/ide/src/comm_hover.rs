@@ -99,8 +99,19 @@ fn reference(u: &UnitAt, r: &RefValues, out: &mut String) {
             return;
         }
     };
+    if let Some(why) = &r.bound {
+        let _ = writeln!(
+            out,
+            "an upper bound from the owner sets ({why}): every owner may send to each \
+             reader, at most one element per read\n"
+        );
+    }
     if let Some(m) = r.metrics {
-        let estimated = if r.exact { "" } else { " (estimated)" };
+        let estimated = match (&r.bound, r.exact) {
+            (Some(_), _) => " (upper bound)",
+            (None, true) => "",
+            (None, false) => " (estimated)",
+        };
         let _ = writeln!(
             out,
             "NT **{}** · TD **{}** · TT **{}** · critical path {}{estimated}\n",

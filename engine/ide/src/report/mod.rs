@@ -264,6 +264,21 @@ impl Metrics {
         }
     }
 
+    /// These metrics with the communication of `refs` that is an upper bound said as an
+    /// assumption: the figures are no longer exact.
+    fn with_bounds(mut self, refs: &[RefValues]) -> Metrics {
+        for r in refs {
+            if let Some(why) = &r.bound {
+                self.exact = Some(false);
+                self.assumptions.push(format!(
+                    "the communication of `{}` is an upper bound from the owner sets: {why}",
+                    r.reference
+                ));
+            }
+        }
+        self
+    }
+
     /// These metrics with their completeness: what they leave out, and the time marked
     /// as a lower bound when they leave anything out.
     fn with_missing(self, missing: &MissingList) -> Metrics {
@@ -519,6 +534,10 @@ pub struct CommRefReport {
     /// Fetched one element at a time inside every enclosing loop.
     pub element_wise: bool,
     pub exact: bool,
+    /// `upper` when the records are an upper bound (an element the analysis cannot
+    /// follow: every owner may send to each reader, at most one element per read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -838,6 +857,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                         u.values.load(s.id),
                     )
                     .with_comm(u.stmt_comm(s.id), &missing)
+                    .with_bounds(u.comm.of(s.id))
                     .with_time(u.times.of(s.id), false)
                     .with_local(u.call_local.get(&s.id))
                     .with_missing(&missing),
@@ -928,7 +948,12 @@ fn comm_ref(r: &RefValues) -> CommRefReport {
         hoisted_loops: r.placement.hoisted,
         element_wise: r.element_wise(),
         exact: r.exact,
-        note: r.records.as_ref().err().cloned(),
+        bound: r.bound.as_ref().map(|_| "upper"),
+        note: r.records.as_ref().err().cloned().or_else(|| {
+            r.bound
+                .as_ref()
+                .map(|why| format!("an upper bound from the owner sets: {why}"))
+        }),
         nt: r.metrics.map(|m| m.nt),
         td_bytes: r.metrics.map(|m| m.td_bytes),
         tt_s: r.metrics.map(|m| m.tt_s),

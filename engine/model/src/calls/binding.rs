@@ -2,9 +2,9 @@
 //! values, the actual arrays' extents and mappings, valued under the caller's
 //! constants), and what the actuals bind a procedure's dummies to.
 
-use crate::distribution::{Layout, UnitMappings};
+use crate::distribution::{Layout, UnitMappings, exact_int};
 use crate::freq::convert::{Names, Scope};
-use costline_symbolic::{Env, Num, Sym};
+use costline_symbolic::{Env, Sym};
 use costline_syntax::ir::{Bound, Expr, StmtId, Subscript, Unit};
 use costline_syntax::span::Span;
 
@@ -119,16 +119,9 @@ pub fn actual(
         names,
         integers: false,
     };
-    match scope.sym(e).ok().and_then(|s| int(&s, env)) {
+    match scope.sym(e).ok().and_then(|s| exact_int(&s, env)) {
         Some(v) => Actual::Integer(v),
         None => Actual::Other(e.to_string()),
-    }
-}
-
-fn int(s: &Sym, env: Env) -> Option<i64> {
-    match s.eval(env).ok()? {
-        Num::Exact(r) => r.as_integer().and_then(|v| i64::try_from(v).ok()),
-        Num::Approx(_) => None,
     }
 }
 
@@ -140,7 +133,7 @@ pub fn declared_shape(ir: &Unit, name: &str, env: Env) -> Option<Vec<(i64, i64)>
         names: &Names::default(),
         integers: true,
     };
-    let value = |e: &Expr| scope.sym(e).ok().and_then(|s| int(&s, env));
+    let value = |e: &Expr| scope.sym(e).ok().and_then(|s| exact_int(&s, env));
     ir.symbols
         .get(name)?
         .dims
@@ -172,7 +165,7 @@ pub fn declared_lowers(ir: &Unit, name: &str, env: Env) -> Vec<i64> {
                     d.lower
                         .as_ref()
                         .and_then(|l| scope.sym(l).ok())
-                        .and_then(|s| int(&s, env))
+                        .and_then(|s| exact_int(&s, env))
                         .unwrap_or(1)
                 })
                 .collect()

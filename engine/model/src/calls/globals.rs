@@ -8,8 +8,8 @@
 //! passes them on unseen (a COMMON block keeps its values while the main program
 //! declares it): it holds them under [`passed_key`]s, which are no names of its own.
 
+use crate::distribution::exact_int;
 use crate::freq::convert::{Names, Scope, array_key};
-use costline_symbolic::{Env, Num, Sym};
 use costline_syntax::ir::{ArrayRef, Expr, StmtKind, Unit, Written};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -61,7 +61,7 @@ pub fn globals_at(
         };
         if !sym.is_array() {
             let value = match names.get(&sym.name) {
-                Some(v) => v.as_ref().ok().and_then(|s| int(s, &env)),
+                Some(v) => v.as_ref().ok().and_then(|s| exact_int(s, &env)),
                 None => known.get(&sym.name).copied(),
             };
             add(&sym.name, value);
@@ -80,7 +80,7 @@ pub fn globals_at(
         }
         for key in keys {
             let value = match names.get(&key) {
-                Some(v) => v.as_ref().ok().and_then(|s| int(s, &env)),
+                Some(v) => v.as_ref().ok().and_then(|s| exact_int(s, &env)),
                 None => known.get(&key).copied(),
             };
             add(&key, value);
@@ -155,13 +155,6 @@ pub fn received(
             }
         })
         .collect()
-}
-
-fn int(s: &Sym, env: Env) -> Option<i64> {
-    match s.eval(env).ok()? {
-        Num::Exact(r) => r.as_integer().and_then(|v| i64::try_from(v).ok()),
-        Num::Approx(_) => None,
-    }
 }
 
 /// The COMMON members a unit's statements use and may set (assignments, loop

@@ -191,6 +191,7 @@ pub fn site_remaps(
                 processors,
                 metrics: None,
                 remap: true,
+                bound: None,
             },
         ));
     }

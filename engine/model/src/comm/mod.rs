@@ -16,6 +16,7 @@
 //! of the element added (its grid coordinates `$s`, `$s1`, ... beside the executing
 //! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
 
+pub mod bound;
 pub mod cost;
 pub mod dependence;
 pub mod diagnostics;
@@ -96,7 +97,10 @@ pub enum RefKind {
     Counted(Box<Counted>),
     /// An all-reduce of partial results ([`reduction`]).
     Reduction(Box<reduction::Reduction>),
-    /// Not followed (why): an indirection, a non-affine subscript, an unknown owner.
+    /// The element read is not followed but who reads is known: an upper bound from
+    /// the owner sets ([`bound`]).
+    Bound(Box<bound::GatherBound>),
+    /// Not followed (why): an unknown owner of the left-hand side, an unknown context.
     Irregular(String),
     /// A REDISTRIBUTE or REALIGN moving the array ([`remap`]), once per execution of
     /// its statement.
@@ -230,8 +234,11 @@ pub fn unit_comm(
                 array: a,
                 guards: &read.guards,
             };
-            let kind = counted(unit, freqs, work, loops, &placement, &at, mapping)
-                .unwrap_or_else(RefKind::Irregular);
+            let kind =
+                counted(unit, freqs, work, loops, &placement, &at, mapping).unwrap_or_else(|why| {
+                    let at = (s.id, a.name.as_str());
+                    bounded(unit, work, at, mapping, &placement, loops, why)
+                });
             refs.push(RefComm {
                 array: a.name.clone(),
                 reference,
@@ -542,7 +549,8 @@ fn sender_ownership(
 /// Whether every processor executing the statement owns the element it reads: same
 /// arrangement, and each of the element's owner constraints is one of the left-hand
 /// side element's (so the executing owner satisfies them). A cheap syntactic test that
-/// spares counting the reads of aligned arrays at the same subscripts.
+/// spares counting the reads of aligned arrays at the same subscripts; subscripts in
+/// dimensions that do not decide the owner ([`Mapping::owner_dims`]) may be anything.
 fn owned_with_lhs(read: &Read, scope: &Scope, lhs: &Mapping, mapping: &Mapping) -> bool {
     let StmtKind::Assign {
         lhs: Expr::Array(l),
@@ -551,16 +559,20 @@ fn owned_with_lhs(read: &Read, scope: &Scope, lhs: &Mapping, mapping: &Mapping) 
     else {
         return false;
     };
-    let syms = |a: &ArrayRef| -> Option<Vec<Sym>> {
+    // Only the subscripts that decide the owner need values (0 stands for the others).
+    let syms = |a: &ArrayRef, m: &Mapping| -> Option<Vec<Sym>> {
+        let owner_dims = m.owner_dims();
         a.subscripts
             .iter()
-            .map(|s| match s {
+            .enumerate()
+            .map(|(d, s)| match s {
+                Subscript::Index(_) if !owner_dims.contains(&d) => Some(Sym::zero()),
                 Subscript::Index(e) => scope.sym(e).ok(),
                 Subscript::Range(_) => None,
             })
             .collect()
     };
-    let (Some(ls), Some(rs)) = (syms(l), syms(read.array)) else {
+    let (Some(ls), Some(rs)) = (syms(l, lhs), syms(read.array, mapping)) else {
         return false;
     };
     if lhs.distribution.onto != mapping.distribution.onto {
@@ -594,6 +606,17 @@ fn counted(
     };
     let senders = mapping.distribution.onto.clone();
     let stmt_work = work.of(s.id).ok_or("its work is unknown")?;
+    // Every processor holds every element of a replicated array: whichever executes
+    // the statement reads its own copy, whatever the subscripts.
+    let executors = match &stmt_work.spread {
+        Spread::Owned { mapping: lhs, .. } | Spread::Irregular { mapping: lhs, .. } => {
+            &lhs.distribution.onto
+        }
+        Spread::Replicated => &senders,
+    };
+    if mapping.everywhere() && *executors == senders {
+        return Ok(RefKind::Local);
+    }
     let (executing, base): (Arrangement, Vec<CommTerm>) = match &stmt_work.spread {
         Spread::Owned {
             mapping: lhs,
@@ -669,6 +692,33 @@ fn counted(
         terms,
         outer_vars,
     })))
+}
+
+/// The kind of a read of `array` in statement `stmt` the analysis could not count
+/// (`why`): an upper bound when the statement's executing processors are known
+/// ([`bound`]), else not modelled.
+fn bounded(
+    unit: &Unit,
+    work: &UnitWork,
+    (stmt, array): (StmtId, &str),
+    mapping: &Mapping,
+    placement: &Placement,
+    loops: &placement::Enclosing,
+    why: String,
+) -> RefKind {
+    match work.of(stmt) {
+        Some(w) if !matches!(w.spread, Spread::Irregular { .. }) => {
+            RefKind::Bound(Box::new(bound::GatherBound {
+                why,
+                work: w.clone(),
+                mapping: mapping.clone(),
+                shape: bound::declared_dims(unit, array),
+                stmt,
+                kept_loop: placement.kept.checked_sub(1).map(|k| loops[k].0.id),
+            }))
+        }
+        _ => RefKind::Irregular(why),
+    }
 }
 
 /// The storage size of one element of `array`, from its declared (or implicit) type:

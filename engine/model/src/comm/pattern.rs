@@ -51,6 +51,7 @@ impl Pattern {
         let receivers: BTreeSet<usize> = records.iter().map(|x| x.to).collect();
         let grid: Option<Vec<i128>> = match &r.kind {
             RefKind::Counted(c) => super::records::extents(&c.senders, env).ok(),
+            RefKind::Bound(b) => super::records::extents(&b.mapping.distribution.onto, env).ok(),
             RefKind::Remap(m) => m
                 .remap
                 .senders()

@@ -67,6 +67,9 @@ pub struct RefValues {
     pub metrics: Option<CommMetrics>,
     /// A REDISTRIBUTE or REALIGN moving the array (not a read).
     pub remap: bool,
+    /// Why the element read is unknown, when the records are an upper bound
+    /// ([`super::bound`]).
+    pub bound: Option<String>,
 }
 
 /// The communication of every assignment of a unit under the bindings.
@@ -213,6 +216,7 @@ fn ref_values(
             },
             None => (Err("its frequency is unknown".to_string()), false),
         },
+        RefKind::Bound(b) => (b.records(r.elem_bytes, freq, env, options), false),
         RefKind::Irregular(why) => (Err(format!("not modelled: {why}")), false),
     };
     let pattern = match (&records, &r.kind) {
@@ -233,6 +237,10 @@ fn ref_values(
         processors: processors(r, env),
         metrics: None,
         remap: matches!(r.kind, RefKind::Remap(_)),
+        bound: match &r.kind {
+            RefKind::Bound(b) => Some(b.why.clone()),
+            _ => None,
+        },
     }
 }
 
@@ -277,6 +285,7 @@ fn processors(r: &RefComm, env: Env) -> usize {
     let p = match &r.kind {
         RefKind::Counted(c) => size(&c.executing).max(size(&c.senders)),
         RefKind::Reduction(red) => size(&red.participants),
+        RefKind::Bound(b) => size(&b.mapping.distribution.onto),
         RefKind::Remap(m) => {
             let sizes = [m.remap.senders(), m.remap.receivers()];
             sizes.into_iter().flatten().map(size).max().unwrap_or(1)

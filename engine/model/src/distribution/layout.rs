@@ -40,7 +40,8 @@ pub struct LayoutDim {
     pub index: TemplateIndex<i64>,
 }
 
-fn int(e: &Sym, env: Env) -> Option<i64> {
+/// The value of `e` under `env` when it is an integer that fits in 64 bits.
+pub(crate) fn exact_int(e: &Sym, env: Env) -> Option<i64> {
     match e.eval(env).ok()? {
         Num::Exact(r) => r.as_integer().and_then(|v| i64::try_from(v).ok()),
         Num::Approx(_) => None,
@@ -57,7 +58,7 @@ impl Layout {
             .onto
             .extents
             .iter()
-            .map(|e| int(e, env).filter(|v| *v >= 1))
+            .map(|e| exact_int(e, env).filter(|v| *v >= 1))
             .collect::<Option<Vec<_>>>()?;
         let dims = m
             .distribution
@@ -66,17 +67,17 @@ impl Layout {
             .zip(&m.index)
             .map(|(d, ti)| {
                 Some(LayoutDim {
-                    lower: int(&d.lower, env)?,
-                    extent: int(&d.extent, env)?,
-                    format: d.format.try_map(|v| int(v, env))?,
+                    lower: exact_int(&d.lower, env)?,
+                    extent: exact_int(&d.extent, env)?,
+                    format: d.format.try_map(|v| exact_int(v, env))?,
                     grid: d.grid,
-                    index: ti.try_map(|v| int(v, env))?,
+                    index: ti.try_map(|v| exact_int(v, env))?,
                 })
             })
             .collect::<Option<Vec<_>>>()?;
         let lowers = lowers
             .iter()
-            .map(|l| int(l, env))
+            .map(|l| exact_int(l, env))
             .collect::<Option<Vec<_>>>()?;
         Some(Layout {
             arrangement: m.distribution.onto.name.clone(),

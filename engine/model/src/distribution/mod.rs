@@ -22,6 +22,7 @@ mod remap;
 mod resolve;
 mod visible;
 
+pub(crate) use layout::exact_int;
 pub use layout::{Layout, LayoutDim};
 pub use local::{LOCAL_BUDGET, local_extents};
 pub use ownership::{Deal, Owners, Ownership};

@@ -135,6 +135,40 @@ impl Mapping {
     }
 }
 
+impl Mapping {
+    /// The array dimensions (0-based) whose subscripts decide an element's owner: those
+    /// an affine template index of a distributed dimension reads. A subscript in any
+    /// other dimension leaves [`Mapping::ownership`] unchanged.
+    pub fn owner_dims(&self) -> Vec<usize> {
+        let mut dims: Vec<usize> = self
+            .distribution
+            .dims
+            .iter()
+            .zip(&self.index)
+            .filter(|(d, _)| d.grid.is_some() && d.format.deal().is_some())
+            .filter_map(|(_, i)| match i {
+                TemplateIndex::Affine { dim, .. } => Some(*dim),
+                _ => None,
+            })
+            .collect();
+        dims.sort_unstable();
+        dims.dedup();
+        dims
+    }
+
+    /// Whether every processor of the arrangement owns every element: no distributed
+    /// template dimension places the array on part of the grid.
+    pub fn everywhere(&self) -> bool {
+        self.distribution
+            .dims
+            .iter()
+            .zip(&self.index)
+            .all(|(d, i)| {
+                d.grid.is_none() || d.format.deal().is_none() || *i == TemplateIndex::Replicated
+            })
+    }
+}
+
 /// The processors owning one element, 1-based, ascending (inline up to four).
 pub type Owners = SmallVec<[usize; 4]>;
 
