@@ -143,39 +143,48 @@ fn a_session_answers_every_surface_and_follows_edits() {
     assert_eq!(c.shutdown(), 0);
 }
 
-/// A program costline cannot fully model: an irregular gather `b(idx(i))` (its
-/// communication is not modelled), a call of a procedure it was not given and a
-/// statement it cannot read.
-const INCOMPLETE: &str = "program gather
+/// Program `gather` over `a`, `b` and the index array `idx`, BLOCK on 4 processors,
+/// with the statements `$body`.
+macro_rules! gather_program {
+    ($body:literal) => {
+        concat!(
+            "program gather
   integer, parameter :: n = 4096
   real :: a(n), b(n)
   integer :: idx(n), i, k
 !HPF$ PROCESSORS pr(4)
 !HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b, idx
-  do k = 1, 10
+",
+            $body,
+            "end program gather
+"
+        )
+    };
+}
+
+/// A program costline cannot fully model: a scatter `a(idx(i))` (who writes is
+/// unknown, so its communication is not modelled), a call of a procedure it was not
+/// given and a statement it cannot read.
+const INCOMPLETE: &str = gather_program!(
+    "  do k = 1, 10
     do i = 1, n
       a(idx(i)) = a(idx(i)) + b(i)
     end do
     call smooth(a, n)
   end do
   b = a + * 2
-end program gather
-";
+"
+);
 
 /// A gather through an index array: who reads is known, what is not.
-const GATHER: &str = "program gather
-  integer, parameter :: n = 4096
-  real :: a(n), b(n)
-  integer :: idx(n), i, k
-!HPF$ PROCESSORS pr(4)
-!HPF$ DISTRIBUTE (BLOCK) ONTO pr :: a, b, idx
-  do k = 1, 10
+const GATHER: &str = gather_program!(
+    "  do k = 1, 10
     do i = 1, n
       a(i) = a(i) + b(idx(i))
     end do
   end do
-end program gather
-";
+"
+);
 
 /// The hover of a read through an index array says its records are an upper bound
 /// from the owner sets, and the statement says it among its assumptions.

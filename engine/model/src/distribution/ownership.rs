@@ -133,9 +133,7 @@ impl Mapping {
         }
         Ok(Ownership { constraints, aux })
     }
-}
 
-impl Mapping {
     /// The array dimensions (0-based) whose subscripts decide an element's owner: those
     /// an affine template index of a distributed dimension reads. A subscript in any
     /// other dimension leaves [`Mapping::ownership`] unchanged.
