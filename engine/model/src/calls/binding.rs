@@ -128,23 +128,36 @@ pub fn actual(
 /// The (lower bound, extent) of each dimension of array `name` under `env`; `None`
 /// when a bound is assumed or has no value.
 pub fn declared_shape(ir: &Unit, name: &str, env: Env) -> Option<Vec<(i64, i64)>> {
+    declared_dims(ir, name)?
+        .iter()
+        .map(|(l, e)| Some((exact_int(l, env)?, exact_int(e, env)?)))
+        .collect()
+}
+
+/// The declared (lower bound, extent) of each dimension of array `name`, as formulas in
+/// the unit's unknowns, when every bound is explicit.
+pub fn declared_dims(ir: &Unit, name: &str) -> Option<Vec<(Sym, Sym)>> {
     let scope = Scope {
         unit: ir,
         names: &Names::default(),
         integers: true,
     };
-    let value = |e: &Expr| scope.sym(e).ok().and_then(|s| exact_int(&s, env));
     ir.symbols
         .get(name)?
         .dims
         .as_ref()?
         .iter()
         .map(|d| {
-            let lower = d.lower.as_ref().map_or(Some(1), value)?;
+            let lower = d
+                .lower
+                .as_ref()
+                .map_or(Ok(Sym::one()), |e| scope.sym(e))
+                .ok()?;
             let Bound::Explicit(u) = &d.upper else {
                 return None;
             };
-            Some((lower, value(u)? - lower + 1))
+            let extent = scope.sym(u).ok()?.sub(&lower).ok()?.add_int(1).ok()?;
+            Some((lower, extent))
         })
         .collect()
 }

@@ -14,10 +14,9 @@
 use super::records::{MAX_PAIRS, Record, extents};
 use crate::distribution::{Layout, Mapping, exact_int, local_extents};
 use crate::freq::FreqOptions;
-use crate::freq::convert::{Names, Scope};
 use crate::work::{Spread, StmtWork, load};
 use costline_symbolic::{Env, Sym};
-use costline_syntax::ir::{Bound, StmtId, Unit};
+use costline_syntax::ir::StmtId;
 
 /// The read of an element the analysis cannot follow, bounded from the owner sets.
 #[derive(Clone, Debug)]
@@ -130,34 +129,6 @@ fn water_fill(total: f64, caps: &[f64]) -> Vec<f64> {
         left -= shares[i];
     }
     shares
-}
-
-/// The declared (lower bound, extent) of each dimension of array `name`, when every
-/// bound is explicit.
-pub fn declared_dims(unit: &Unit, name: &str) -> Option<Vec<(Sym, Sym)>> {
-    let scope = Scope {
-        unit,
-        names: &Names::default(),
-        integers: true,
-    };
-    unit.symbols
-        .get(name)?
-        .dims
-        .as_ref()?
-        .iter()
-        .map(|d| {
-            let lower = d
-                .lower
-                .as_ref()
-                .map_or(Ok(Sym::one()), |e| scope.sym(e))
-                .ok()?;
-            let Bound::Explicit(u) = &d.upper else {
-                return None;
-            };
-            let extent = scope.sym(u).ok()?.sub(&lower).ok()?.add_int(1).ok()?;
-            Some((lower, extent))
-        })
-        .collect()
 }
 
 #[cfg(test)]

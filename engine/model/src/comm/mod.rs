@@ -712,7 +712,7 @@ fn bounded(
                 why,
                 work: w.clone(),
                 mapping: mapping.clone(),
-                shape: bound::declared_dims(unit, array),
+                shape: crate::calls::binding::declared_dims(unit, array),
                 stmt,
                 kept_loop: placement.kept.checked_sub(1).map(|k| loops[k].0.id),
             }))
