@@ -9,6 +9,7 @@
 use super::call_effects::call_effects;
 use super::calls;
 use super::common_reach::valued_arrays;
+use super::functions::{Functions, function_values, parameters};
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
@@ -85,7 +86,16 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
         .filter(|s| s.is_array() && s.common.as_ref().is_some_and(|m| !valued.contains(m)))
         .map(|s| s.name.clone())
         .collect();
-    Arc::new(frequencies_with(&ir, options, &effects, &data_arrays))
+    let functions = Functions { db };
+    let parameters = parameters(db, unit);
+    Arc::new(frequencies_with(
+        &ir,
+        options,
+        &effects,
+        &data_arrays,
+        &functions,
+        &parameters,
+    ))
 }
 
 /// How the unit's arrays are distributed, its host's and modules' included;
@@ -209,22 +219,20 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
         let mut c = Constants::clone(&constants(db, base(db, unit)));
         c.values
             .extend(site.values.iter().map(|(n, v)| (n.clone(), *v)));
+        function_values(db, unit, &mut c.values);
         return Arc::new(c);
     }
     if unit.directives(db).is_some() {
         return constants(db, base(db, unit));
     }
-    let local = local_constants(db, unit);
+    let mut c = Constants::clone(&local_constants(db, unit));
     // Integer dummies take the values their callers pass (over any binding).
-    match calls::binding(db, unit) {
-        Some(b) if !b.values.is_empty() => {
-            let mut c = Constants::clone(&local);
-            c.values
-                .extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
-            Arc::new(c)
-        }
-        _ => local,
+    if let Some(b) = calls::binding(db, unit) {
+        c.values
+            .extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
     }
+    function_values(db, unit, &mut c.values);
+    Arc::new(c)
 }
 
 /// A unit's constants from its own text, its host's, its modules' and the user's

@@ -7,10 +7,12 @@
 use super::analysis::{freqs, local_constants, lower};
 use super::calls::{call_graph, procedure_named};
 use super::common_reach::common_reach;
+use super::functions::parameters;
 use super::units::{UnitText, base};
 use costline_model::calls::Member;
+use costline_model::freq::convert::Names;
 use costline_model::freq::convert::{Scope, element_key};
-use costline_model::freq::{Assumption, CallEffect};
+use costline_model::freq::{Assumption, CallEffect, CalleeRun};
 use costline_symbolic::Sym;
 use costline_syntax::ir::{ArrayRef, Expr, StmtId, StmtKind, Subscript, Unit, Written};
 use std::collections::HashMap;
@@ -171,7 +173,10 @@ pub fn call_effects<'db>(
                 }
             }
         }
-        if !effect.kills.is_empty() || !effect.exits.is_empty() {
+        if !recursive {
+            effect.run = callee_run(db, &ir, callee, call);
+        }
+        if !effect.kills.is_empty() || !effect.exits.is_empty() || effect.run.is_some() {
             out.insert(id, effect);
         }
     }
@@ -212,4 +217,74 @@ fn caller_expr(ir: &Unit, at: &Entry, actuals: &[&Expr]) -> Option<Expr> {
         })),
         Entry::Dummy(k) => Some((*actuals.get(*k)?).clone()),
     }
+}
+
+/// The callee's body with the correspondence of its integer entry values to the
+/// caller's names (`call` in the caller `ir`), to run at the call
+/// ([`costline_model::freq::CalleeRun`]); `None` when the two share no integer.
+fn callee_run<'db>(
+    db: &'db dyn salsa::Database,
+    ir: &Unit,
+    callee: UnitText<'db>,
+    call: &costline_syntax::ir::Call,
+) -> Option<Arc<CalleeRun>> {
+    let theirs = lower(db, callee);
+    let names = Names::default();
+    let scope = Scope {
+        unit: &theirs,
+        names: &names,
+        integers: false,
+    };
+    // Only a callee that assigns an integer its caller sees is worth running.
+    let mut assigned = std::collections::HashSet::new();
+    theirs.walk(&mut |s, _| {
+        if let StmtKind::Assign { lhs, .. } = &s.kind {
+            match lhs {
+                Expr::Name(n) => assigned.insert(n.clone()),
+                Expr::Array(a) => assigned.insert(a.name.clone()),
+                _ => false,
+            };
+        }
+    });
+    let seen = |n: &str| {
+        let sym = theirs.symbols.get(n);
+        theirs.dummies.iter().any(|d| d == n) || sym.is_some_and(|s| s.common.is_some())
+    };
+    if !assigned.iter().any(|n| seen(n) && scope.is_integer(n)) {
+        return None;
+    }
+    let mut dummies = Vec::new();
+    for (k, dummy) in theirs.dummies.iter().enumerate() {
+        let scalar = theirs.symbols.get(dummy).is_some_and(|s| !s.is_array());
+        if !scalar || !scope.is_integer(dummy) {
+            continue;
+        }
+        let actual = call
+            .args
+            .iter()
+            .find(|a| a.keyword.as_deref() == Some(dummy.as_str()))
+            .or_else(|| call.args.get(k).filter(|a| a.keyword.is_none()));
+        if let Some(a) = actual {
+            dummies.push((dummy.clone(), a.value.clone()));
+        }
+    }
+    let mut members = Vec::new();
+    for sym in theirs.symbols.values() {
+        if let Some(member) = &sym.common
+            && scope.is_integer(&sym.name)
+            && let Some(ours) = member_in(ir, member)
+        {
+            members.push((ours.name.clone(), sym.name.clone()));
+        }
+    }
+    members.sort();
+    if dummies.is_empty() && members.is_empty() {
+        return None;
+    }
+    Some(Arc::new(CalleeRun {
+        unit: theirs,
+        parameters: parameters(db, callee),
+        dummies,
+        members,
+    }))
 }

@@ -19,6 +19,7 @@ mod call_effects;
 pub mod calls;
 mod common;
 mod common_reach;
+mod functions;
 mod host;
 mod include_search;
 mod inputs;

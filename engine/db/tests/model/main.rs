@@ -11,6 +11,7 @@ mod freq;
 mod initial_values;
 mod ops;
 mod remap;
+mod setup_code;
 mod work;
 
 /// The first unit of `text` (free form), analysed.

@@ -6,6 +6,7 @@
 use super::Assumption;
 use costline_symbolic::{Constraint, Rational, Rel, Sym};
 use costline_syntax::ir::{ArrayRef, BaseType, BinaryOp, Bound, Expr, Subscript, UnaryOp, Unit};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Why an expression has no symbolic form: it depends on data.
@@ -47,8 +48,13 @@ pub fn always() -> Cond {
 /// each name at most once: frames share their tails, and the list is never longer than
 /// the unit's integer names (a straight program of 50,000 loops over `i` keeps one
 /// entry for `i`, so looking a name up does not grow with the program).
+///
+/// It also carries the unit's constants (PARAMETERs, the user's bindings): a name
+/// stays a symbol in the formulas (so a binding can change it later), but where a
+/// value must be a number here — an element's subscripts, the bounds and conditions
+/// of code run by [`super::execute`] — the constant is used.
 #[derive(Clone, Default)]
-pub struct Names(Option<Arc<NameNode>>);
+pub struct Names(Option<Arc<NameNode>>, Option<Arc<BTreeMap<String, i64>>>);
 
 struct NameNode {
     name: String,
@@ -83,6 +89,41 @@ pub fn array_key(array: &str) -> String {
 }
 
 impl Names {
+    /// This list with the unit's constants.
+    pub fn with_constants(&self, constants: Arc<BTreeMap<String, i64>>) -> Names {
+        Names(self.0.clone(), Some(constants))
+    }
+
+    /// The name a user function's value at arguments `args` goes by: `f(3)` where they
+    /// are numbers here ([`element_key`]), else `f(n2)` as the formulas write them.
+    pub fn call_key(&self, function: &str, args: &[Sym]) -> String {
+        let numbers: Option<Vec<i64>> = args
+            .iter()
+            .map(|a| i64::try_from(self.resolved(a)?.as_int()?).ok())
+            .collect();
+        match numbers {
+            Some(n) => element_key(function, &n),
+            None => {
+                let args: Vec<String> = args.iter().map(Sym::to_string).collect();
+                format!("{function}({})", args.join(","))
+            }
+        }
+    }
+
+    /// `s` with the unit's constants substituted.
+    pub fn resolved(&self, s: &Sym) -> Option<Sym> {
+        let Some(constants) = &self.1 else {
+            return Some(s.clone());
+        };
+        let mut out = s.clone();
+        for var in s.vars() {
+            if let Some(v) = constants.get(&*var) {
+                out = out.subst(&var, &Sym::int(*v as i128)).ok()?;
+            }
+        }
+        Some(out)
+    }
+
     /// This list with `name` meaning `value` from now on: its earlier entry, if any, is
     /// dropped (the entries before it are copied; the tail after it is shared).
     pub fn with(&self, name: &str, value: Result<Sym, DataDependent>) -> Names {
@@ -159,21 +200,27 @@ impl Names {
             rest = self.clone();
         }
         for node in before.into_iter().rev() {
-            rest = Names(Some(Arc::new(NameNode {
-                name: node.name.clone(),
-                value: node.value.clone(),
-                input: node.input,
-                assumed: node.assumed.clone(),
-                next: rest,
-            })));
+            rest = Names(
+                Some(Arc::new(NameNode {
+                    name: node.name.clone(),
+                    value: node.value.clone(),
+                    input: node.input,
+                    assumed: node.assumed.clone(),
+                    next: rest,
+                })),
+                self.1.clone(),
+            );
         }
-        Names(Some(Arc::new(NameNode {
-            name: name.to_string(),
-            value,
-            input,
-            assumed,
-            next: rest,
-        })))
+        Names(
+            Some(Arc::new(NameNode {
+                name: name.to_string(),
+                value,
+                input,
+                assumed,
+                next: rest,
+            })),
+            self.1.clone(),
+        )
     }
 
     /// What `name` means, if it has been bound.
@@ -259,7 +306,13 @@ impl Scope<'_> {
                     ("int", [a]) => Ok(a.clone()),
                     // HPF: the number of processors the program runs on, the P binding.
                     ("number_of_processors", []) => Ok(Sym::var("p")),
-                    _ => Err(format!("the result of `{}`", c.name)),
+                    // A user function's value at constant arguments, where the count
+                    // walk evaluated it (freq::execute).
+                    _ => self
+                        .names
+                        .get(&self.names.call_key(&c.name, &args))
+                        .cloned()
+                        .unwrap_or_else(|| Err(format!("the result of `{}`", c.name))),
                 }
             }
             Expr::Array(a) => self.element(a),
@@ -372,15 +425,18 @@ impl Scope<'_> {
             .subscripts
             .iter()
             .map(|s| match s {
-                Subscript::Index(e) => self
-                    .sym(e)
-                    .ok()?
-                    .as_int()
-                    .and_then(|v| i64::try_from(v).ok()),
+                Subscript::Index(e) => self.constant(e),
                 Subscript::Range(_) => None,
             })
             .collect::<Option<Vec<i64>>>()?;
         Some(element_key(&a.name, &subs))
+    }
+
+    /// The value of the integer expression `e` here as a number, the unit's constants
+    /// substituted; `None` where it has none.
+    pub fn constant(&self, e: &Expr) -> Option<i64> {
+        let s = self.names.resolved(&self.sym(e).ok()?)?;
+        s.as_int().and_then(|v| i64::try_from(v).ok())
     }
 
     /// Whether a name denotes an integer: declared or implicitly integer; undeclared

@@ -7,7 +7,9 @@
 
 use super::Assumption;
 use costline_symbolic::Sym;
-use costline_syntax::ir::{Expr, Written};
+use costline_syntax::ir::{Expr, Unit, Written};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The effect of one CALL on the caller's names.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -22,4 +24,19 @@ pub struct CallEffect {
     /// The callee's entry values the exits use, each as the caller writes it: the
     /// actual argument for a dummy, the caller's name (or element) for a COMMON member.
     pub entry: Vec<(String, Expr)>,
+    /// The callee's body, to run with the caller's values where its effect has no
+    /// formula (set-up code with loops: [`super::execute`]).
+    pub run: Option<Arc<CalleeRun>>,
+}
+
+/// What running a callee's body at a call needs: the callee, its PARAMETER values,
+/// and how its integer entry values and results correspond to the caller's names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CalleeRun {
+    pub unit: Arc<Unit>,
+    pub parameters: Arc<BTreeMap<String, i64>>,
+    /// Each integer scalar dummy with the caller's actual argument.
+    pub dummies: Vec<(String, Expr)>,
+    /// Each integer COMMON member the two share: the caller's name, the callee's.
+    pub members: Vec<(String, String)>,
 }

@@ -15,6 +15,7 @@ pub(crate) mod counter;
 mod counts;
 mod describe;
 mod effects;
+pub mod execute;
 pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
@@ -22,7 +23,7 @@ pub(crate) mod planar;
 mod walk;
 
 pub use counts::{Counts, counts};
-pub use effects::CallEffect;
+pub use effects::{CallEffect, CalleeRun};
 
 use costline_symbolic::{
     Constraint, Env, EvalError, Name, Num, Piecewise, Rational, SumError, Sym,
@@ -184,6 +185,16 @@ pub struct UnitFrequencies {
     scopes: Vec<Option<convert::Names>>,
     /// What names mean when the unit returns, where that is at its end only.
     exit: Option<convert::Names>,
+    functions: Vec<FunctionCall>,
+}
+
+/// A call of a user function whose arguments are formulas (`ilog2(n2)`): the counts
+/// name its value `key`, which a binding of the arguments gives.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionCall {
+    pub key: String,
+    pub function: String,
+    pub args: Vec<Sym>,
 }
 
 impl std::fmt::Debug for UnitFrequencies {
@@ -212,6 +223,12 @@ impl UnitFrequencies {
         self.exit.as_ref()
     }
 
+    /// The calls of user functions at formula arguments the counts name, inner ones
+    /// first.
+    pub fn functions(&self) -> &[FunctionCall] {
+        &self.functions
+    }
+
     /// The count of statement `id` and an identity shared by the statements with the
     /// same count (those of one block), to evaluate each count once.
     pub fn shared(&self, id: StmtId) -> Option<(usize, &Count)> {
@@ -223,18 +240,29 @@ impl UnitFrequencies {
 
 /// Counts every statement and loop of `unit`.
 pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
-    frequencies_with(unit, options, &HashMap::new(), &[])
+    frequencies_with(
+        unit,
+        options,
+        &HashMap::new(),
+        &[],
+        &execute::NoFunctions,
+        &Default::default(),
+    )
 }
 
 /// Counts every statement and loop of `unit`, each CALL in `effects` changing the
 /// values it sets ([`CallEffect`]); the elements of the COMMON arrays in `data_arrays`
 /// (which no unit gives a value at constant subscripts: flags, tables) enter the unit
-/// as data, not as values its callers may pass.
+/// as data, not as values its callers may pass; user functions called with constant
+/// arguments take the values `functions` gives; the unit's `constants` give numbers
+/// where code runs as set-up ([`execute`]) or subscripts must be numbers.
 pub fn frequencies_with(
     unit: &Unit,
     options: &FreqOptions,
     effects: &HashMap<StmtId, CallEffect>,
     data_arrays: &[String],
+    functions: &dyn execute::FunctionValues,
+    constants: &Arc<std::collections::BTreeMap<String, i64>>,
 ) -> UnitFrequencies {
-    walk::Walker::new(unit, options, effects).run(data_arrays)
+    walk::Walker::new(unit, options, effects, functions).run(data_arrays, constants.clone())
 }

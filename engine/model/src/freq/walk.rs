@@ -5,7 +5,8 @@ use super::convert::{
     Alt, Cond, DataDependent, Names, Scope, add_assumptions, always, and, array_key, element_key,
     not,
 };
-use super::{Assumption, CallEffect, Count, CountTerm, FreqOptions, UnitFrequencies};
+use super::execute::{Executor, FunctionValues};
+use super::{Assumption, CallEffect, CalleeRun, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
@@ -35,6 +36,7 @@ pub struct Walker<'a> {
     unit: &'a Unit,
     options: &'a FreqOptions,
     effects: &'a HashMap<StmtId, CallEffect>,
+    functions: &'a dyn FunctionValues,
     pragmas: HashMap<StmtId, PragmaKind>,
     /// Labels some GO TO (or arithmetic IF) jumps to.
     targets: HashSet<u32>,
@@ -48,6 +50,8 @@ pub struct Walker<'a> {
     next_frame: usize,
     /// The unit's symbolic steps left ([`FreqOptions::unit_max_steps`]).
     left: Option<usize>,
+    /// Calls of user functions at formula arguments, named in the counts.
+    deferred: Vec<super::FunctionCall>,
 }
 
 impl<'a> Walker<'a> {
@@ -55,6 +59,7 @@ impl<'a> Walker<'a> {
         unit: &'a Unit,
         options: &'a FreqOptions,
         effects: &'a HashMap<StmtId, CallEffect>,
+        functions: &'a dyn FunctionValues,
     ) -> Walker<'a> {
         let mut n = 0;
         unit.walk(&mut |_, _| n += 1);
@@ -70,6 +75,7 @@ impl<'a> Walker<'a> {
             unit,
             options,
             effects,
+            functions,
             pragmas: unit.pragmas.iter().cloned().collect(),
             targets,
             end_labels: end_labels(&unit.body),
@@ -78,12 +84,18 @@ impl<'a> Walker<'a> {
             cache: HashMap::new(),
             next_frame: 1,
             left: options.unit_max_steps,
+            deferred: Vec::new(),
         }
     }
 
-    /// Walks the unit, the elements of `data_arrays` entering it as data.
-    pub fn run(mut self, data_arrays: &[String]) -> UnitFrequencies {
-        let mut names = Names::default();
+    /// Walks the unit, the elements of `data_arrays` entering it as data, with the
+    /// unit's `constants` where numbers are needed ([`Names::with_constants`]).
+    pub fn run(
+        mut self,
+        data_arrays: &[String],
+        constants: Arc<std::collections::BTreeMap<String, i64>>,
+    ) -> UnitFrequencies {
+        let mut names = Names::default().with_constants(constants);
         for a in data_arrays {
             names = names.without_elements(a, &format!("an element of `{a}`, set at run time"));
         }
@@ -106,6 +118,7 @@ impl<'a> Walker<'a> {
                 .map(Option::unwrap_or_default)
                 .collect(),
             scopes: self.scopes,
+            functions: self.deferred,
         }
     }
 
@@ -155,7 +168,83 @@ impl<'a> Walker<'a> {
             }
             out = out.with_assumed(key, value, assumed);
         }
+        if let Some(run) = &effect.run {
+            for (key, value, assumed) in self.executed_call(run, names).unwrap_or_default() {
+                out = out.with_assumed(&key, Ok(value), assumed);
+            }
+        }
         out
+    }
+
+    /// The caller's names and elements the callee of `run` sets to numbers when its
+    /// body runs with the caller's values at the call (`names`), each with what the
+    /// entry values rest on; `None` where the body cannot be run exactly.
+    fn executed_call(
+        &self,
+        run: &CalleeRun,
+        names: &Names,
+    ) -> Option<Vec<(String, Sym, Vec<Assumption>)>> {
+        let scope = self.scope_of(names);
+        let number = |v: i64| Ok(Sym::int(v as i128));
+        let mut assumed = Vec::new();
+        let mut callee = Names::default().with_constants(run.parameters.clone());
+        for (dummy, actual) in &run.dummies {
+            if let Some(v) = scope.constant(actual) {
+                callee = callee.with(dummy, number(v));
+                add_assumptions(&mut assumed, scope.assumptions(actual));
+            }
+        }
+        let keys = names.keys();
+        for (ours, theirs) in &run.members {
+            let prefix = format!("{ours}(");
+            for key in keys
+                .iter()
+                .filter(|k| **k == *ours || k.starts_with(&prefix))
+            {
+                let Some(Ok(v)) = names.get(key) else {
+                    continue;
+                };
+                let Some(v) = names
+                    .resolved(v)
+                    .and_then(|v| i64::try_from(v.as_int()?).ok())
+                else {
+                    continue;
+                };
+                let at = format!("{theirs}{}", &key[ours.len()..]);
+                callee = callee.with(&at, number(v));
+                add_assumptions(&mut assumed, names.assumed(key).to_vec());
+            }
+        }
+        let out = Executor::new(&run.unit, self.functions, 1).run_body(&run.unit.body, &callee)?;
+        let value = |key: &str| -> Option<Sym> {
+            let v = out.resolved(out.get(key)?.as_ref().ok()?)?;
+            v.as_int().map(Sym::int)
+        };
+        let mut results = Vec::new();
+        for (dummy, actual) in &run.dummies {
+            let key = match actual {
+                Expr::Name(n) => n.clone(),
+                Expr::Array(a) => element_key(&a.name, &a.literal_subscripts()?),
+                _ => continue,
+            };
+            if let Some(v) = value(dummy) {
+                results.push((key, v, assumed.clone()));
+            }
+        }
+        let keys = out.keys();
+        for (ours, theirs) in &run.members {
+            let prefix = format!("{theirs}(");
+            for key in keys
+                .iter()
+                .filter(|k| **k == *theirs || k.starts_with(&prefix))
+            {
+                if let Some(v) = value(key) {
+                    let at = format!("{ours}{}", &key[theirs.len()..]);
+                    results.push((at, v, assumed.clone()));
+                }
+            }
+        }
+        Some(results)
     }
 
     fn fresh(&mut self, mut f: Frame) -> Frame {
@@ -265,6 +354,7 @@ impl<'a> Walker<'a> {
                 frame = self.repeated(&frame, &stmts[start..=end], s);
                 narrowed = false;
             }
+            frame.names = self.with_function_values(s, &frame.names);
             let here = self.count(&frame);
             self.set(s.id, here);
             if matches!(s.kind, StmtKind::Assign { .. } | StmtKind::Call(_))
@@ -280,12 +370,16 @@ impl<'a> Walker<'a> {
                     // Jumps in the body shorten iterations, which the body's own
                     // frames account for; the loop itself runs on.
                     let _ = self.block(&l.body, inner);
-                    // Scalars assigned inside a loop have no single value after it.
-                    frame.names = forget(
-                        &self.scope(&frame),
-                        &assigned_within(std::slice::from_ref(s)),
-                        "changes at run time",
-                    );
+                    // Scalars assigned inside a loop have no single value after it,
+                    // unless the loop runs as set-up code with known values.
+                    frame.names = match self.executed(l, &frame.names) {
+                        Some((names, _)) => names,
+                        None => forget(
+                            &self.scope(&frame),
+                            &assigned_within(std::slice::from_ref(s)),
+                            "changes at run time",
+                        ),
+                    };
                 }
                 StmtKind::If(i) => {
                     let p = self.probability(s);
@@ -468,6 +562,106 @@ impl<'a> Walker<'a> {
         self.fresh(f)
     }
 
+    /// The loop `l` entered with `names`, executed ([`Executor::run_loop`]) where its
+    /// body sets integers (a loop that sets none leaves nothing to keep, and a
+    /// DO WHILE's count is what is asked): the names after it and its iterations.
+    fn executed(&self, l: &Loop, names: &Names) -> Option<(Names, u64)> {
+        let counted = matches!(l.control, LoopControl::Counted { .. });
+        let sets_integers = assigned_within(&l.body).iter().any(|w| match w {
+            Written::Scalar(n) => self.scalar_integer(n),
+            Written::Element(a, _) | Written::Array(a) => self.scope_of(names).is_integer(a),
+        });
+        if counted && !sets_integers {
+            return None;
+        }
+        Executor::new(self.unit, self.functions, 0).run_loop(l, names)
+    }
+
+    /// `names` with the values of the user functions statement `s` itself calls with
+    /// constant arguments ([`Executor::with_function_values`]); a call whose arguments
+    /// are formulas (`ilog2(n2)`, `n2` a dummy) stands for a value of its own, which the
+    /// bindings give ([`UnitFrequencies::functions`]).
+    fn with_function_values(&mut self, s: &Stmt, names: &Names) -> Names {
+        let exprs: Vec<&Expr> = match &s.kind {
+            StmtKind::Assign { lhs, rhs } => vec![lhs, rhs],
+            StmtKind::Loop(l) => l.control.exprs(),
+            StmtKind::If(i) => i.branches.iter().filter_map(|b| b.cond.as_ref()).collect(),
+            StmtKind::Select(sel) => vec![&sel.selector],
+            StmtKind::Call(c) => c.args.iter().map(|a| &a.value).collect(),
+            _ => return names.clone(),
+        };
+        let mut calls = false;
+        for e in &exprs {
+            e.visit(&mut |x| calls |= matches!(x, Expr::Call(_)));
+        }
+        if !calls {
+            return names.clone();
+        }
+        let mut names =
+            Executor::new(self.unit, self.functions, 0).with_function_values(&exprs, names);
+        for e in exprs {
+            self.defer_functions(e, &mut names);
+        }
+        names
+    }
+
+    /// Names the calls of user functions in `e` whose arguments are formulas, inner
+    /// calls first.
+    fn defer_functions(&mut self, e: &Expr, names: &mut Names) {
+        match e {
+            Expr::Call(c) => {
+                for a in &c.args {
+                    self.defer_functions(&a.value, names);
+                }
+                let array = self.unit.symbols.get(&c.name).is_some_and(|s| s.is_array());
+                if array || !self.functions.is_function(&c.name) {
+                    return;
+                }
+                let scope = self.scope_of(names);
+                let Ok(args) = c
+                    .args
+                    .iter()
+                    .map(|a| scope.sym(&a.value))
+                    .collect::<Result<Vec<Sym>, _>>()
+                else {
+                    return;
+                };
+                let key = names.call_key(&c.name, &args);
+                if names.get(&key).is_none() {
+                    *names = names.with(&key, Ok(Sym::var(&key)));
+                    if !self.deferred.iter().any(|d| d.key == key) {
+                        self.deferred.push(super::FunctionCall {
+                            key,
+                            function: c.name.clone(),
+                            args,
+                        });
+                    }
+                }
+            }
+            Expr::Array(a) => {
+                for s in &a.subscripts {
+                    if let costline_syntax::ir::Subscript::Index(x) = s {
+                        self.defer_functions(x, names);
+                    }
+                }
+            }
+            Expr::Unary(_, x) => self.defer_functions(x, names),
+            Expr::Binary(_, a, b) => {
+                self.defer_functions(a, names);
+                self.defer_functions(b, names);
+            }
+            _ => {}
+        }
+    }
+
+    fn scope_of<'n>(&'n self, names: &'n Names) -> Scope<'n> {
+        Scope {
+            unit: self.unit,
+            names,
+            integers: false,
+        }
+    }
+
     fn scalar_integer(&self, n: &str) -> bool {
         let sym = self.unit.symbols.get(n);
         if sym.is_some_and(|s| s.is_array()) {
@@ -608,18 +802,41 @@ impl<'a> Walker<'a> {
         let mut names = forget(&scope, &arrays, "changes at run time");
         let mut merged = Vec::new();
         let mut defaults = Vec::new();
+        // An array written at subscripts with values (`nx(lt) = nx_default`) keeps
+        // the elements a branch gave values, as an element written as such does.
+        let mut keys: Vec<(String, &Written)> = Vec::new();
         for w in &written {
-            let key = match w {
-                Written::Scalar(n) => n.clone(),
-                Written::Element(a, subs) => element_key(a, subs),
-                Written::Array(_) => continue,
-            };
+            match w {
+                Written::Scalar(n) => keys.push((n.clone(), w)),
+                Written::Element(a, subs) => keys.push((element_key(a, subs), w)),
+                Written::Array(a) => {
+                    let prefix = format!("{a}(");
+                    for end in ends {
+                        for key in end.keys() {
+                            let valued = matches!(end.get(&key), Some(Ok(_)));
+                            if valued
+                                && key.starts_with(&prefix)
+                                && !keys.iter().any(|k| k.0 == key)
+                            {
+                                keys.push((key, w));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (key, w) in keys {
             // Each end's value, whether it was read from input, and whether the
             // program set it (rather than the unit being entered with it).
             let entry = |n: &Names| -> (Result<Sym, DataDependent>, bool, bool) {
-                match n.get(&key) {
-                    Some(v) => (v.clone(), n.is_input(&key), true),
-                    None => (self.entry_value(w, n), false, false),
+                match (n.get(&key), w) {
+                    (Some(v), _) => (v.clone(), n.is_input(&key), true),
+                    // An element of an array read at run time.
+                    (None, Written::Array(a)) => {
+                        let why = format!("`{key}`, which changes at run time");
+                        (Err(why), n.is_input(&array_key(a)), false)
+                    }
+                    (None, _) => (self.entry_value(w, n), false, false),
                 }
             };
             let values: Vec<_> = ends.iter().map(entry).collect();
@@ -735,8 +952,25 @@ impl<'a> Walker<'a> {
                     Err(why) => Some((Some(var.clone()), format!("its bounds depend on {why}"))),
                 }
             }
-            LoopControl::While(_) => Some((None, "it is a DO WHILE loop".into())),
-            LoopControl::Forever => Some((None, "it is a DO loop without control".into())),
+            // A DO WHILE (or a DO with an EXIT) over values the loop computes from
+            // known ones runs as often as executing it says.
+            _ => match self.executed(l, &frame.names) {
+                Some((_, trips)) => {
+                    f.trips = f
+                        .trips
+                        .checked_mul(Rational::int(trips as i128))
+                        .unwrap_or(f.trips);
+                    let scope = self.scope(frame);
+                    for e in l.control.exprs() {
+                        add_assumptions(&mut f.assumptions, scope.assumptions(e));
+                    }
+                    None
+                }
+                None if matches!(l.control, LoopControl::While(_)) => {
+                    Some((None, "it is a DO WHILE loop".into()))
+                }
+                None => Some((None, "it is a DO loop without control".into())),
+            },
         };
         // Inside the loop, scalars its body assigns change from one iteration to the next.
         f.names = forget(
@@ -1014,7 +1248,7 @@ fn forget(scope: &Scope, written: &[Written], how: &str) -> Names {
 }
 
 /// The names of `scope` after an I/O statement set `writes` from input at run time.
-fn read_at_run_time(scope: &Scope, writes: &[Written]) -> Names {
+pub(super) fn read_at_run_time(scope: &Scope, writes: &[Written]) -> Names {
     without_values(scope, writes, true, &|name| {
         format!("`{name}`, read at run time")
     })
@@ -1041,7 +1275,11 @@ fn without_values(
             Written::Scalar(n) => names = set(&names, n),
             Written::Element(a, subs) => names = set(&names, &element_key(a, subs)),
             Written::Array(a) if scope.is_integer(a) => {
-                names = names.without_elements(a, &why(&format!("an element of `{a}`")));
+                let why = why(&format!("an element of `{a}`"));
+                names = names.without_elements(a, &why);
+                if input {
+                    names = names.with_input(&array_key(a), why);
+                }
             }
             Written::Array(_) => {}
         }

@@ -1,0 +1,394 @@
+//! Integer set-up code run as the program runs it: a loop whose bounds (or DO WHILE
+//! condition) have values, whose body assigns integers and decides its control flow on
+//! values it knows, is executed statement by statement over the names, so the tables
+//! it fills (`ng(ax, k) = ng(ax, k+1)/2`, `m1(k) = 2 + ng(1, k)`) keep their values
+//! after it instead of being forgotten; and a user function whose arguments have
+//! values is evaluated ([`FunctionValues`]), so `m = ilog2(n)` has a value.
+//!
+//! Execution stops, and the caller keeps its symbolic view, at the first statement it
+//! cannot run exactly: a condition or bound without a constant value, a CALL, a GO TO
+//! or STOP, more than [`MAX_STEPS`] statements or more than [`MAX_ELEMENTS`] array
+//! elements written (a table that large is data, not set-up).
+
+use super::convert::{Names, Scope, add_assumptions, element_key};
+use costline_symbolic::Sym;
+use costline_syntax::ir::{
+    BinaryOp, Expr, Loop, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit, walk,
+};
+use std::collections::HashSet;
+
+/// Statements one execution runs at most.
+pub const MAX_STEPS: usize = 20_000;
+/// Distinct array elements one execution writes at most.
+pub const MAX_ELEMENTS: usize = 512;
+/// How deep function evaluations nest (a function whose body calls a function ...).
+pub const MAX_DEPTH: usize = 4;
+
+/// The values of user functions at constant arguments (the database evaluates the
+/// function's body with [`evaluate`]).
+pub trait FunctionValues {
+    /// The value of `name(args)` where it is an integer function whose body runs
+    /// exactly with these arguments; `depth` calls of it are already under way.
+    fn value(&self, name: &str, args: &[i64], depth: usize) -> Option<i64>;
+
+    /// Whether `name` is an integer function of the program (whose value a binding may
+    /// give later, where its arguments are not numbers yet).
+    fn is_function(&self, name: &str) -> bool;
+}
+
+/// No function has a value (a unit analysed on its own).
+pub struct NoFunctions;
+
+impl FunctionValues for NoFunctions {
+    fn value(&self, _: &str, _: &[i64], _: usize) -> Option<i64> {
+        None
+    }
+
+    fn is_function(&self, _: &str) -> bool {
+        false
+    }
+}
+
+/// How control leaves a statement.
+enum Flow {
+    Next,
+    Exit(Option<String>),
+    Cycle(Option<String>),
+    Return,
+}
+
+/// Runs statements over names (see the module documentation).
+pub struct Executor<'a> {
+    unit: &'a Unit,
+    functions: &'a dyn FunctionValues,
+    depth: usize,
+    steps: usize,
+    elements: HashSet<String>,
+}
+
+impl<'a> Executor<'a> {
+    pub fn new(unit: &'a Unit, functions: &'a dyn FunctionValues, depth: usize) -> Executor<'a> {
+        Executor {
+            unit,
+            functions,
+            depth,
+            steps: 0,
+            elements: HashSet::new(),
+        }
+    }
+
+    /// The names after the loop `l` entered with `names`, and its number of iterations;
+    /// `None` where it cannot be run exactly.
+    pub fn run_loop(&mut self, l: &Loop, names: &Names) -> Option<(Names, u64)> {
+        let mut names = names.clone();
+        match self.repeat(l, &mut names)? {
+            (Flow::Next, trips) => Some((names, trips)),
+            _ => None,
+        }
+    }
+
+    /// The names when a unit's body `stmts`, entered with `names`, returns.
+    pub fn run_body(&mut self, stmts: &[Stmt], names: &Names) -> Option<Names> {
+        let mut names = names.clone();
+        match self.block(stmts, &mut names)? {
+            Flow::Next | Flow::Return => Some(names),
+            _ => None,
+        }
+    }
+
+    /// `names` with the value of every user function call in `exprs` whose arguments
+    /// have constant values (`f(3)` as a name of its own, which [`Scope::sym`] reads).
+    pub fn with_function_values(&self, exprs: &[&Expr], names: &Names) -> Names {
+        let mut names = names.clone();
+        for e in exprs {
+            self.prime(e, &mut names);
+        }
+        names
+    }
+
+    fn prime(&self, e: &Expr, names: &mut Names) {
+        match e {
+            Expr::Call(c) => {
+                for a in &c.args {
+                    self.prime(&a.value, names);
+                }
+                let array = self.unit.symbols.get(&c.name).is_some_and(|s| s.is_array());
+                if self.depth >= MAX_DEPTH || array {
+                    return;
+                }
+                let scope = scope(self.unit, names);
+                let Some(args) = c
+                    .args
+                    .iter()
+                    .map(|a| constant(&scope, &a.value))
+                    .collect::<Option<Vec<i64>>>()
+                else {
+                    return;
+                };
+                let key = element_key(&c.name, &args);
+                if names.get(&key).is_some() {
+                    return;
+                }
+                if let Some(v) = self.functions.value(&c.name, &args, self.depth + 1) {
+                    let assumed = scope.assumptions(e);
+                    *names = names.with_assumed(&key, Ok(Sym::int(v as i128)), assumed);
+                }
+            }
+            Expr::Array(a) => {
+                for s in &a.subscripts {
+                    if let Subscript::Index(x) = s {
+                        self.prime(x, names);
+                    }
+                }
+            }
+            Expr::Unary(_, x) => self.prime(x, names),
+            Expr::Binary(_, a, b) => {
+                self.prime(a, names);
+                self.prime(b, names);
+            }
+            _ => {}
+        }
+    }
+
+    fn block(&mut self, stmts: &[Stmt], names: &mut Names) -> Option<Flow> {
+        for s in stmts {
+            match self.stmt(s, names)? {
+                Flow::Next => {}
+                other => return Some(other),
+            }
+        }
+        Some(Flow::Next)
+    }
+
+    fn stmt(&mut self, s: &Stmt, names: &mut Names) -> Option<Flow> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return None;
+        }
+        match &s.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                *names = self.with_function_values(&[lhs, rhs], names);
+                self.assign(lhs, rhs, names)?;
+                Some(Flow::Next)
+            }
+            // The loop's own EXIT and CYCLE end there; others leave it.
+            StmtKind::Loop(l) => Some(self.repeat(l, names)?.0),
+            StmtKind::If(i) => {
+                // Branches that change no integer (a debugging WRITE) need no decision.
+                if !i
+                    .branches
+                    .iter()
+                    .any(|b| self.sets_integers(&b.body, names))
+                {
+                    return Some(Flow::Next);
+                }
+                for b in &i.branches {
+                    let taken = match &b.cond {
+                        None => true,
+                        Some(c) => {
+                            *names = self.with_function_values(&[c], names);
+                            truth(&scope(self.unit, names), c)?
+                        }
+                    };
+                    if taken {
+                        return self.block(&b.body, names);
+                    }
+                }
+                Some(Flow::Next)
+            }
+            StmtKind::Exit { construct } => Some(Flow::Exit(construct.clone())),
+            StmtKind::Cycle { construct } => Some(Flow::Cycle(construct.clone())),
+            StmtKind::Return => Some(Flow::Return),
+            StmtKind::Continue => Some(Flow::Next),
+            // Output changes no value; input makes what it reads data.
+            StmtKind::Other { writes, .. } => {
+                *names = super::walk::read_at_run_time(&scope(self.unit, names), writes);
+                Some(Flow::Next)
+            }
+            _ => None,
+        }
+    }
+
+    /// `lhs = rhs`, as the count walk records it: an integer scalar or an integer
+    /// array's element at constant subscripts takes the value; any other element of an
+    /// integer array makes its elements unknown.
+    fn assign(&mut self, lhs: &Expr, rhs: &Expr, names: &mut Names) -> Option<()> {
+        let scope = scope(self.unit, names);
+        let integer = |n: &str| scope.is_integer(n);
+        let value = |key: &str| {
+            scope
+                .sym(rhs)
+                .map_err(|why| format!("`{key}`, computed from {why}"))
+        };
+        *names = match lhs {
+            Expr::Name(n) if integer(n) => names.with_assumed(n, value(n), scope.assumptions(rhs)),
+            Expr::Name(n) => names.with(n, Err(format!("`{n}`, which is not an integer"))),
+            Expr::Array(a) => match scope.element_key(a) {
+                Some(key) => {
+                    self.elements.insert(key.clone());
+                    if self.elements.len() > MAX_ELEMENTS {
+                        return None;
+                    }
+                    names.with_assumed(&key, value(&key), scope.assumptions(rhs))
+                }
+                None if integer(&a.name) => {
+                    names.without_elements(&a.name, "an element set at run time")
+                }
+                None => names.clone(),
+            },
+            _ => return None,
+        };
+        Some(())
+    }
+
+    /// Whether running `stmts` may change an integer value or control flow out of
+    /// them: a loop of real arithmetic needs no running.
+    fn sets_integers(&self, stmts: &[Stmt], names: &Names) -> bool {
+        let scope = scope(self.unit, names);
+        let mut sets = false;
+        walk(stmts, &mut |s, _| {
+            sets |= match &s.kind {
+                StmtKind::Assign {
+                    lhs: Expr::Name(n), ..
+                } => scope.is_integer(n),
+                StmtKind::Assign {
+                    lhs: Expr::Array(a),
+                    ..
+                } => scope.is_integer(&a.name),
+                StmtKind::Assign { .. } | StmtKind::Continue | StmtKind::Loop(_) => false,
+                StmtKind::If(_) | StmtKind::Select(_) => false,
+                StmtKind::Other { writes, .. } => !writes.is_empty(),
+                _ => true,
+            }
+        });
+        sets
+    }
+
+    /// Runs the loop `l`: how control leaves it and its number of iterations.
+    fn repeat(&mut self, l: &Loop, names: &mut Names) -> Option<(Flow, u64)> {
+        let mut trips = 0u64;
+        let mut next = |this: &mut Self, names: &mut Names| -> Option<Option<Flow>> {
+            trips += 1;
+            // Each iteration is a step, so an empty body ends too.
+            this.steps += 1;
+            if this.steps > MAX_STEPS {
+                return None;
+            }
+            match this.block(&l.body, names)? {
+                Flow::Next => Some(None),
+                Flow::Cycle(c) if c.is_none() || c == l.construct => Some(None),
+                Flow::Exit(c) if c.is_none() || c == l.construct => Some(Some(Flow::Next)),
+                other => Some(Some(other)),
+            }
+        };
+        match &l.control {
+            LoopControl::Counted {
+                var,
+                lower,
+                upper,
+                step,
+            } => {
+                let exprs: Vec<&Expr> = l.control.exprs();
+                *names = self.with_function_values(&exprs, names);
+                let s = scope(self.unit, names);
+                let (lo, hi) = (constant(&s, lower)?, constant(&s, upper)?);
+                let st = step.as_ref().map_or(Some(1), |e| constant(&s, e))?;
+                let mut assumed = Vec::new();
+                for e in &exprs {
+                    add_assumptions(&mut assumed, s.assumptions(e));
+                }
+                // Fortran's trip count, max(0, (hi - lo + st) / st); more iterations
+                // than the budget's statements is no set-up code.
+                let count = hi.checked_sub(lo)?.checked_add(st)?.checked_div(st)?.max(0);
+                if count > MAX_STEPS as i64 {
+                    return None;
+                }
+                if !self.sets_integers(&l.body, names) {
+                    let end = lo + count * st;
+                    *names = names.with_assumed(var, Ok(Sym::int(end as i128)), assumed);
+                    return Some((Flow::Next, count as u64));
+                }
+                for k in 0..count {
+                    let v = lo + k * st;
+                    *names = names.with_assumed(var, Ok(Sym::int(v as i128)), assumed.clone());
+                    if let Some(out) = next(self, names)? {
+                        return Some((out, trips));
+                    }
+                }
+                let end = lo + count * st;
+                *names = names.with_assumed(var, Ok(Sym::int(end as i128)), assumed);
+                Some((Flow::Next, trips))
+            }
+            LoopControl::While(c) => loop {
+                *names = self.with_function_values(&[c], names);
+                if !truth(&scope(self.unit, names), c)? {
+                    return Some((Flow::Next, trips));
+                }
+                if let Some(out) = next(self, names)? {
+                    return Some((out, trips));
+                }
+            },
+            LoopControl::Forever => loop {
+                if let Some(out) = next(self, names)? {
+                    return Some((out, trips));
+                }
+            },
+        }
+    }
+}
+
+/// The names when the body of `unit` (a function the database evaluates), entered
+/// with `names`, returns; `depth` evaluations are under way.
+pub fn evaluate(
+    unit: &Unit,
+    functions: &dyn FunctionValues,
+    depth: usize,
+    names: &Names,
+) -> Option<Names> {
+    Executor::new(unit, functions, depth).run_body(&unit.body, names)
+}
+
+fn scope<'s>(unit: &'s Unit, names: &'s Names) -> Scope<'s> {
+    Scope {
+        unit,
+        names,
+        integers: false,
+    }
+}
+
+/// The constant integer value of `e` here, if it has one.
+fn constant(scope: &Scope, e: &Expr) -> Option<i64> {
+    scope.constant(e)
+}
+
+/// Whether the logical expression `e` holds, where its value is known here.
+fn truth(scope: &Scope, e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Logical(b) => Some(*b),
+        Expr::Unary(UnaryOp::Not, x) => truth(scope, x).map(|b| !b),
+        Expr::Binary(BinaryOp::And, a, b) => Some(truth(scope, a)? && truth(scope, b)?),
+        Expr::Binary(BinaryOp::Or, a, b) => Some(truth(scope, a)? || truth(scope, b)?),
+        Expr::Binary(BinaryOp::Eqv, a, b) => Some(truth(scope, a)? == truth(scope, b)?),
+        Expr::Binary(BinaryOp::Neqv, a, b) => Some(truth(scope, a)? != truth(scope, b)?),
+        Expr::Binary(op, a, b) if op.is_relational() => {
+            let (a, b) = (constant(scope, a)?, constant(scope, b)?);
+            Some(match op {
+                BinaryOp::Lt => a < b,
+                BinaryOp::Le => a <= b,
+                BinaryOp::Gt => a > b,
+                BinaryOp::Ge => a >= b,
+                BinaryOp::Eq => a == b,
+                _ => a != b,
+            })
+        }
+        // A logical PARAMETER decides as its value does.
+        Expr::Name(n) => match scope.unit.symbols.get(n) {
+            Some(sym) if sym.attrs.parameter => match &sym.value {
+                Some(v @ Expr::Logical(_)) => truth(scope, v),
+                _ => None,
+            },
+            _ => None,
+        },
+        _ => None,
+    }
+}
