@@ -1,20 +1,7 @@
 //! Variables given an initial value (DATA, an initializer) that nothing changes are
 //! constants of their unit: `data cgitmax /25/` makes `do cgit = 1, cgitmax` count 25.
 
-use super::unit;
-use costline_db::project;
-use costline_syntax::ir::StmtKind;
-
-/// The value of each loop's count, in order (`None`: unknown).
-fn loop_counts(u: &project::UnitAnalysis) -> Vec<Option<f64>> {
-    let mut out = Vec::new();
-    u.unit.walk(&mut |s, _| {
-        if let StmtKind::Loop(_) = s.kind {
-            out.push(u.values.value(s.id));
-        }
-    });
-    out
-}
+use super::{loop_counts, unit};
 
 #[test]
 fn data_and_initializers_that_nothing_changes_are_constants() {

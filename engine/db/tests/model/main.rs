@@ -23,3 +23,14 @@ fn unit(text: &str) -> costline_db::project::UnitAnalysis {
     let mut file = files.into_iter().next().unwrap().unwrap();
     file.units.remove(0)
 }
+
+/// The value of each loop's count in `u`, in order (`None`: unknown).
+fn loop_counts(u: &costline_db::project::UnitAnalysis) -> Vec<Option<f64>> {
+    let mut out = Vec::new();
+    u.unit.walk(&mut |s, _| {
+        if let costline_syntax::ir::StmtKind::Loop(_) = s.kind {
+            out.push(u.values.value(s.id));
+        }
+    });
+    out
+}

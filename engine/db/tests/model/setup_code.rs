@@ -16,17 +16,12 @@ fn units(name: &str, text: &str) -> Vec<project::UnitAnalysis> {
 
 /// The value of each loop's count in unit `unit`, in order (`None`: unknown).
 fn loop_counts(units: &[project::UnitAnalysis], unit: &str) -> Vec<Option<f64>> {
-    let u = units
-        .iter()
-        .find(|u| u.unit.name == unit)
-        .expect("the unit");
-    let mut out = Vec::new();
-    u.unit.walk(&mut |s, _| {
-        if let StmtKind::Loop(_) = s.kind {
-            out.push(u.values.value(s.id));
-        }
-    });
-    out
+    super::loop_counts(
+        units
+            .iter()
+            .find(|u| u.unit.name == unit)
+            .expect("the unit"),
+    )
 }
 
 #[test]
