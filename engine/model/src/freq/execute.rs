@@ -13,7 +13,7 @@
 use super::convert::{Names, Scope, add_assumptions, element_key};
 use costline_symbolic::Sym;
 use costline_syntax::ir::{
-    BinaryOp, Expr, Loop, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit, walk,
+    BinaryOp, Call, Expr, Loop, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit, walk,
 };
 use std::collections::HashSet;
 
@@ -100,54 +100,32 @@ impl<'a> Executor<'a> {
     /// have constant values (`f(3)` as a name of its own, which [`Scope::sym`] reads).
     pub fn with_function_values(&self, exprs: &[&Expr], names: &Names) -> Names {
         let mut names = names.clone();
-        for e in exprs {
-            self.prime(e, &mut names);
+        if self.depth >= MAX_DEPTH {
+            return names;
+        }
+        for c in function_calls(self.unit, exprs) {
+            let scope = scope(self.unit, &names);
+            let Some(args) = c
+                .args
+                .iter()
+                .map(|a| constant(&scope, &a.value))
+                .collect::<Option<Vec<i64>>>()
+            else {
+                continue;
+            };
+            let key = element_key(&c.name, &args);
+            if names.get(&key).is_some() {
+                continue;
+            }
+            if let Some(v) = self.functions.value(&c.name, &args, self.depth + 1) {
+                let mut assumed = Vec::new();
+                for a in &c.args {
+                    add_assumptions(&mut assumed, scope.assumptions(&a.value));
+                }
+                names = names.with_assumed(&key, Ok(Sym::int(v as i128)), assumed);
+            }
         }
         names
-    }
-
-    fn prime(&self, e: &Expr, names: &mut Names) {
-        match e {
-            Expr::Call(c) => {
-                for a in &c.args {
-                    self.prime(&a.value, names);
-                }
-                let array = self.unit.symbols.get(&c.name).is_some_and(|s| s.is_array());
-                if self.depth >= MAX_DEPTH || array {
-                    return;
-                }
-                let scope = scope(self.unit, names);
-                let Some(args) = c
-                    .args
-                    .iter()
-                    .map(|a| constant(&scope, &a.value))
-                    .collect::<Option<Vec<i64>>>()
-                else {
-                    return;
-                };
-                let key = element_key(&c.name, &args);
-                if names.get(&key).is_some() {
-                    return;
-                }
-                if let Some(v) = self.functions.value(&c.name, &args, self.depth + 1) {
-                    let assumed = scope.assumptions(e);
-                    *names = names.with_assumed(&key, Ok(Sym::int(v as i128)), assumed);
-                }
-            }
-            Expr::Array(a) => {
-                for s in &a.subscripts {
-                    if let Subscript::Index(x) = s {
-                        self.prime(x, names);
-                    }
-                }
-            }
-            Expr::Unary(_, x) => self.prime(x, names),
-            Expr::Binary(_, a, b) => {
-                self.prime(a, names);
-                self.prime(b, names);
-            }
-            _ => {}
-        }
     }
 
     fn block(&mut self, stmts: &[Stmt], names: &mut Names) -> Option<Flow> {
@@ -354,6 +332,41 @@ fn scope<'s>(unit: &'s Unit, names: &'s Names) -> Scope<'s> {
         names,
         integers: false,
     }
+}
+
+/// The calls in `exprs` of names that are not arrays (functions, intrinsics among
+/// them), inner calls first: an argument's call is valued before the call it feeds.
+pub fn function_calls<'e>(unit: &Unit, exprs: &[&'e Expr]) -> Vec<&'e Call> {
+    fn visit<'e>(unit: &Unit, e: &'e Expr, out: &mut Vec<&'e Call>) {
+        match e {
+            Expr::Call(c) => {
+                for a in &c.args {
+                    visit(unit, &a.value, out);
+                }
+                if !unit.symbols.get(&c.name).is_some_and(|s| s.is_array()) {
+                    out.push(c);
+                }
+            }
+            Expr::Array(a) => {
+                for s in &a.subscripts {
+                    if let Subscript::Index(x) = s {
+                        visit(unit, x, out);
+                    }
+                }
+            }
+            Expr::Unary(_, x) => visit(unit, x, out),
+            Expr::Binary(_, a, b) => {
+                visit(unit, a, out);
+                visit(unit, b, out);
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for e in exprs {
+        visit(unit, e, &mut out);
+    }
+    out
 }
 
 /// The constant integer value of `e` here, if it has one.

@@ -5,12 +5,12 @@ use super::convert::{
     Alt, Cond, DataDependent, Names, Scope, add_assumptions, always, and, array_key, element_key,
     not,
 };
-use super::execute::{Executor, FunctionValues};
+use super::execute::{Executor, FunctionValues, function_calls};
 use super::{Assumption, CallEffect, CalleeRun, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
-    CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, Written, walk,
+    Call, CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, Written, walk,
 };
 use costline_syntax::span::Span;
 use std::collections::{HashMap, HashSet};
@@ -590,67 +590,42 @@ impl<'a> Walker<'a> {
             StmtKind::Call(c) => c.args.iter().map(|a| &a.value).collect(),
             _ => return names.clone(),
         };
-        let mut calls = false;
-        for e in &exprs {
-            e.visit(&mut |x| calls |= matches!(x, Expr::Call(_)));
-        }
-        if !calls {
+        let calls = function_calls(self.unit, &exprs);
+        if calls.is_empty() {
             return names.clone();
         }
         let mut names =
             Executor::new(self.unit, self.functions, 0).with_function_values(&exprs, names);
-        for e in exprs {
-            self.defer_functions(e, &mut names);
+        for c in calls {
+            self.defer_function(c, &mut names);
         }
         names
     }
 
-    /// Names the calls of user functions in `e` whose arguments are formulas, inner
-    /// calls first.
-    fn defer_functions(&mut self, e: &Expr, names: &mut Names) {
-        match e {
-            Expr::Call(c) => {
-                for a in &c.args {
-                    self.defer_functions(&a.value, names);
-                }
-                let array = self.unit.symbols.get(&c.name).is_some_and(|s| s.is_array());
-                if array || !self.functions.is_function(&c.name) {
-                    return;
-                }
-                let scope = self.scope_of(names);
-                let Ok(args) = c
-                    .args
-                    .iter()
-                    .map(|a| scope.sym(&a.value))
-                    .collect::<Result<Vec<Sym>, _>>()
-                else {
-                    return;
-                };
-                let key = names.call_key(&c.name, &args);
-                if names.get(&key).is_none() {
-                    *names = names.with(&key, Ok(Sym::var(&key)));
-                    if !self.deferred.iter().any(|d| d.key == key) {
-                        self.deferred.push(super::FunctionCall {
-                            key,
-                            function: c.name.clone(),
-                            args,
-                        });
-                    }
-                }
+    /// Names the call `c` of a user function whose arguments are formulas.
+    fn defer_function(&mut self, c: &Call, names: &mut Names) {
+        if !self.functions.is_function(&c.name) {
+            return;
+        }
+        let scope = self.scope_of(names);
+        let Ok(args) = c
+            .args
+            .iter()
+            .map(|a| scope.sym(&a.value))
+            .collect::<Result<Vec<Sym>, _>>()
+        else {
+            return;
+        };
+        let key = names.call_key(&c.name, &args);
+        if names.get(&key).is_none() {
+            *names = names.with(&key, Ok(Sym::var(&key)));
+            if !self.deferred.iter().any(|d| d.key == key) {
+                self.deferred.push(super::FunctionCall {
+                    key,
+                    function: c.name.clone(),
+                    args,
+                });
             }
-            Expr::Array(a) => {
-                for s in &a.subscripts {
-                    if let costline_syntax::ir::Subscript::Index(x) = s {
-                        self.defer_functions(x, names);
-                    }
-                }
-            }
-            Expr::Unary(_, x) => self.defer_functions(x, names),
-            Expr::Binary(_, a, b) => {
-                self.defer_functions(a, names);
-                self.defer_functions(b, names);
-            }
-            _ => {}
         }
     }
 
