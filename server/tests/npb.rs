@@ -277,11 +277,58 @@ fn cg_gathers_the_vector_of_its_product_every_iteration() {
     );
 }
 
+/// MG's halo exchanges per level (class S, p = 16), checked by hand. `u` and `r` are
+/// aligned `(*,:,:)` with `grid(262,262)`, distributed `(*,BLOCK)`: planes i3 = 1..17
+/// are processor 1's, 18..34 processor 2's. At the top level (n = 34) `psinv` reads
+/// across the 17|18 boundary in 6 references of its stencil (`r1`: i3±1, `r2`: four
+/// i3±1 corners), each 34 i1 × 32 i2 = 1088 elements, one message each, and its
+/// periodic copies `u(:,:,n3) = u(:,:,2)` and `u(:,:,1) = u(:,:,n3-1)` move a whole
+/// 66 × 66 plane each way: 8 messages, (6 × 1088 + 2 × 4356) × 8 = 121,920 bytes. In
+/// the V-cycle's loop over levels k = 2..4 (n = 6, 10, 18) only n = 18 reaches plane
+/// 18: 3 stencil reads of 18 × 16 = 288 elements and the copy of an 18 × 18 plane,
+/// 4 messages, (864 + 324) × 8 = 9504 bytes per V-cycle; the other levels none.
+#[test]
+fn mg_exchanges_halos_only_at_the_levels_that_cross_a_block() {
+    let mg3p = hpf_unit_with("MG", "mg3p", &["p=16"]);
+    let call = |start: &str, nth: usize| {
+        let calls: Vec<&Value> = mg3p["statements"]
+            .as_array()
+            .expect("statements")
+            .iter()
+            .filter(|s| {
+                s["kind"] == "call" && s["text"].as_str().is_some_and(|t| t.starts_with(start))
+            })
+            .collect();
+        let m = &calls[nth]["metrics"];
+        (
+            m["nt"].as_f64(),
+            m["td_bytes"].as_f64(),
+            m["complete"].as_bool(),
+        )
+    };
+    // The coarsest level (n = 4), the loop over levels, the top level.
+    assert_eq!(call("call psinv", 0), (Some(0.0), Some(0.0), Some(true)));
+    assert_eq!(call("call psinv", 1), (Some(4.0), Some(9504.0), Some(true)));
+    assert_eq!(
+        call("call psinv", 2),
+        (Some(8.0), Some(121_920.0), Some(true))
+    );
+}
+
 /// The JSON report of unit `name` of NPB3.0-HPF benchmark `bench` (class S, p = 4).
 fn hpf_unit(bench: &str, name: &str) -> Value {
+    hpf_unit_with(bench, name, &[])
+}
+
+/// [`hpf_unit`] with `params` bound over the defaults.
+fn hpf_unit_with(bench: &str, name: &str, params: &[&str]) -> Value {
     let dir = corpus().join("NPB3.0-HPF").join(bench);
     let files = files(&dir);
-    let out = costline(&dir, &args("check", "NPB3.0-HPF", &files, "json"), None);
+    let mut args = args("check", "NPB3.0-HPF", &files, "json");
+    for p in params {
+        args.extend(["--param".to_string(), p.to_string()]);
+    }
+    let out = costline(&dir, &args, None);
     let report: Value = serde_json::from_str(&out).expect("check JSON");
     report["files"]
         .as_array()

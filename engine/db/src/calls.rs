@@ -9,14 +9,16 @@ use super::inputs::Workspace;
 use super::modules::cycles;
 use super::units::{UnitText, at_site, base, file_units};
 pub use costline_model::calls::{
-    Actual, ActualMapping, Binding, CallGraph, CallRemaps, CommonUse, Incoming, LocalPart, Site,
+    Actual, ActualMapping, Binding, CallGraph, CallRemaps, CommonUse, Incoming, KeyedActual,
+    LocalPart, Site,
 };
 use costline_model::calls::{
-    actual, arbitrate, bind, globals_at, is_passed_key, local_parts, received, recursion_warnings,
-    site_notes, site_remaps,
+    actual, arbitrate, at_values, bind, globals_at, is_passed_key, local_parts, loop_values,
+    received, recursion_warnings, site_notes, site_remaps,
 };
 use costline_model::freq::calls::callee_names;
 use costline_model::freq::convert::Names;
+use costline_symbolic::Env;
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::{StmtId, StmtKind, Unit, UnitKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -69,24 +71,73 @@ pub fn call_sites<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc
             }
             (s, c, changed)
         })
-        .map(|(s, c, changed)| Site {
-            stmt: s.id,
-            span: s.span,
-            callee: c.name.clone(),
-            count: counts.value(s.id),
-            actuals: c
-                .args
-                .iter()
-                .map(|a| {
-                    let names = freqs.scope_of(s.id).unwrap_or(&no_names);
-                    let value = actual(&ir, &maps, s.id, &a.value, names, &env);
-                    (a.keyword.clone(), value)
-                })
-                .collect(),
-            globals: globals_at(&ir, freqs.scope_of(s.id), &known.values, &changed),
+        .map(|(s, c, changed)| {
+            let names = freqs.scope_of(s.id).unwrap_or(&no_names);
+            let actuals_under = |names: &Names, env: Env| -> Vec<KeyedActual> {
+                c.args
+                    .iter()
+                    .map(|a| {
+                        let value = actual(&ir, &maps, s.id, &a.value, names, env);
+                        (a.keyword.clone(), value)
+                    })
+                    .collect()
+            };
+            // Subscripts like `m1(k)` take the values the unit knows (`k = lb`, lb bound).
+            let actuals = actuals_under(&names.with_more_constants(&known.values), &env);
+            let per_value = if actuals.iter().all(|a| valued(&a.1)) {
+                Vec::new()
+            } else {
+                per_value(&ir, s.id, names, &known.values, &actuals_under)
+            };
+            Site {
+                stmt: s.id,
+                span: s.span,
+                callee: c.name.clone(),
+                count: counts.value(s.id),
+                actuals,
+                globals: globals_at(&ir, freqs.scope_of(s.id), &known.values, &changed),
+                per_value,
+            }
         })
         .collect();
     Arc::new(sites)
+}
+
+/// Whether the caller knows actual `a` as a value: an integer, or an array or section
+/// with its extents.
+fn valued(a: &Actual) -> bool {
+    match a {
+        Actual::Integer(_) => true,
+        Actual::Array { extents, .. } | Actual::Section { extents, .. } => extents.is_some(),
+        Actual::Other(_) => false,
+    }
+}
+
+/// The actuals of call `id` at each combination of the enclosing loops' values
+/// ([`loop_values`]), when they differ from one combination to another; else none.
+fn per_value(
+    ir: &Unit,
+    id: StmtId,
+    names: &Names,
+    known: &BTreeMap<String, i64>,
+    actuals_under: &dyn Fn(&Names, Env) -> Vec<KeyedActual>,
+) -> Vec<Vec<KeyedActual>> {
+    let Some(combinations) = loop_values(ir, id, names, known) else {
+        return Vec::new();
+    };
+    let out: Vec<_> = combinations
+        .iter()
+        .map(|c| {
+            let values = at_values(known, c);
+            let env = |n: &str| values.get(n).map(|v| *v as i128);
+            actuals_under(&names.with_more_constants(&values), &env)
+        })
+        .collect();
+    if out.windows(2).all(|w| w[0] == w[1]) {
+        Vec::new()
+    } else {
+        out
+    }
 }
 
 /// The statement ids each loop of `ir` spans (itself and its body, which follow it in
@@ -197,13 +248,15 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
         };
         let mut rank = 0;
         for s in call_sites(db, caller).iter().filter(|s| &s.callee == name) {
-            rank += 1;
-            sites.push((
-                caller_name.clone(),
-                rank,
-                s.count,
-                site_binding(db, unit, &ir, s),
-            ));
+            for (share, actuals) in s.shares() {
+                rank += 1;
+                sites.push((
+                    caller_name.clone(),
+                    rank,
+                    s.count.map(|c| c * share),
+                    site_binding(db, unit, &ir, s, actuals),
+                ));
+            }
         }
     }
     Arc::new(arbitrate(&ir, name, sites))
@@ -218,16 +271,17 @@ pub fn binding<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Option
     incoming(db, unit).chosen.clone()
 }
 
-/// What the call `site` binds `callee` (as written, lowered to `ir`) to: its dummies
-/// to the actuals, its COMMON variables to the values known at the call that it or
-/// a procedure it calls uses.
+/// What the call `site` with `actuals` (its own or a sub-site's) binds `callee` (as
+/// written, lowered to `ir`) to: its dummies to the actuals, its COMMON variables to
+/// the values known at the call that it or a procedure it calls uses.
 fn site_binding<'db>(
     db: &'db dyn salsa::Database,
     callee: UnitText<'db>,
     ir: &Unit,
     site: &Site,
+    actuals: &[KeyedActual],
 ) -> Binding {
-    let mut b = bind(ir, &site.actuals);
+    let mut b = bind(ir, actuals);
     b.values
         .extend(received(ir, &site.globals, &common_reach(db, callee).used));
     b.values.sort();
@@ -249,12 +303,13 @@ pub fn as_called<'db>(
     }
 }
 
-/// The variant of the procedure each CALL of `unit` reaches (calls of procedures
-/// outside the workspace left out), by statement.
+/// The variants of the procedure each CALL of `unit` reaches (calls of procedures
+/// outside the workspace left out), by statement: one per sub-site, with the share of
+/// the call's executions it runs.
 pub fn callees<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
-) -> Vec<(StmtId, UnitText<'db>)> {
+) -> Vec<(StmtId, Vec<(f64, UnitText<'db>)>)> {
     let sites = call_sites(db, unit);
     if sites.is_empty() {
         return Vec::new();
@@ -264,10 +319,15 @@ pub fn callees<'db>(
         .filter_map(|s| {
             let callee = procedure_named(db, &s.callee)?;
             let ir = lower(db, callee);
-            Some((
-                s.stmt,
-                as_called(db, callee, site_binding(db, callee, &ir, s)),
-            ))
+            let variants = s
+                .shares()
+                .into_iter()
+                .map(|(share, actuals)| {
+                    let binding = site_binding(db, callee, &ir, s, actuals);
+                    (share, as_called(db, callee, binding))
+                })
+                .collect();
+            Some((s.stmt, variants))
         })
         .collect()
 }
@@ -303,7 +363,7 @@ pub fn local_calls<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ve
             continue;
         }
         let chosen = incoming(db, callee).chosen.clone();
-        let parts = local_parts(&site_binding(db, callee, &ir, &s)).map(|parts| {
+        let parts = local_parts(&site_binding(db, callee, &ir, &s, &s.actuals)).map(|parts| {
             parts
                 .into_iter()
                 .map(|p| {
@@ -347,7 +407,7 @@ pub fn call_remaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
     let options = super::inputs::Settings::get(db).freq(db);
     for (s, callee, ir) in &sites {
         let (callee, ir) = (*callee, ir.clone());
-        let variant = as_called(db, callee, site_binding(db, callee, &ir, s));
+        let variant = as_called(db, callee, site_binding(db, callee, &ir, s, &s.actuals));
         let maps = mappings(db, variant);
         let known = constants(db, variant);
         let env = |n: &str| known.values.get(n).map(|v| *v as i128);

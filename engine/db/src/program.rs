@@ -130,7 +130,7 @@ impl<'db> Walk<'db> {
         let db = self.db;
         let s = summary(db, unit);
         let procedures = sites::procedures(db);
-        let variants: HashMap<StmtId, UnitText<'db>> =
+        let variants: HashMap<StmtId, Vec<(f64, UnitText<'db>)>> =
             sites::callees(db, unit).into_iter().collect();
         let locals: HashMap<StmtId, Vec<(Vec<usize>, UnitText<'db>)>> =
             sites::local_calls(db, unit)
@@ -159,14 +159,16 @@ impl<'db> Walk<'db> {
                     );
                     t
                 }
-                None => {
-                    let callee = variants
-                        .get(&c.stmt)
-                        .copied()
-                        .filter(|v| v.name(db) == &c.callee)
-                        .unwrap_or(callee);
-                    self.reach(&c.callee, callee)
-                }
+                None => match variants
+                    .get(&c.stmt)
+                    .filter(|vs| vs.iter().all(|v| v.1.name(db) == &c.callee))
+                {
+                    // Each sub-site adds its variant's totals times its share.
+                    Some(vs) => vs.iter().fold(Totals::default(), |t, (share, v)| {
+                        t.plus(&self.reach(&c.callee, *v), *share)
+                    }),
+                    None => self.reach(&c.callee, callee),
+                },
             };
             total = total.plus(&t, count);
             let slot = per_call.entry(c.stmt).or_default();

@@ -50,7 +50,8 @@ fn work_per_site(source: &str) -> Vec<Vec<u64>> {
         .expect("a main program");
     db::calls::callees(db, main)
         .into_iter()
-        .map(|(_, callee)| {
+        .flat_map(|(_, variants)| variants.into_iter().map(|(_, callee)| callee))
+        .map(|callee| {
             let ir = db::lower(db, callee);
             let values = db::values(db, callee);
             let mut work = None;

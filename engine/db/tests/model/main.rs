@@ -11,6 +11,7 @@ mod freq;
 mod initial_values;
 mod ops;
 mod remap;
+mod section_calls;
 mod setup_code;
 mod work;
 

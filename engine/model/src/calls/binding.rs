@@ -5,7 +5,7 @@
 use crate::distribution::{Layout, UnitMappings, exact_int};
 use crate::freq::convert::{Names, Scope};
 use costline_symbolic::{Env, Sym};
-use costline_syntax::ir::{Bound, Expr, StmtId, Subscript, Unit};
+use costline_syntax::ir::{ArrayRef, Bound, Expr, StmtId, Subscript, Symbol, Unit};
 use costline_syntax::span::Span;
 
 /// The mapping of an actual array argument in its caller.
@@ -29,13 +29,22 @@ pub enum Actual {
         extents: Option<Vec<i64>>,
         mapping: ActualMapping,
     },
-    /// A section of an array mapped at the call, as written (its mapping is not followed
-    /// into the callee).
-    Section { name: String, text: String },
+    /// A section of an array, as written, with its extents (when valued; an element
+    /// subscript drops its dimension). Whether the array is mapped at the call: the
+    /// section's mapping is not followed into the callee.
+    Section {
+        name: String,
+        text: String,
+        extents: Option<Vec<i64>>,
+        mapped: bool,
+    },
     /// Anything else, as written: a section of an unmapped array, a real or an unvalued
     /// expression.
     Other(String),
 }
+
+/// An actual argument with its keyword, if any.
+pub type KeyedActual = (Option<String>, Actual);
 
 /// A CALL statement of a unit with its actuals.
 #[derive(Clone, Debug, PartialEq)]
@@ -47,9 +56,28 @@ pub struct Site {
     /// How often it runs per run of the caller.
     pub count: Option<f64>,
     /// Each actual with its keyword, if any.
-    pub actuals: Vec<(Option<String>, Actual)>,
+    pub actuals: Vec<KeyedActual>,
     /// The integer COMMON values known at the call.
     pub globals: Vec<super::Global>,
+    /// The actuals at each combination of the enclosing loops' values where they
+    /// change with them ([`super::loop_values`]), each running an equal share of the
+    /// call's executions; empty when the call binds as one.
+    pub per_value: Vec<Vec<KeyedActual>>,
+}
+
+impl Site {
+    /// The actuals of the call's sub-sites with the share of its executions each runs:
+    /// the call's own actuals, whole, when it has no sub-sites.
+    pub fn shares(&self) -> Vec<(f64, &[KeyedActual])> {
+        if self.per_value.is_empty() {
+            return vec![(1.0, &self.actuals)];
+        }
+        let share = 1.0 / self.per_value.len() as f64;
+        self.per_value
+            .iter()
+            .map(|a| (share, a.as_slice()))
+            .collect()
+    }
 }
 
 /// What a call binds a procedure's dummies to.
@@ -103,26 +131,68 @@ pub fn actual(
             mapping,
         };
     }
-    if let Expr::Array(r) = e
-        && r.subscripts
-            .iter()
-            .any(|s| matches!(s, Subscript::Range(_)))
-        && maps.at(stmt, &r.name).is_some()
-    {
-        return Actual::Section {
-            name: r.name.clone(),
-            text: e.to_string(),
-        };
-    }
     let scope = Scope {
         unit: ir,
         names,
         integers: false,
     };
+    if let Expr::Array(r) = e
+        && r.subscripts
+            .iter()
+            .any(|s| matches!(s, Subscript::Range(_)))
+    {
+        return Actual::Section {
+            name: r.name.clone(),
+            text: e.to_string(),
+            extents: section_extents(ir, r, &scope, env),
+            mapped: maps.at(stmt, &r.name).is_some(),
+        };
+    }
     match scope.sym(e).ok().and_then(|s| exact_int(&s, env)) {
         Some(v) => Actual::Integer(v),
         None => Actual::Other(e.to_string()),
     }
+}
+
+/// The extents of section `r` under `env`: a triplet `l:u:s` has `max(0, (u - l + s) / s)`
+/// elements, a missing bound being the declared one (an assumed-shape dimension's upper
+/// `lbound + size(x,k) - 1`); an element subscript drops its dimension. `None` when a
+/// bound has no value.
+fn section_extents(ir: &Unit, r: &ArrayRef, scope: &Scope, env: Env) -> Option<Vec<i64>> {
+    let dims = ir.symbols.get(&r.name)?.dims.as_ref()?;
+    if dims.len() != r.subscripts.len() {
+        return None;
+    }
+    let value = |e: &Expr| -> Option<i64> {
+        let s = scope.sym(e).ok()?;
+        exact_int(&scope.names.resolved(&s)?, env)
+    };
+    let mut out = Vec::new();
+    for (k, (sub, d)) in r.subscripts.iter().zip(dims).enumerate() {
+        let Subscript::Range(t) = sub else {
+            continue;
+        };
+        let declared_lower = || d.lower.as_ref().map_or(Some(1), value);
+        let lower = match &t.lower {
+            Some(l) => value(l)?,
+            None => declared_lower()?,
+        };
+        let upper = match (&t.upper, &d.upper) {
+            (Some(u), _) => value(u)?,
+            (None, Bound::Explicit(u)) => value(u)?,
+            (None, Bound::Deferred) => {
+                let size = exact_int(&Sym::var(&format!("size({},{})", r.name, k + 1)), env)?;
+                declared_lower()? + size - 1
+            }
+            (None, Bound::Assumed) => return None,
+        };
+        let stride = t.stride.as_ref().map_or(Some(1), value)?;
+        if stride == 0 {
+            return None;
+        }
+        out.push(((upper - lower + stride) / stride).max(0));
+    }
+    Some(out)
 }
 
 /// The (lower bound, extent) of each dimension of array `name` under `env`; `None`
@@ -217,16 +287,12 @@ pub fn bind(callee: &Unit, actuals: &[(Option<String>, Actual)]) -> Binding {
             Actual::Array {
                 extents, mapping, ..
             } if sym.is_array() => {
-                // An assumed-shape dimension takes the actual's extent.
-                let dims = sym.dims.as_deref().unwrap_or_default();
-                let conform = extents.as_ref().is_some_and(|e| e.len() == dims.len());
-                for (k, (d, n)) in dims.iter().zip(extents.iter().flatten()).enumerate() {
-                    if conform && d.upper == Bound::Deferred && sym.attrs.dummy {
-                        out.values.push((format!("size({dummy},{})", k + 1), *n));
-                    }
-                }
+                assumed_extents(&mut out, dummy, sym, extents.as_deref());
                 out.arrays
                     .push((dummy.to_string(), extents.clone(), mapping.clone()))
+            }
+            Actual::Section { extents, .. } if sym.is_array() => {
+                assumed_extents(&mut out, dummy, sym, extents.as_deref());
             }
             _ => {}
         }
@@ -234,4 +300,18 @@ pub fn bind(callee: &Unit, actuals: &[(Option<String>, Actual)]) -> Binding {
     out.values.sort();
     out.arrays.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+/// An assumed-shape dimension of array dummy `dummy` takes the extent of its actual's
+/// (`size(dummy,k)`), when the ranks agree.
+fn assumed_extents(out: &mut Binding, dummy: &str, sym: &Symbol, extents: Option<&[i64]>) {
+    let dims = sym.dims.as_deref().unwrap_or_default();
+    let Some(extents) = extents.filter(|e| e.len() == dims.len()) else {
+        return;
+    };
+    for (k, (d, n)) in dims.iter().zip(extents).enumerate() {
+        if d.upper == Bound::Deferred && sym.attrs.dummy {
+            out.values.push((format!("size({dummy},{})", k + 1), *n));
+        }
+    }
 }

@@ -10,7 +10,7 @@
 
 use crate::distribution::exact_int;
 use crate::freq::convert::{Names, Scope, array_key};
-use costline_syntax::ir::{ArrayRef, Expr, StmtKind, Unit, Written};
+use costline_syntax::ir::{ArrayRef, Expr, StmtKind, Subscript, Unit, Written};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A COMMON block member: the block's name and the member's position in it.
@@ -168,9 +168,10 @@ pub struct CommonUse {
     pub passed: BTreeSet<(String, usize, Member)>,
     /// The positions of the dummies the unit sets or passes on to a call.
     pub dummies_set: BTreeSet<usize>,
-    /// The array members whose elements the unit sets at literal subscripts
-    /// (`grid_points(1) = problem_size`, `read (2,*) grid_points(1)`): sizes, which
-    /// may reach other units as values.
+    /// The array members whose elements the unit assigns one at a time
+    /// (`grid_points(1) = problem_size`, `m1(k) = m1(k+1)/2` in a set-up loop) or reads
+    /// at literal subscripts (`read (2,*) grid_points(1)`): sizes and tables, which may
+    /// reach other units as values.
     pub elements_set: BTreeSet<Member>,
 }
 
@@ -204,7 +205,9 @@ impl CommonUse {
                     sets(&n, &mut out);
                 }
                 if let Expr::Array(r) = lhs
-                    && r.literal_subscripts().is_some()
+                    && r.subscripts
+                        .iter()
+                        .all(|s| matches!(s, Subscript::Index(_)))
                 {
                     out.elements_set.extend(member(&r.name));
                 }

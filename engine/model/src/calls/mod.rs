@@ -9,23 +9,30 @@
 //! values, transcriptive dummies its actuals' mappings; where the running sites disagree
 //! a note says what was taken. Each call site whose binding differs is analysed as a
 //! variant of the procedure keyed by its binding, so the callers' totals weight each
-//! call's own costs by its own frequency (P^3T+ Definitions 4.4, 4.7, 4.10). Callers in
-//! the callee's own recursive cycle bind nothing (their values would depend on the
-//! callee's own). Integer COMMON values known at a call are bound like integer dummies
-//! ([`globals`]). The database crate's `calls` queries gather the sites and the graph.
+//! call's own costs by its own frequency (P^3T+ Definitions 4.4, 4.7, 4.10); a call in
+//! a loop whose actuals change with the loop's values (a V-cycle's levels) has a
+//! sub-site per combination of values ([`loop_values`]), each a share of its runs.
+//! Callers in the callee's own recursive cycle bind nothing (their values would depend
+//! on the callee's own). Integer COMMON values known at a call are bound like integer
+//! dummies ([`globals`]). The database crate's `calls` queries gather the sites and the
+//! graph.
 
 pub mod arbitrate;
 pub mod binding;
 pub mod globals;
 pub mod local;
+pub mod loop_values;
 pub mod notes;
 pub mod recursion;
 pub mod remap;
 
 pub use arbitrate::{CallerSite, Incoming, MAX_VARIANTS, arbitrate};
-pub use binding::{Actual, ActualMapping, Binding, Site, actual, bind, declared_shape};
+pub use binding::{
+    Actual, ActualMapping, Binding, KeyedActual, Site, actual, bind, declared_shape,
+};
 pub use globals::{CommonUse, Global, Member, globals_at, is_passed_key, received};
 pub use local::{LocalPart, MAX_LOCAL_PARTS, local_parts};
+pub use loop_values::{MAX_SUB_SITES, at_values, loop_values};
 pub use notes::site_notes;
 pub use recursion::{CallGraph, recursion_warnings};
 pub use remap::{CallRemaps, site_remaps};

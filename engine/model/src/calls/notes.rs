@@ -4,6 +4,7 @@ use super::binding::{Actual, Site, bind};
 use super::local::local_parts;
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::Unit;
+use costline_syntax::ir::directive::{DirectiveKind, FormatClause};
 
 /// What call `s` of the procedure `ir` says that the numbers do not show: how a call
 /// of an `EXTRINSIC(HPF_LOCAL)` procedure spreads over the processors (or why that is
@@ -11,11 +12,18 @@ use costline_syntax::ir::Unit;
 pub fn site_notes(s: &Site, ir: &Unit) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for (k, (keyword, a)) in s.actuals.iter().enumerate() {
-        if let Actual::Section { name, text } = a {
-            let dummy = keyword
-                .as_ref()
-                .or(ir.dummies.get(k))
-                .map_or("its dummy".to_string(), |d| format!("`{d}`"));
+        if let Actual::Section {
+            name,
+            text,
+            mapped: true,
+            ..
+        } = a
+        {
+            let dummy = keyword.as_ref().or(ir.dummies.get(k));
+            if dummy.is_some_and(|d| maps_itself(ir, d)) {
+                continue;
+            }
+            let dummy = dummy.map_or("its dummy".to_string(), |d| format!("`{d}`"));
             out.push(Diagnostic::warning(
                 s.span,
                 "not-modelled",
@@ -87,4 +95,18 @@ pub(super) fn processors(ps: &[usize]) -> String {
         if ps.len() == 1 { "" } else { "s" },
         runs.join(", ")
     )
+}
+
+/// Whether procedure `ir` maps its dummy `dummy` with a directive of its own (an ALIGN,
+/// or a DISTRIBUTE that is not transcriptive): what the actual's mapping is does not
+/// change where its work runs there.
+fn maps_itself(ir: &Unit, dummy: &str) -> bool {
+    ir.directives.iter().any(|d| match &d.kind {
+        DirectiveKind::Align(a) => a.alignees.iter().any(|n| n.name == dummy),
+        DirectiveKind::Distribute(dist) => {
+            !matches!(dist.formats, FormatClause::Transcriptive)
+                && dist.distributees.iter().any(|n| n.name == dummy)
+        }
+        _ => false,
+    })
 }

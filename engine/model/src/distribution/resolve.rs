@@ -405,20 +405,28 @@ impl Resolver<'_> {
             .map_err(|e| format!("{e:?}"))
     }
 
-    /// The declared (lower, extent) of each dimension of the unit's array `name`.
+    /// The declared (lower, extent) of each dimension of the unit's array `name`; an
+    /// assumed-shape (`:`) dimension of a dummy has the extent `size(name,k)`, the
+    /// unknown a call binds to its actual's extent (as the counts name it).
     pub(super) fn array_shape(&self, name: &str) -> Option<Vec<(Sym, Sym)>> {
-        let dims = self.unit.symbols.get(name)?.dims.as_ref()?;
+        let symbol = self.unit.symbols.get(name)?;
+        let dims = symbol.dims.as_ref()?;
         dims.iter()
-            .map(|d| {
-                let Bound::Explicit(u) = &d.upper else {
-                    return None;
-                };
+            .enumerate()
+            .map(|(k, d)| {
                 let lower = d
                     .lower
                     .as_ref()
                     .map_or(Ok(Sym::one()), |l| self.sym(l))
                     .ok()?;
-                Some((lower, self.extent(d.lower.as_ref(), u).ok()?))
+                let extent = match &d.upper {
+                    Bound::Explicit(u) => self.extent(d.lower.as_ref(), u).ok()?,
+                    Bound::Deferred if symbol.attrs.dummy => {
+                        Sym::var(&format!("size({name},{})", k + 1))
+                    }
+                    _ => return None,
+                };
+                Some((lower, extent))
             })
             .collect()
     }

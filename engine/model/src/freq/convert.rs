@@ -94,6 +94,13 @@ impl Names {
         Names(self.0.clone(), Some(constants))
     }
 
+    /// This list with `more` added to its constants (over those of the same name).
+    pub fn with_more_constants(&self, more: &BTreeMap<String, i64>) -> Names {
+        let mut all = self.1.as_deref().cloned().unwrap_or_default();
+        all.extend(more.iter().map(|(k, v)| (k.clone(), *v)));
+        self.with_constants(Arc::new(all))
+    }
+
     /// The name a user function's value at arguments `args` goes by: `f(3)` where they
     /// are numbers here ([`element_key`]), else `f(n2)` as the formulas write them.
     pub fn call_key(&self, function: &str, args: &[Sym]) -> String {

@@ -9,7 +9,9 @@
 use crate::distribution::{Mapping, Ownership, UnitMappings};
 use crate::freq::convert::Scope;
 use costline_symbolic::Sym;
-use costline_syntax::ir::{ArrayRef, Expr, Loop, Stmt, StmtId, StmtKind, Subscript, Unit, walk};
+use costline_syntax::ir::{
+    ArrayRef, Expr, StmtId, StmtKind, Subscript, Unit, enclosing_loops, walk,
+};
 
 /// The home of the iteration executing NEW-variable assignment `id` (whose left-hand
 /// side is `lhs`), in the statement's scope: the home element's mapping and its owner
@@ -90,26 +92,4 @@ fn owner(scope: &Scope, mapping: &Mapping, r: &ArrayRef, other_vars: &[&str]) ->
         .iter()
         .any(|c| placeholders.iter().any(|p| c.mentions(p)));
     (!free).then_some(own)
-}
-
-/// The loops enclosing statement `id` in `body`, outermost first.
-fn enclosing_loops(body: &[Stmt], id: StmtId) -> Option<Vec<&Loop>> {
-    for s in body {
-        if s.id == id {
-            return Some(Vec::new());
-        }
-        let found = match &s.kind {
-            StmtKind::Loop(l) => enclosing_loops(&l.body, id).map(|mut v| {
-                v.insert(0, l);
-                v
-            }),
-            StmtKind::If(i) => i.branches.iter().find_map(|b| enclosing_loops(&b.body, id)),
-            StmtKind::Select(sel) => sel.cases.iter().find_map(|c| enclosing_loops(&c.body, id)),
-            _ => None,
-        };
-        if found.is_some() {
-            return found;
-        }
-    }
-    None
 }

@@ -12,7 +12,7 @@ mod symbols;
 pub use expr::{Arg, ArrayRef, BinaryOp, Call, Expr, Subscript, Triplet, UnaryOp};
 pub use stmt::{
     Branch, Case, CaseValue, If, Independent, Loop, LoopControl, LoopOrigin, Select, Stmt, StmtId,
-    StmtKind, Written, walk,
+    StmtKind, Written, enclosing_loops, walk,
 };
 pub use symbols::{
     Attrs, BaseType, Bound, Dim, ImplicitRules, Intent, Symbol, SymbolTable, TypeSpec,

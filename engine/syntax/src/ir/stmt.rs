@@ -228,3 +228,22 @@ pub fn walk<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt, usize)) {
     }
     go(stmts, 0, f);
 }
+
+/// The loops enclosing statement `id` in `stmts`, outermost first; `None` when `id` is
+/// not among them.
+pub fn enclosing_loops(stmts: &[Stmt], id: StmtId) -> Option<Vec<&Loop>> {
+    for s in stmts {
+        if s.id == id {
+            return Some(Vec::new());
+        }
+        for c in s.children() {
+            if let Some(mut inner) = enclosing_loops(std::slice::from_ref(c), id) {
+                if let StmtKind::Loop(l) = &s.kind {
+                    inner.insert(0, l);
+                }
+                return Some(inner);
+            }
+        }
+    }
+    None
+}
