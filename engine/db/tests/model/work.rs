@@ -147,3 +147,33 @@ end subroutine
         "#]],
     );
 }
+
+/// CG's packing of its sparse rows into columns: the row subscript `k + 1 - rowstr(j)`
+/// is data, but `a` is distributed on its columns only, so the owner is `j`'s and the
+/// work follows the columns (6 of 8 in blocks of 2; each column's nonzeros an assumed
+/// trip count), not an even spread.
+#[test]
+fn a_data_subscript_in_a_collapsed_dimension_keeps_the_owner() {
+    let text = "subroutine pack(rowstr, v)
+  integer, parameter :: n = 8
+  integer :: rowstr(n + 1), j, k
+  real :: a(4, n), v(100)
+!HPF$ PROCESSORS pr(4)
+!HPF$ DISTRIBUTE a(*, BLOCK) ONTO pr
+  do j = 1, 6
+    do k = rowstr(j), rowstr(j + 1) - 1
+      a(k + 1 - rowstr(j), j) = v(k)
+      a(k + 1 - rowstr(j), k) = v(k)
+    end do
+  end do
+end subroutine
+";
+    check(
+        text,
+        &[],
+        expect![[r#"
+            line 9: [200 200 200 0] wd 0.577 owner
+            line 10: [150 150 150 150] wd 0.000 even (assumed)
+        "#]],
+    );
+}

@@ -26,7 +26,7 @@ pub use values::{UnitValues, stmt_load};
 use crate::distribution::{Arrangement, Mapping, Ownership, UnitMappings};
 use crate::freq::convert::Scope;
 use crate::freq::{Count, UnitFrequencies};
-use costline_symbolic::{Constraint, Name, Rational};
+use costline_symbolic::{Constraint, Name, Rational, Sym};
 use costline_syntax::ir::{Expr, StmtId, StmtKind, Subscript, Unit};
 use std::collections::HashMap;
 
@@ -172,11 +172,16 @@ fn spread(
         names,
         integers: false,
     };
+    // Only the subscripts of the dimensions that decide the owner need values: any
+    // other (`colidxd(k+1-rowstr(j), j)` aligned `(*,:)`) stands as zero.
+    let owner_dims = mapping.owner_dims();
     let mut subscripts = Vec::with_capacity(r.subscripts.len());
-    for s in &r.subscripts {
+    for (d, s) in r.subscripts.iter().enumerate() {
+        let decides = owner_dims.contains(&d);
         match s {
             Subscript::Index(e) => match scope.sym(e) {
                 Ok(v) => subscripts.push(v),
+                Err(_) if !decides => subscripts.push(Sym::zero()),
                 Err(why) => return irregular(format!("its subscript `{e}` depends on {why}")),
             },
             Subscript::Range(_) => return irregular("it assigns a section".into()),
