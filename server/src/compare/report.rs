@@ -106,10 +106,18 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                 .map(|r| r.label.chars().count())
                 .max()
                 .unwrap_or(0);
-            let mut head = format!("    {:width$}", format!("{n} ="));
-            for s in &c.sizes {
-                let _ = write!(head, " {s:>12}");
-            }
+            // Without a size parameter the one column is the program as written.
+            let head = match &c.param {
+                Some(_) => {
+                    c.sizes
+                        .iter()
+                        .fold(format!("    {:width$}", format!("{n} =")), |mut h, s| {
+                            let _ = write!(h, " {s:>12}");
+                            h
+                        })
+                }
+                None => format!("    {:width$} {:>12}", "size", "as written"),
+            };
             let _ = writeln!(out, "{head}");
             for (k, row) in c.rows.iter().enumerate() {
                 let mut line = format!("    {:width$}", row.label);
