@@ -1,10 +1,11 @@
-//! The NAS Parallel Benchmarks (NPB3.0-HPF and NPB3.4-MPI, class S) as a user runs
-//! them: `costline coverage` must not get worse than the figures stored in
+//! The NAS Parallel Benchmarks (NPB3.0-HPF and NPB3.4-MPI, class S on 4 processors;
+//! the HPF ones also at class W and on 16) as a user runs them: `costline coverage`
+//! must not get worse than the figures stored in
 //! tests/npb/coverage.json (a ratchet: improve them, then store them with
 //! `COSTLINE_RATCHET=update cargo test -p costline-server --test npb`), and `costline
 //! check` must give byte-identical output run after run and on 1 or many threads.
 //! The corpus is read from `../shared/corpus/npb` (or `COSTLINE_NPB`) and prepared by
-//! tests/npb/prepare.sh (a copy with each benchmark's npbparams.h).
+//! tests/npb/prepare.sh (a copy per class with each benchmark's npbparams.h).
 
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -50,16 +51,26 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The prepared copy of the corpus (target/npb), prepared once for all tests.
+/// The prepared copy of the corpus at class S (target/npb), prepared once for all tests.
 fn corpus() -> PathBuf {
     static PREPARED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    PREPARED.get_or_init(prepare).clone()
+    PREPARED.get_or_init(|| prepare("S", "target/npb")).clone()
 }
 
-fn prepare() -> PathBuf {
-    let dest = root().join("target/npb");
+/// The prepared copy of the corpus at class W (target/npb-w).
+fn corpus_w() -> PathBuf {
+    static PREPARED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PREPARED
+        .get_or_init(|| prepare("W", "target/npb-w"))
+        .clone()
+}
+
+fn prepare(class: &str, dest: &str) -> PathBuf {
+    let dest = root().join(dest);
     let mut cmd = Command::new("bash");
-    cmd.arg(root().join("tests/npb/prepare.sh")).arg(&dest);
+    cmd.arg(root().join("tests/npb/prepare.sh"))
+        .arg(&dest)
+        .env("NPB_CLASS", class);
     if let Ok(src) = std::env::var("COSTLINE_NPB") {
         cmd.arg(src);
     }
@@ -162,13 +173,38 @@ fn coverage_of_the_nas_parallel_benchmarks_never_gets_worse() {
     let mut now = BTreeMap::new();
     let mut worse = Vec::new();
     let mut better = Vec::new();
-    for (suite, bench) in PROGRAMS {
+    // Class S on 4 processors, and the HPF programs at class W and on 16 as well.
+    let mut runs: Vec<(String, PathBuf, &str, &str, Vec<String>)> = PROGRAMS
+        .iter()
+        .map(|&(suite, bench)| {
+            (
+                format!("{suite}/{bench}"),
+                corpus.clone(),
+                suite,
+                bench,
+                vec![],
+            )
+        })
+        .collect();
+    for &(suite, bench) in PROGRAMS.iter().filter(|(s, _)| s.contains("HPF")) {
+        for (class, root, p) in [
+            ("S", &corpus, 16),
+            ("W", &corpus_w(), 4),
+            ("W", &corpus_w(), 16),
+        ] {
+            let key = format!("{suite}/{bench} class {class} p={p}");
+            let params = vec!["--param".to_string(), format!("p={p}")];
+            runs.push((key, root.clone(), suite, bench, params));
+        }
+    }
+    for (key, corpus, suite, bench, params) in runs {
         let dir = corpus.join(suite).join(bench);
         let files = files(&dir);
-        let out = costline(&dir, &args("coverage", suite, &files, "json"), None);
+        let mut args = args("coverage", suite, &files, "json");
+        args.extend(params);
+        let out = costline(&dir, &args, None);
         let report: Value = serde_json::from_str(&out).expect("coverage JSON");
         let c = report["coverage"].clone();
-        let key = format!("{suite}/{bench}");
         match stored.get(&key) {
             None => worse.push(format!("{key}: no stored figures")),
             Some(old) => {
