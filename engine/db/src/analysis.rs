@@ -565,11 +565,12 @@ pub fn nest_counts<'db>(
 /// each when it is legal.
 #[salsa::tracked(returns(clone))]
 pub fn locality<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<PoorLocality>> {
-    let line = Settings::get(db).machine(db).memory.cache_line_bytes;
+    let memory = &Settings::get(db).machine(db).memory;
     Arc::new(cache_model::locality::poor_locality(
         &lower(db, unit),
         &nests(db, unit),
-        line,
+        memory.cache_line_bytes,
+        memory.levels.first().map(|l| l.bytes),
     ))
 }
 

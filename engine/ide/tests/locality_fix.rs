@@ -98,3 +98,51 @@ fn no_interchange_against_a_dependence_or_a_reduction() {
     let good = "subroutine s(n, a)\n  integer :: n, i, j\n  real(8) :: a(n, n)\n  do j = 1, n\n    do i = 1, n\n      a(i, j) = 1.0d0\n    end do\n  end do\nend subroutine s\n";
     assert_eq!(fix(good), (0, None));
 }
+
+/// The `poor-locality` messages on `text`.
+fn messages(text: &str) -> Vec<String> {
+    let mut host = AnalysisHost::new(&Options::default());
+    host.add_file("t.f90", text.as_bytes().to_vec());
+    let analysis = host.snapshot();
+    analysis
+        .diagnostics("t.f90")
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.code == "poor-locality")
+        .map(|d| d.message)
+        .collect()
+}
+
+/// `ue(i, m)` over `m` innermost, `j` (which does not index `ue`) between: with 2000
+/// trips of `m` the lines one run touches (2000 × 64 bytes) do not stay in L1, and the
+/// finding names what `j` does (nothing to `ue`), not a first dimension it does not
+/// run through. With 5 trips (320 bytes of lines, the NPB solvers' `m = 1, 5`) the
+/// lines stay for the next `i`: no finding.
+#[test]
+fn the_finding_names_what_the_better_loop_does_and_skips_lines_that_stay_cached() {
+    let program = |trips: i64| {
+        format!(
+            "program sweep
+  integer, parameter :: n = 2000
+  real :: ue(n, n)
+  integer :: i, j, m
+  do i = 1, n
+    do j = 1, 4
+      do m = 1, {trips}
+        ue(i, m) = ue(i, m) + 1.0
+      end do
+    end do
+  end do
+end program
+"
+        )
+    };
+    let long = messages(&program(2000));
+    assert_eq!(long.len(), 1, "{long:?}");
+    assert!(
+        long[0].contains("`j` does not move through it"),
+        "{}",
+        long[0]
+    );
+    assert_eq!(messages(&program(5)), Vec::<String>::new());
+}

@@ -5,8 +5,11 @@
 //!
 //! Cost of a loop order: Σ over the classes of the innermost body of the lines one
 //! iteration of the innermost loop moves through, min(1, |stride| / line). The finding
-//! fires when some class moves a line or more per iteration and making an enclosing
-//! loop innermost costs less. The interchange of the innermost loop with its parent is
+//! fires when some class moves a line or more per iteration, the lines one run of the
+//! innermost loop touches do not fit in half the innermost cache (when the trip counts
+//! are known: lines that fit are used again by the enclosing loop's next iteration),
+//! and making an enclosing loop innermost costs less; it names that loop, one that runs
+//! through the first dimension among equally good ones. The interchange of the innermost loop with its parent is
 //! offered when the two are perfectly nested block DOs with rectangular bounds, the body
 //! has no calls, I/O or jumps, and no dependence has direction (<, >) or (>, <) on the
 //! pair (uniform references: distances from the subscripts' offsets; anything else, or
@@ -30,8 +33,14 @@ pub struct PoorLocality {
     pub interchange: Option<(Span, Span)>,
 }
 
-/// The findings of every nest of the unit.
-pub fn poor_locality(unit: &Unit, nests: &[Nest], line_bytes: u64) -> Vec<PoorLocality> {
+/// The findings of every nest of the unit; `l1_bytes` the innermost cache's capacity,
+/// when the machine gives it.
+pub fn poor_locality(
+    unit: &Unit,
+    nests: &[Nest],
+    line_bytes: u64,
+    l1_bytes: Option<u64>,
+) -> Vec<PoorLocality> {
     let mut stmts = BTreeMap::new();
     unit.walk(&mut |s, _| {
         stmts.insert(s.id, s);
@@ -48,7 +57,7 @@ pub fn poor_locality(unit: &Unit, nests: &[Nest], line_bytes: u64) -> Vec<PoorLo
             if inner.origin != LoopOrigin::Do || has_loop(&inner.body) {
                 continue;
             }
-            if let Some(f) = finding(nest, l, stmt, inner, &stmts, line_bytes) {
+            if let Some(f) = finding(nest, l, stmt, inner, &stmts, line_bytes, l1_bytes) {
                 out.push(f);
             }
         }
@@ -87,6 +96,7 @@ fn finding(
     inner: &Loop,
     stmts: &BTreeMap<costline_syntax::ir::StmtId, &Stmt>,
     line: u64,
+    l1_bytes: Option<u64>,
 ) -> Option<PoorLocality> {
     let classes: Vec<&Class> = nest
         .classes
@@ -106,11 +116,28 @@ fn finding(
             cost(a, k, nest.loops[l].step, line).total_cmp(&cost(b, k, nest.loops[l].step, line))
         })
         .filter(|c| cost(c, k, nest.loops[l].step, line) >= 1.0)?;
-    // The enclosing loop that, innermost, costs least (the nearest on ties).
+    // The lines one run of the innermost loop touches stay in the innermost cache for
+    // the enclosing loop's next iteration when they fit in half of it (the other half
+    // left to the rest of the nest's data): the line is used again there, and the
+    // order costs nothing.
+    let touched = now * nest.loops[l].trips * line as f64;
+    if nest.known && l1_bytes.is_some_and(|c| 2.0 * touched <= c as f64) {
+        return None;
+    }
+    // The enclosing loop that, innermost, costs least; among equals one that runs
+    // through the first dimension of the worst class, then the nearest.
+    let runs_first = |pos: usize| {
+        worst.coefficients[0]
+            .iter()
+            .any(|&(j, c)| j == pos && c != 0)
+    };
     let (best, best_cost) = (0..k)
         .rev()
         .map(|pos| (pos, order_cost(pos)))
-        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+        .min_by(|a, b| {
+            a.1.total_cmp(&b.1)
+                .then(runs_first(b.0).cmp(&runs_first(a.0)))
+        })?;
     if best_cost >= now {
         return None;
     }
@@ -119,10 +146,18 @@ fn finding(
     let stride = worst
         .stride_bytes(k)
         .map(|s| s.unsigned_abs() * nest.loops[l].step.unsigned_abs());
+    let what_other_does = if runs_first(best) {
+        format!(
+            "`{other}` runs through its first dimension — with `{other}` innermost the accesses are contiguous"
+        )
+    } else {
+        format!(
+            "`{other}` does not move through it — with `{other}` innermost its lines are used again"
+        )
+    };
     let mut message = format!(
         "poor locality: the innermost loop `{var}` strides through a slow dimension of `{}` \
-         ({}{}): a new cache line on every iteration; `{other}` runs through the first \
-         dimension — with `{other}` innermost the accesses are contiguous",
+         ({}{}): a new cache line on every iteration; {what_other_does}",
         worst.array,
         worst.refs.first().cloned().unwrap_or_default(),
         stride.map_or(String::new(), |s| format!(", {s} bytes apart")),
