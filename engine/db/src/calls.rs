@@ -248,8 +248,9 @@ pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<I
         };
         let mut rank = 0;
         for s in call_sites(db, caller).iter().filter(|s| &s.callee == name) {
+            // Sub-sites share their CALL's rank: notes name calls as written.
+            rank += 1;
             for (share, actuals) in s.shares() {
-                rank += 1;
                 sites.push((
                     caller_name.clone(),
                     rank,
