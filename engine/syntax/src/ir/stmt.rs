@@ -232,18 +232,19 @@ pub fn walk<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt, usize)) {
 /// The loops enclosing statement `id` in `stmts`, outermost first; `None` when `id` is
 /// not among them.
 pub fn enclosing_loops(stmts: &[Stmt], id: StmtId) -> Option<Vec<&Loop>> {
-    for s in stmts {
-        if s.id == id {
-            return Some(Vec::new());
-        }
-        for c in s.children() {
-            if let Some(mut inner) = enclosing_loops(std::slice::from_ref(c), id) {
-                if let StmtKind::Loop(l) = &s.kind {
-                    inner.insert(0, l);
-                }
-                return Some(inner);
-            }
-        }
+    // Statements are numbered in pre-order: the one holding `id` is the last that
+    // starts at or before it.
+    let s = &stmts[stmts.partition_point(|s| s.id <= id).checked_sub(1)?];
+    if s.id == id {
+        return Some(Vec::new());
     }
-    None
+    match &s.kind {
+        StmtKind::Loop(l) => enclosing_loops(&l.body, id).map(|mut v| {
+            v.insert(0, l);
+            v
+        }),
+        StmtKind::If(i) => i.branches.iter().find_map(|b| enclosing_loops(&b.body, id)),
+        StmtKind::Select(sel) => sel.cases.iter().find_map(|c| enclosing_loops(&c.body, id)),
+        _ => None,
+    }
 }
