@@ -121,3 +121,19 @@ fn a_call_whose_actuals_do_not_change_with_the_loop_binds_as_one() {
     // Three runs of the top level: 3 × 6 messages.
     assert_eq!(call_comm(&u), (18.0, 72.0));
 }
+
+/// Huge loop bounds around a call neither overflow nor split it: the call binds as one
+/// (its loop runs too often to tell the values apart).
+#[test]
+fn a_call_in_a_loop_with_huge_bounds_binds_as_one() {
+    let u = units(&program(
+        "  do k = -9223372036854775807, 9223372036854775807, 4611686018427387904
+    call smooth(u(1:m(k), 1), v(1:m(k), 1), m(k))
+  end do",
+    ));
+    let main = named(&u, "vcycle");
+    let mut calls = 0;
+    main.unit
+        .walk(&mut |s, _| calls += usize::from(matches!(s.kind, StmtKind::Call(_))));
+    assert_eq!(calls, 1);
+}

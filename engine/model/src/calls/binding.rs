@@ -182,15 +182,17 @@ fn section_extents(ir: &Unit, r: &ArrayRef, scope: &Scope, env: Env) -> Option<V
             (None, Bound::Explicit(u)) => value(u)?,
             (None, Bound::Deferred) => {
                 let size = exact_int(&Sym::var(&format!("size({},{})", r.name, k + 1)), env)?;
-                declared_lower()? + size - 1
+                declared_lower()?.checked_add(size)?.checked_sub(1)?
             }
             (None, Bound::Assumed) => return None,
         };
         let stride = t.stride.as_ref().map_or(Some(1), value)?;
-        if stride == 0 {
-            return None;
-        }
-        out.push(((upper - lower + stride) / stride).max(0));
+        // max(0, (u - l + s) / s); a zero stride or huge bounds have no extent.
+        let n = upper
+            .checked_sub(lower)?
+            .checked_add(stride)?
+            .checked_div(stride)?;
+        out.push(n.max(0));
     }
     Some(out)
 }

@@ -51,22 +51,23 @@ pub fn loop_values(
             let (lo, up) = (value(lower)?, value(upper)?);
             let step = step.as_ref().map_or(Some(1), value)?;
             let (counter, base, slope) = counter(variable, &values)?;
-            let trips = if step == 0 {
-                return None;
-            } else {
-                ((up - lo + step) / step).max(0)
-            };
+            // Fortran's trip count max(0, (up - lo + step) / step); huge bounds have none.
+            let trips = up
+                .checked_sub(lo)?
+                .checked_add(step)?
+                .checked_div(step)?
+                .max(0);
             if next.len() as i64 + trips > MAX_SUB_SITES as i64 {
                 return None;
             }
             for t in 0..trips {
                 // The counter value that gives the loop variable lo + t·step.
-                let v = lo + t * step;
-                if slope == 0 || (v - base) % slope != 0 {
+                let offset = lo.checked_add(t.checked_mul(step)?)?.checked_sub(base)?;
+                if offset.checked_rem(slope)? != 0 {
                     return None;
                 }
                 let mut m = outer.clone();
-                m.insert(counter.clone(), (v - base) / slope);
+                m.insert(counter.clone(), offset.checked_div(slope)?);
                 next.push(m);
             }
         }
@@ -112,5 +113,5 @@ fn counter(variable: &Sym, values: &BTreeMap<String, i64>) -> Option<(String, i6
     };
     let at = |t: i128| exact_int(&variable.subst(counter, &Sym::int(t)).ok()?, &env);
     let base = at(0)?;
-    Some((counter.clone(), base, at(1)? - base))
+    Some((counter.clone(), base, at(1)?.checked_sub(base)?))
 }
