@@ -19,6 +19,7 @@ pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
         include: &args.include_dirs,
         imbalance_threshold: args.imbalance_threshold,
         finding_share: args.finding_share,
+        fixed_line_length: args.fixed_line_length,
         files: &args.files,
         include_anywhere: args.include_anywhere,
     })

@@ -85,6 +85,11 @@ struct CheckArgs {
     /// [default: 0.02, or `findingShare` in costline.toml].
     #[arg(long, value_name = "SHARE", value_parser = parse_share)]
     finding_share: Option<f64>,
+    /// The line length of fixed-form files that name none with a `!costline:
+    /// fixed-form N` pragma, 72 to 1024 (132: the extended lines of
+    /// `-ffixed-line-length-132`) [default: 72, or `fixedLineLength` in costline.toml].
+    #[arg(long, value_name = "COLUMNS", value_parser = parse_line_length)]
+    fixed_line_length: Option<usize>,
     /// Let INCLUDE read files anywhere (by default only under the current directory,
     /// the project's root, the given files' directories and the include directories).
     #[arg(long)]
@@ -130,6 +135,17 @@ fn parse_share(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
         _ => Err(format!("`{s}` is not a number in [0, 1]")),
+    }
+}
+
+fn parse_line_length(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if config::FIXED_LINE_LENGTHS.contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{s}` is not a line length in {}..={}",
+            config::FIXED_LINE_LENGTHS.start(),
+            config::FIXED_LINE_LENGTHS.end()
+        )),
     }
 }
 

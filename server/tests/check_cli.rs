@@ -1083,3 +1083,33 @@ fn new_variables_are_private_to_the_owner_of_their_iteration() {
         assert_eq!(at(line)["metrics"]["nt"], 0.0, "line {line}");
     }
 }
+
+/// `--fixed-line-length 132` (or `fixedLineLength` in costline.toml) reads fixed-form
+/// text up to column 132: the loop bound `10 + 5` continues past column 72, so the loop
+/// runs 10 times at the standard 72 columns and 15 at 132; a length outside 72..=1024
+/// is refused.
+#[test]
+fn fixed_form_lines_longer_than_72_columns_on_request() {
+    let trips = |extra: &[&str]| -> u64 {
+        let mut args = vec!["tests/fixtures/fixed/wide_lines.f", "--format", "json"];
+        args.extend(extra);
+        let (json, code) = check(&args);
+        assert_eq!(code, 0);
+        let report: serde_json::Value = serde_json::from_str(&json).expect("valid JSON");
+        report["files"][0]["units"][0]["statements"]
+            .as_array()
+            .expect("statements")
+            .iter()
+            .find(|s| s["kind"] == "assign")
+            .and_then(|s| s["metrics"]["freq"].as_u64())
+            .expect("the assignment's count")
+    };
+    assert_eq!(trips(&[]), 10);
+    assert_eq!(trips(&["--fixed-line-length", "132"]), 15);
+    let (_, code) = check(&[
+        "tests/fixtures/fixed/wide_lines.f",
+        "--fixed-line-length",
+        "40",
+    ]);
+    assert_eq!(code, 2, "clap refuses a length outside 72..=1024");
+}

@@ -61,6 +61,10 @@ pub struct Options {
     /// The directories INCLUDE may read files under, besides `include_dirs` (the
     /// workspace: untrusted text must not read `/etc/passwd`); `None`: anywhere.
     pub include_roots: Option<Vec<PathBuf>>,
+    /// The line length of fixed-form files without a `!costline: fixed-form N` pragma
+    /// (`--fixed-line-length`, `fixedLineLength` in costline.toml; compilers' extended
+    /// lines, `-ffixed-line-length-132`); `None`: the standard 72.
+    pub fixed_line_length: Option<usize>,
 }
 
 impl Default for Options {
@@ -75,6 +79,7 @@ impl Default for Options {
             machine: Arc::new(Catalog::default_machine()),
             include_dirs: Vec::new(),
             include_roots: None,
+            fixed_line_length: None,
         }
     }
 }
@@ -96,6 +101,9 @@ pub struct Settings {
     /// The machine model times are priced from.
     #[returns(ref)]
     pub machine: Arc<Machine>,
+    /// The line length of fixed-form files without a pragma of their own.
+    #[returns(copy)]
+    pub fixed_line_length: Option<usize>,
 }
 
 impl Settings {
@@ -108,6 +116,7 @@ impl Settings {
             o.imbalance_threshold,
             o.finding_share,
             o.machine,
+            o.fixed_line_length,
         )
     }
 
@@ -129,6 +138,9 @@ impl Settings {
         }
         if *self.machine(db) != options.machine {
             self.set_machine(db).to(options.machine.clone());
+        }
+        if self.fixed_line_length(db) != options.fixed_line_length {
+            self.set_fixed_line_length(db).to(options.fixed_line_length);
         }
     }
 }

@@ -7,9 +7,11 @@
 //! a cycle, nesting deeper than [`MAX_DEPTH`] or more than [`MAX_INCLUDED_BYTES`] of
 //! included text are each a diagnostic at the INCLUDE line, and the line is skipped.
 
-use super::inputs::{File, Resolution};
+use super::inputs::{File, Resolution, Settings};
 use costline_syntax::diagnostics::Diagnostic;
-use costline_syntax::source::{IncludeLine, IncludeName, LoadError, SourceFile, SourceForm};
+use costline_syntax::source::{
+    IncludeLine, IncludeName, LoadError, SourceFile, SourceForm, form_pragma,
+};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -33,6 +35,20 @@ pub(super) fn spliced_source(
     file: File,
 ) -> Result<SourceFile, LoadError> {
     let source = SourceFile::new(file.path(db), file.bytes(db), None)?;
+    let source = match (source.form(), Settings::get(db).fixed_line_length(db)) {
+        // The setting stands where the file names no length of its own.
+        (SourceForm::Fixed { line_length }, Some(n))
+            if line_length != n
+                && form_pragma(&String::from_utf8_lossy(file.bytes(db))).is_none() =>
+        {
+            SourceFile::new(
+                file.path(db),
+                file.bytes(db),
+                Some(SourceForm::Fixed { line_length: n }),
+            )?
+        }
+        _ => source,
+    };
     let mut splicer = Splicer {
         db,
         form: source.form(),

@@ -75,6 +75,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         include: &args.include_dirs,
         imbalance_threshold: None,
         finding_share: None,
+        fixed_line_length: None,
         files: &args.files,
         include_anywhere: false,
     }) {

@@ -3,7 +3,7 @@
 //! the keys the server reads from the workspace's (DESIGN.md section 7, and `include`).
 //! The flags win key by key: `--machine` over `machine`, `--param` over `params`,
 //! `--imbalance-threshold` over `imbalanceThreshold`, `--finding-share` over
-//! `findingShare`; `--include` directories are
+//! `findingShare`, `--fixed-line-length` over `fixedLineLength`; `--include` directories are
 //! searched before the file's `include` ones. Paths in the file are relative to its
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
@@ -20,6 +20,8 @@ pub struct Flags<'a> {
     pub include: &'a [PathBuf],
     pub imbalance_threshold: Option<f64>,
     pub finding_share: Option<f64>,
+    /// `--fixed-line-length N`.
+    pub fixed_line_length: Option<usize>,
     /// The files on the command line: INCLUDE reads next to them too.
     pub files: &'a [String],
     /// `--include-anywhere`: INCLUDE may read any file.
@@ -67,6 +69,9 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     }
     if let Some(s) = flags.finding_share {
         options.finding_share = s;
+    }
+    if let Some(n) = flags.fixed_line_length {
+        options.fixed_line_length = Some(n);
     }
     // INCLUDE reads under the project's root, the current directory and the
     // directories of the files given.

@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// The fixed-form line lengths a setting may ask for (as the file pragma allows).
+pub const FIXED_LINE_LENGTHS: std::ops::RangeInclusive<usize> = 72..=1024;
+
 /// One source of settings; absent keys leave the others' values.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,6 +34,7 @@ pub struct Layer {
     pub code_lens: Option<Toggle>,
     pub include: Option<Vec<String>>,
     pub include_anywhere: Option<bool>,
+    pub fixed_line_length: Option<i64>,
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -70,6 +74,9 @@ pub struct Config {
     /// Whether INCLUDE may read files outside the workspace and the include
     /// directories (default: no, it reports them).
     pub include_anywhere: bool,
+    /// The line length of fixed-form files without a pragma of their own (72 to
+    /// 1024; `None`: the standard 72).
+    pub fixed_line_length: Option<usize>,
 }
 
 impl Default for Config {
@@ -83,6 +90,7 @@ impl Default for Config {
             code_lens: true,
             include: Vec::new(),
             include_anywhere: false,
+            fixed_line_length: None,
         }
     }
 }
@@ -137,6 +145,19 @@ impl Config {
             if let Some(a) = l.include_anywhere {
                 c.include_anywhere = a;
             }
+            if let Some(n) = l.fixed_line_length {
+                match usize::try_from(n)
+                    .ok()
+                    .filter(|n| FIXED_LINE_LENGTHS.contains(n))
+                {
+                    Some(n) => c.fixed_line_length = Some(n),
+                    None => problems.push(format!(
+                        "fixedLineLength: {n} is not a line length in {}..={}",
+                        FIXED_LINE_LENGTHS.start(),
+                        FIXED_LINE_LENGTHS.end()
+                    )),
+                }
+            }
         }
         (c, problems)
     }
@@ -153,6 +174,7 @@ impl Config {
             finding_share: self.finding_share,
             include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
             include_roots: (!self.include_anywhere).then(|| vec![root.to_path_buf()]),
+            fixed_line_length: self.fixed_line_length,
             ..Options::default()
         };
         let mut problem = None;
@@ -248,5 +270,19 @@ mod tests {
         assert_eq!(l.machine.as_deref(), Some("ipsc860"));
         assert!(from_json(&json!({"params": [1]})).is_err());
         assert_eq!(from_json(&json!({})).unwrap().params, None);
+    }
+
+    #[test]
+    fn a_fixed_line_length_between_72_and_1024_is_taken() {
+        let (c, problems) = Config::merge(&[from_toml("fixedLineLength = 132\n").unwrap()]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(c.options(None).0.fixed_line_length, Some(132));
+        let editor = from_json(&json!({"costline": {"fixedLineLength": 40}})).unwrap();
+        let (c, problems) = Config::merge(&[editor]);
+        assert_eq!(c.fixed_line_length, None);
+        assert_eq!(
+            problems,
+            ["fixedLineLength: 40 is not a line length in 72..=1024"]
+        );
     }
 }

@@ -98,6 +98,7 @@ impl Explorer {
             machine: s.machine(db).clone(),
             include_dirs: a.include_dirs().to_vec(),
             include_roots: a.include_roots().map(<[_]>::to_vec),
+            fixed_line_length: s.fixed_line_length(db),
         };
         Explorer::with_headers(files, headers, options, path, unit, directive)
     }

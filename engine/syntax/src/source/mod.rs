@@ -20,7 +20,7 @@ mod preproc;
 mod splice;
 
 pub use decode::LoadError;
-pub use form::SourceForm;
+pub use form::{SourceForm, pragma as form_pragma};
 pub use include::{IncludeLine, IncludeName, include_names};
 pub use line_index::LineIndex;
 pub(crate) use line_index::lines;
