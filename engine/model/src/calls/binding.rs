@@ -3,7 +3,7 @@
 //! constants), and what the actuals bind a procedure's dummies to.
 
 use crate::distribution::{Layout, UnitMappings, exact_int};
-use crate::freq::convert::{Names, Scope};
+use crate::freq::convert::{Names, Scope, size_key};
 use costline_symbolic::{Env, Sym};
 use costline_syntax::ir::{ArrayRef, Bound, Expr, StmtId, Subscript, Symbol, Unit};
 use costline_syntax::span::Span;
@@ -181,7 +181,7 @@ fn section_extents(ir: &Unit, r: &ArrayRef, scope: &Scope, env: Env) -> Option<V
             (Some(u), _) => value(u)?,
             (None, Bound::Explicit(u)) => value(u)?,
             (None, Bound::Deferred) => {
-                let size = exact_int(&Sym::var(&format!("size({},{})", r.name, k + 1)), env)?;
+                let size = exact_int(&Sym::var(&size_key(&r.name, k)), env)?;
                 declared_lower()?.checked_add(size)?.checked_sub(1)?
             }
             (None, Bound::Assumed) => return None,
@@ -313,7 +313,7 @@ fn assumed_extents(out: &mut Binding, dummy: &str, sym: &Symbol, extents: Option
     };
     for (k, (d, n)) in dims.iter().zip(extents).enumerate() {
         if d.upper == Bound::Deferred && sym.attrs.dummy {
-            out.values.push((format!("size({dummy},{})", k + 1), *n));
+            out.values.push((size_key(dummy, k), *n));
         }
     }
 }

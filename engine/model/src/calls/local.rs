@@ -3,6 +3,7 @@
 //! to the extents of that part, one binding per shape of the parts.
 
 use super::binding::{ActualMapping, Binding};
+use crate::freq::convert::size_key;
 
 /// Different shapes of the processors' parts beyond this many are not analysed each.
 pub const MAX_LOCAL_PARTS: usize = 16;
@@ -118,7 +119,7 @@ pub fn local_parts(global: &Binding) -> Result<Vec<LocalPart>, String> {
             };
             for ((name, _, _), extents) in global.arrays.iter().zip(shape) {
                 for (k, n) in extents.iter().flatten().enumerate() {
-                    let size = format!("size({name},{})", k + 1);
+                    let size = size_key(name, k);
                     if let Some(v) = binding.values.iter_mut().find(|v| v.0 == size) {
                         v.1 = *n;
                     }

@@ -4,7 +4,7 @@ use super::visible::Visible;
 use super::{
     Arrangement, DistDim, Distribution, Format, Layout, Mapping, TemplateIndex, block_size,
 };
-use crate::freq::convert::{Names, Scope};
+use crate::freq::convert::{Names, Scope, size_key};
 use crate::work::MAX_PROCESSORS;
 use costline_symbolic::{Env, Num, Sym, SymError};
 use costline_syntax::diagnostics::Diagnostic;
@@ -421,9 +421,7 @@ impl Resolver<'_> {
                     .ok()?;
                 let extent = match &d.upper {
                     Bound::Explicit(u) => self.extent(d.lower.as_ref(), u).ok()?,
-                    Bound::Deferred if symbol.attrs.dummy => {
-                        Sym::var(&format!("size({name},{})", k + 1))
-                    }
+                    Bound::Deferred if symbol.attrs.dummy => Sym::var(&size_key(name, k)),
                     _ => return None,
                 };
                 Some((lower, extent))

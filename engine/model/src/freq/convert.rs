@@ -82,6 +82,12 @@ pub fn element_key(array: &str, subscripts: &[i64]) -> String {
     format!("{array}({})", subs.join(","))
 }
 
+/// The unknown an assumed-shape (`:`) dimension's extent goes by: `size(x,k)` for the
+/// 0-based dimension `dim` of array `x` (what a call binds to its actual's extent).
+pub fn size_key(array: &str, dim: usize) -> String {
+    format!("size({array},{})", dim + 1)
+}
+
 /// The key that says an array's elements changed in ways not followed (a variable
 /// subscript, a READ into an implied DO): later elements of it have no value.
 pub fn array_key(array: &str) -> String {
@@ -355,7 +361,7 @@ impl Scope<'_> {
                     .sub(&lower)
                     .and_then(|e| e.add_int(1))
                     .map_err(|_| format!("the extent of `{array}`"))?,
-                Bound::Deferred => Sym::var(&format!("size({array},{})", k + 1)),
+                Bound::Deferred => Sym::var(&size_key(array, k)),
                 Bound::Assumed => return Err(format!("the assumed size of `{array}`")),
             };
             Ok((lower, extent))
