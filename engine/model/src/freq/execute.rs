@@ -108,7 +108,7 @@ impl<'a> Executor<'a> {
             let Some(args) = c
                 .args
                 .iter()
-                .map(|a| constant(&scope, &a.value))
+                .map(|a| scope.constant(&a.value))
                 .collect::<Option<Vec<i64>>>()
             else {
                 continue;
@@ -269,8 +269,8 @@ impl<'a> Executor<'a> {
                 let exprs: Vec<&Expr> = l.control.exprs();
                 *names = self.with_function_values(&exprs, names);
                 let s = scope(self.unit, names);
-                let (lo, hi) = (constant(&s, lower)?, constant(&s, upper)?);
-                let st = step.as_ref().map_or(Some(1), |e| constant(&s, e))?;
+                let (lo, hi) = (s.constant(lower)?, s.constant(upper)?);
+                let st = step.as_ref().map_or(Some(1), |e| s.constant(e))?;
                 let mut assumed = Vec::new();
                 for e in &exprs {
                     add_assumptions(&mut assumed, s.assumptions(e));
@@ -281,19 +281,19 @@ impl<'a> Executor<'a> {
                 if count > MAX_STEPS as i64 {
                     return None;
                 }
-                if !self.sets_integers(&l.body, names) {
-                    let end = lo + count * st;
-                    *names = names.with_assumed(var, Ok(Sym::int(end as i128)), assumed);
-                    return Some((Flow::Next, count as u64));
-                }
-                for k in 0..count {
-                    let v = lo + k * st;
-                    *names = names.with_assumed(var, Ok(Sym::int(v as i128)), assumed.clone());
-                    if let Some(out) = next(self, names)? {
-                        return Some((out, trips));
+                // The variable's value after the loop (it may lie beyond the integers).
+                let end = lo.checked_add(count.checked_mul(st)?)?;
+                if self.sets_integers(&l.body, names) {
+                    for k in 0..count {
+                        let v = lo + k * st;
+                        *names = names.with_assumed(var, Ok(Sym::int(v as i128)), assumed.clone());
+                        if let Some(out) = next(self, names)? {
+                            return Some((out, trips));
+                        }
                     }
+                } else {
+                    trips = count as u64;
                 }
-                let end = lo + count * st;
                 *names = names.with_assumed(var, Ok(Sym::int(end as i128)), assumed);
                 Some((Flow::Next, trips))
             }
@@ -369,11 +369,6 @@ pub fn function_calls<'e>(unit: &Unit, exprs: &[&'e Expr]) -> Vec<&'e Call> {
     out
 }
 
-/// The constant integer value of `e` here, if it has one.
-fn constant(scope: &Scope, e: &Expr) -> Option<i64> {
-    scope.constant(e)
-}
-
 /// Whether the logical expression `e` holds, where its value is known here.
 fn truth(scope: &Scope, e: &Expr) -> Option<bool> {
     match e {
@@ -384,7 +379,7 @@ fn truth(scope: &Scope, e: &Expr) -> Option<bool> {
         Expr::Binary(BinaryOp::Eqv, a, b) => Some(truth(scope, a)? == truth(scope, b)?),
         Expr::Binary(BinaryOp::Neqv, a, b) => Some(truth(scope, a)? != truth(scope, b)?),
         Expr::Binary(op, a, b) if op.is_relational() => {
-            let (a, b) = (constant(scope, a)?, constant(scope, b)?);
+            let (a, b) = (scope.constant(a)?, scope.constant(b)?);
             Some(match op {
                 BinaryOp::Lt => a < b,
                 BinaryOp::Le => a <= b,

@@ -194,14 +194,9 @@ impl<'a> Walker<'a> {
                 add_assumptions(&mut assumed, scope.assumptions(actual));
             }
         }
-        let keys = names.keys();
         for (ours, theirs) in &run.members {
-            let prefix = format!("{ours}(");
-            for key in keys
-                .iter()
-                .filter(|k| **k == *ours || k.starts_with(&prefix))
-            {
-                let Some(Ok(v)) = names.get(key) else {
+            for (key, at) in member_keys(names, ours, theirs) {
+                let Some(Ok(v)) = names.get(&key) else {
                     continue;
                 };
                 let Some(v) = names
@@ -210,9 +205,8 @@ impl<'a> Walker<'a> {
                 else {
                     continue;
                 };
-                let at = format!("{theirs}{}", &key[ours.len()..]);
                 callee = callee.with(&at, number(v));
-                add_assumptions(&mut assumed, names.assumed(key).to_vec());
+                add_assumptions(&mut assumed, names.assumed(&key).to_vec());
             }
         }
         let out = Executor::new(&run.unit, self.functions, 1).run_body(&run.unit.body, &callee)?;
@@ -231,15 +225,9 @@ impl<'a> Walker<'a> {
                 results.push((key, v, assumed.clone()));
             }
         }
-        let keys = out.keys();
         for (ours, theirs) in &run.members {
-            let prefix = format!("{theirs}(");
-            for key in keys
-                .iter()
-                .filter(|k| **k == *theirs || k.starts_with(&prefix))
-            {
-                if let Some(v) = value(key) {
-                    let at = format!("{ours}{}", &key[theirs.len()..]);
+            for (key, at) in member_keys(&out, theirs, ours) {
+                if let Some(v) = value(&key) {
                     results.push((at, v, assumed.clone()));
                 }
             }
@@ -1176,6 +1164,21 @@ fn backward_regions(stmts: &[Stmt]) -> Vec<(usize, usize)> {
     out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     out.dedup();
     out
+}
+
+/// The keys of `names` for COMMON member `from` (the member itself and its elements,
+/// `from(3)`), each with the key it goes by as `to` in the other unit.
+fn member_keys(names: &Names, from: &str, to: &str) -> Vec<(String, String)> {
+    let prefix = format!("{from}(");
+    names
+        .keys()
+        .into_iter()
+        .filter(|k| k == from || k.starts_with(&prefix))
+        .map(|k| {
+            let at = format!("{to}{}", &k[from.len()..]);
+            (k, at)
+        })
+        .collect()
 }
 
 /// Whether control can get where `cond` holds: some alternative with a probability.
