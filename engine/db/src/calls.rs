@@ -20,7 +20,7 @@ use costline_model::freq::calls::callee_names;
 use costline_model::freq::convert::Names;
 use costline_symbolic::Env;
 use costline_syntax::diagnostics::Diagnostic;
-use costline_syntax::ir::{StmtId, StmtKind, Unit, UnitKind};
+use costline_syntax::ir::{Expr, StmtId, StmtKind, Unit, UnitKind};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -87,7 +87,8 @@ pub fn call_sites<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc
             let per_value = if actuals.iter().all(|a| valued(&a.1)) {
                 Vec::new()
             } else {
-                per_value(&ir, s.id, names, &known.values, &actuals_under)
+                let exprs: Vec<&Expr> = c.args.iter().map(|a| &a.value).collect();
+                per_value(&ir, s.id, names, &known.values, &exprs, &actuals_under)
             };
             Site {
                 stmt: s.id,
@@ -120,9 +121,10 @@ fn per_value(
     id: StmtId,
     names: &Names,
     known: &BTreeMap<String, i64>,
+    exprs: &[&Expr],
     actuals_under: &dyn Fn(&Names, Env) -> Vec<KeyedActual>,
 ) -> Vec<Vec<KeyedActual>> {
-    let Some(combinations) = loop_values(ir, id, names, known) else {
+    let Some(combinations) = loop_values(ir, id, names, known, exprs) else {
         return Vec::new();
     };
     let out: Vec<_> = combinations

@@ -112,6 +112,22 @@ fn a_call_in_a_loop_over_levels_binds_the_callee_once_per_level() {
     assert_eq!(call_comm(&written_out), call_comm(&looped));
 }
 
+/// A time-step loop around the loop over levels multiplies each level's exchange: the
+/// sub-sites follow the loop the actuals depend on (3 levels), not every combination
+/// with the 100 time steps (300, more than are told apart).
+#[test]
+fn a_time_step_loop_around_the_levels_repeats_each_level() {
+    let looped = units(&program(
+        "  integer :: step
+  do step = 1, 100
+    do k = 1, lt
+      call smooth(u(1:m(k), k), v(1:m(k), k), m(k))
+    end do
+  end do",
+    ));
+    assert_eq!(call_comm(&looped), (800.0, 3200.0));
+}
+
 /// A call whose actuals do not change with the loop binds as one.
 #[test]
 fn a_call_whose_actuals_do_not_change_with_the_loop_binds_as_one() {

@@ -7,27 +7,30 @@
 use crate::distribution::exact_int;
 use crate::freq::convert::{Names, Scope};
 use costline_symbolic::Sym;
-use costline_syntax::ir::{Expr, LoopControl, StmtId, Unit, enclosing_loops};
-use std::collections::BTreeMap;
+use costline_syntax::ir::{Expr, Loop, LoopControl, StmtId, Unit, enclosing_loops};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Sub-sites of one call beyond this many are not told apart: the call binds as one.
 pub const MAX_SUB_SITES: usize = 64;
 
-/// Each combination of values of the loops enclosing statement `id` of `ir`, as the
-/// values of the internal counters the counts name the loop variables by (what
-/// `names`, the names at the statement, map each loop variable to), outermost loop
-/// first in the order of iteration. The bounds are valued at the statement under
-/// `known` (the unit's constants) and the outer loops' values: a loop variable whose
-/// bounds the body changes has no value there. `None` when the statement is in no loop,
-/// a loop is not counted or has an unvalued bound, or the combinations are more than
-/// [`MAX_SUB_SITES`].
+/// Each combination of values of the loops enclosing statement `id` of `ir` that
+/// `exprs` (the call's actuals) depend on, as the values of the internal counters the
+/// counts name the loop variables by (what `names`, the names at the statement, map
+/// each loop variable to), outermost loop first in the order of iteration. A loop the
+/// actuals do not depend on (a time-step loop around a sweep over `l`), nor the
+/// bounds of a loop they do, is left out: each of its iterations makes the same calls.
+/// The bounds are valued at the statement under `known` (the unit's constants) and the
+/// outer loops' values: a loop variable whose bounds the body changes has no value
+/// there. `None` when the actuals depend on no counted loop, such a loop has an
+/// unvalued bound, or the combinations are more than [`MAX_SUB_SITES`].
 pub fn loop_values(
     ir: &Unit,
     id: StmtId,
     names: &Names,
     known: &BTreeMap<String, i64>,
+    exprs: &[&Expr],
 ) -> Option<Vec<BTreeMap<String, i64>>> {
-    let loops = enclosing_loops(&ir.body, id)?;
+    let loops = depended_on(ir, enclosing_loops(&ir.body, id)?, names, known, exprs);
     if loops.is_empty() {
         return None;
     }
@@ -74,6 +77,62 @@ pub fn loop_values(
         combinations = next;
     }
     Some(combinations)
+}
+
+/// The loops of `loops` (outermost first) whose variables `exprs` depend on, directly,
+/// through a value computed from them, or through the bounds of an inner loop they
+/// depend on.
+fn depended_on<'a>(
+    ir: &Unit,
+    loops: Vec<&'a Loop>,
+    names: &Names,
+    known: &BTreeMap<String, i64>,
+    exprs: &[&Expr],
+) -> Vec<&'a Loop> {
+    let scope = Scope {
+        unit: ir,
+        names,
+        integers: true,
+    };
+    // The unknowns an expression's value rests on (its names where it has no formula).
+    let unknowns = |e: &Expr, into: &mut BTreeSet<String>| {
+        e.visit(&mut |x| {
+            if let Expr::Name(n) = x {
+                match scope.sym(x) {
+                    Ok(s) => into.extend(s.vars().into_iter().map(|v| v.to_string())),
+                    Err(_) => {
+                        into.insert(n.clone());
+                    }
+                }
+            }
+        });
+    };
+    let mut wanted = BTreeSet::new();
+    for e in exprs {
+        unknowns(e, &mut wanted);
+    }
+    let mut kept = Vec::new();
+    for l in loops.into_iter().rev() {
+        // A DO WHILE has no values to enumerate: what changes in it has no value at
+        // the call either.
+        let LoopControl::Counted { var, .. } = &l.control else {
+            continue;
+        };
+        let counter = names
+            .get(var)
+            .and_then(|v| v.as_ref().ok())
+            .and_then(|v| counter(v, known));
+        let named =
+            wanted.contains(var) || counter.as_ref().is_some_and(|(c, _, _)| wanted.contains(c));
+        if named {
+            for e in l.control.exprs() {
+                unknowns(e, &mut wanted);
+            }
+            kept.push(l);
+        }
+    }
+    kept.reverse();
+    kept
 }
 
 /// `known` with `extra` over it.
