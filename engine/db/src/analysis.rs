@@ -14,12 +14,14 @@ use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
 use super::scope::{exports, identifiers, imports, scope};
+use super::tables::unit_tables;
 use super::units::{UnitText, base, host_of};
 use costline_model::cache::locality::PoorLocality;
 use costline_model::cache::nest::Nest;
 use costline_model::cache::{self as cache_model, UnitCache};
 use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use costline_model::distribution::{self, Layout, UnitMappings};
+use costline_model::freq::convert::Names;
 use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies_with};
 use costline_model::time::{self, OpCounts, UnitTimes};
 use costline_model::work::{
@@ -87,14 +89,16 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
         .map(|s| s.name.clone())
         .collect();
     let functions = Functions { db };
-    let parameters = parameters(db, unit);
+    let entry = Names::default()
+        .with_constants(parameters(db, unit))
+        .with_tables(unit_tables(db, unit));
     Arc::new(frequencies_with(
         &ir,
         options,
         &effects,
         &data_arrays,
         &functions,
-        &parameters,
+        entry,
     ))
 }
 

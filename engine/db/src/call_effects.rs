@@ -222,7 +222,7 @@ fn caller_expr(ir: &Unit, at: &Entry, actuals: &[&Expr]) -> Option<Expr> {
 /// The callee's body with the correspondence of its integer entry values to the
 /// caller's names (`call` in the caller `ir`), to run at the call
 /// ([`costline_model::freq::CalleeRun`]); `None` when the two share no integer.
-fn callee_run<'db>(
+pub(crate) fn callee_run<'db>(
     db: &'db dyn salsa::Database,
     ir: &Unit,
     callee: UnitText<'db>,
@@ -246,26 +246,48 @@ fn callee_run<'db>(
             };
         }
     });
+    // A component (`lc%first`) is seen where its structure is.
     let seen = |n: &str| {
+        let n = n.split('%').next().unwrap_or(n);
         let sym = theirs.symbols.get(n);
         theirs.dummies.iter().any(|d| d == n) || sym.is_some_and(|s| s.common.is_some())
     };
     if !assigned.iter().any(|n| seen(n) && scope.is_integer(n)) {
         return None;
     }
-    let mut dummies = Vec::new();
+    let caller_names = Names::default();
+    let caller = Scope {
+        unit: ir,
+        names: &caller_names,
+        integers: false,
+    };
+    let (mut dummies, mut structures, mut arrays) = (Vec::new(), Vec::new(), Vec::new());
     for (k, dummy) in theirs.dummies.iter().enumerate() {
-        let scalar = theirs.symbols.get(dummy).is_some_and(|s| !s.is_array());
-        if !scalar || !scope.is_integer(dummy) {
-            continue;
-        }
-        let actual = call
+        let Some(actual) = call
             .args
             .iter()
             .find(|a| a.keyword.as_deref() == Some(dummy.as_str()))
-            .or_else(|| call.args.get(k).filter(|a| a.keyword.is_none()));
-        if let Some(a) = actual {
-            dummies.push((dummy.clone(), a.value.clone()));
+            .or_else(|| call.args.get(k).filter(|a| a.keyword.is_none()))
+        else {
+            continue;
+        };
+        let Some(sym) = theirs.symbols.get(dummy) else {
+            continue;
+        };
+        let structure = sym.ty.as_ref().is_some_and(|t| t.derived.is_some());
+        match &actual.value {
+            Expr::Name(n) if structure && !sym.is_array() => {
+                structures.push((n.clone(), dummy.clone()));
+            }
+            Expr::Name(n) | Expr::Array(ArrayRef { name: n, .. })
+                if sym.is_array() && caller.is_integer(n) =>
+            {
+                arrays.push(n.clone());
+            }
+            value if !sym.is_array() && scope.is_integer(dummy) => {
+                dummies.push((dummy.clone(), value.clone()));
+            }
+            _ => {}
         }
     }
     let mut members = Vec::new();
@@ -278,7 +300,7 @@ fn callee_run<'db>(
         }
     }
     members.sort();
-    if dummies.is_empty() && members.is_empty() {
+    if dummies.is_empty() && members.is_empty() && structures.is_empty() {
         return None;
     }
     Some(Arc::new(CalleeRun {
@@ -286,5 +308,7 @@ fn callee_run<'db>(
         parameters: parameters(db, callee),
         dummies,
         members,
+        structures,
+        arrays,
     }))
 }

@@ -4,14 +4,16 @@
 //! values the walk may use as numbers ([`parameters`]).
 
 use super::analysis::{freqs, lower};
+use super::call_effects::callee_run;
 use super::calls::procedure_named;
 use super::inputs::Settings;
 use super::units::{UnitText, base};
+use costline_model::freq::CalleeRun;
 use costline_model::freq::convert::{Names, Scope};
 use costline_model::freq::execute::{self, FunctionValues};
 use costline_symbolic::Sym;
-use costline_syntax::ir::UnitKind;
 use costline_syntax::ir::consteval::fold_constants;
+use costline_syntax::ir::{Call, Unit, UnitKind};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -52,6 +54,13 @@ impl FunctionValues for Functions<'_> {
 
     fn is_function(&self, name: &str) -> bool {
         procedure_named(self.db, name).is_some_and(|u| u.kind(self.db) == UnitKind::Function)
+    }
+
+    fn subroutine(&self, caller: &Unit, call: &Call) -> Option<Arc<CalleeRun>> {
+        let db = self.db;
+        let callee =
+            procedure_named(db, &call.name).filter(|u| u.kind(db) == UnitKind::Subroutine)?;
+        callee_run(db, caller, callee, call)
     }
 }
 

@@ -30,6 +30,7 @@ mod program;
 pub mod project;
 mod scope;
 mod splice;
+mod tables;
 mod units;
 
 pub use analysis::{

@@ -12,6 +12,7 @@ mod initial_values;
 mod ops;
 mod remap;
 mod section_calls;
+mod set_up_tables;
 mod setup_code;
 mod work;
 

@@ -11,7 +11,7 @@ use costline_syntax::ir::{Expr, Loop, LoopControl, StmtId, Unit, enclosing_loops
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Sub-sites of one call beyond this many are not told apart: the call binds as one.
-pub const MAX_SUB_SITES: usize = 64;
+pub const MAX_SUB_SITES: usize = 256;
 
 /// Each combination of values of the loops enclosing statement `id` of `ir` that
 /// `exprs` (the call's actuals) depend on, as the values of the internal counters the

@@ -53,8 +53,15 @@ pub fn always() -> Cond {
 /// stays a symbol in the formulas (so a binding can change it later), but where a
 /// value must be a number here — an element's subscripts, the bounds and conditions
 /// of code run by [`super::execute`] — the constant is used.
+///
+/// And it carries the tables the program fills once ([`super::table`]): an integer
+/// array's formula in its subscripts, by the unit's name for the array.
 #[derive(Clone, Default)]
-pub struct Names(Option<Arc<NameNode>>, Option<Arc<BTreeMap<String, i64>>>);
+pub struct Names(
+    Option<Arc<NameNode>>,
+    Option<Arc<BTreeMap<String, i64>>>,
+    Option<Arc<BTreeMap<String, Sym>>>,
+);
 
 struct NameNode {
     name: String,
@@ -97,7 +104,17 @@ pub fn array_key(array: &str) -> String {
 impl Names {
     /// This list with the unit's constants.
     pub fn with_constants(&self, constants: Arc<BTreeMap<String, i64>>) -> Names {
-        Names(self.0.clone(), Some(constants))
+        Names(self.0.clone(), Some(constants), self.2.clone())
+    }
+
+    /// This list with the formulas of the tables the program fills once, by array.
+    pub fn with_tables(&self, tables: Arc<BTreeMap<String, Sym>>) -> Names {
+        Names(self.0.clone(), self.1.clone(), Some(tables))
+    }
+
+    /// The formula of table `array` in its [`super::table::subscript_var`]s.
+    pub fn table(&self, array: &str) -> Option<&Sym> {
+        self.2.as_deref()?.get(array)
     }
 
     /// This list with `more` added to its constants (over those of the same name).
@@ -222,6 +239,7 @@ impl Names {
                     next: rest,
                 })),
                 self.1.clone(),
+                self.2.clone(),
             );
         }
         Names(
@@ -233,6 +251,7 @@ impl Names {
                 next: rest,
             })),
             self.1.clone(),
+            self.2.clone(),
         )
     }
 
@@ -411,10 +430,13 @@ impl Scope<'_> {
     fn element(&self, a: &ArrayRef) -> Result<Sym, DataDependent> {
         let data = || Err(format!("the array element `{a}`"));
         let Some(key) = self.element_key(a) else {
-            return data();
+            return self.table_element(a).unwrap_or_else(data);
         };
         if let Some(v) = self.names.get(&key) {
             return v.clone();
+        }
+        if let Some(v) = self.table_element(a) {
+            return v;
         }
         if let Some(Err(why)) = self.names.get(&array_key(&a.name)) {
             return Err(why.clone());
@@ -425,6 +447,23 @@ impl Scope<'_> {
             .get(&a.name)
             .is_some_and(|s| s.common.is_some());
         if common { Ok(Sym::var(&key)) } else { data() }
+    }
+
+    /// An element of a table the program fills once: its formula at the subscripts'
+    /// values; `None` for an array that is no such table (or a section of one).
+    fn table_element(&self, a: &ArrayRef) -> Option<Result<Sym, DataDependent>> {
+        let mut formula = self.names.table(&a.name)?.clone();
+        for (k, s) in a.subscripts.iter().enumerate() {
+            let Subscript::Index(e) = s else { return None };
+            let value = match self.sym(e) {
+                Ok(v) => v,
+                Err(why) => return Some(Err(why)),
+            };
+            formula = formula
+                .subst(&super::table::subscript_var(k), &value)
+                .ok()?;
+        }
+        Some(Ok(formula))
     }
 
     /// The key of an element of an integer array at subscripts that have constant

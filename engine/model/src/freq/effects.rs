@@ -39,4 +39,10 @@ pub struct CalleeRun {
     pub dummies: Vec<(String, Expr)>,
     /// Each integer COMMON member the two share: the caller's name, the callee's.
     pub members: Vec<(String, String)>,
+    /// Each scalar dummy of a derived type with the caller's variable passed to it
+    /// (caller's, callee's): their components (`lc%first`) correspond.
+    pub structures: Vec<(String, String)>,
+    /// The caller's integer arrays passed whole or as an element to an array dummy:
+    /// the callee may change any of their elements.
+    pub arrays: Vec<String>,
 }

@@ -5,17 +5,25 @@
 //! after it instead of being forgotten; and a user function whose arguments have
 //! values is evaluated ([`FunctionValues`]), so `m = ilog2(n)` has a value.
 //!
+//! A CALL runs the callee's body the same way ([`Executor::call`]), with the caller's
+//! values of the integer dummies, the COMMON members the two share and the components
+//! of structures passed; what the callee leaves in them comes back.
+//!
 //! Execution stops, and the caller keeps its symbolic view, at the first statement it
-//! cannot run exactly: a condition or bound without a constant value, a CALL, a GO TO
-//! or STOP, more than [`MAX_STEPS`] statements or more than [`MAX_ELEMENTS`] array
-//! elements written (a table that large is data, not set-up).
+//! cannot run exactly: a condition or bound without a constant value, a CALL of a
+//! procedure whose body is not at hand, a GO TO or STOP, more than [`MAX_STEPS`]
+//! statements or more than [`MAX_ELEMENTS`] array elements written (a table that
+//! large is data, not set-up).
 
+use super::Assumption;
 use super::convert::{Names, Scope, add_assumptions, element_key};
+use super::effects::CalleeRun;
 use costline_symbolic::Sym;
 use costline_syntax::ir::{
     BinaryOp, Call, Expr, Loop, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit, walk,
 };
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// Statements one execution runs at most.
 pub const MAX_STEPS: usize = 20_000;
@@ -34,6 +42,13 @@ pub trait FunctionValues {
     /// Whether `name` is an integer function of the program (whose value a binding may
     /// give later, where its arguments are not numbers yet).
     fn is_function(&self, name: &str) -> bool;
+
+    /// The body of the subroutine `call` (a statement of `caller`) calls, with how its
+    /// entry values correspond to the caller's, where the program has it.
+    fn subroutine(&self, caller: &Unit, call: &Call) -> Option<Arc<CalleeRun>> {
+        let _ = (caller, call);
+        None
+    }
 }
 
 /// No function has a value (a unit analysed on its own).
@@ -48,6 +63,10 @@ impl FunctionValues for NoFunctions {
         false
     }
 }
+
+/// A caller's name (or element key) a call leaves with a value, or without one (why),
+/// and what the value rests on.
+pub type CallResult = (String, Result<Sym, String>, Vec<Assumption>);
 
 /// How control leaves a statement.
 enum Flow {
@@ -64,6 +83,8 @@ pub struct Executor<'a> {
     depth: usize,
     steps: usize,
     elements: HashSet<String>,
+    max_steps: usize,
+    max_elements: usize,
 }
 
 impl<'a> Executor<'a> {
@@ -74,7 +95,17 @@ impl<'a> Executor<'a> {
             depth,
             steps: 0,
             elements: HashSet::new(),
+            max_steps: MAX_STEPS,
+            max_elements: MAX_ELEMENTS,
         }
+    }
+
+    /// This executor with other limits than [`MAX_STEPS`] and [`MAX_ELEMENTS`] (a
+    /// set-up procedure run once for the whole program fills larger tables).
+    pub fn with_budget(mut self, steps: usize, elements: usize) -> Self {
+        self.max_steps = steps;
+        self.max_elements = elements;
+        self
     }
 
     /// The names after the loop `l` entered with `names`, and its number of iterations;
@@ -94,6 +125,90 @@ impl<'a> Executor<'a> {
             Flow::Next | Flow::Return => Some(names),
             _ => None,
         }
+    }
+
+    /// The caller's names the callee of `run` leaves with a value (or without one) when
+    /// its body runs with the caller's values at the call (`names`), each with what the
+    /// entry values rest on; `None` where the body cannot be run exactly. The names are
+    /// the actuals of integer scalar dummies (a name or an element at constant
+    /// subscripts), the shared COMMON members and their elements, and the components of
+    /// structures passed.
+    pub fn call(
+        &mut self,
+        run: &CalleeRun,
+        names: &Names,
+    ) -> Option<Vec<CallResult>> {
+        if self.depth >= MAX_DEPTH {
+            return None;
+        }
+        let scope = scope(self.unit, names);
+        let number = |v: i64| Ok(Sym::int(v as i128));
+        let mut assumed = Vec::new();
+        let mut callee = Names::default().with_constants(run.parameters.clone());
+        for (dummy, actual) in &run.dummies {
+            if let Some(v) = scope.constant(actual) {
+                callee = callee.with(dummy, number(v));
+                add_assumptions(&mut assumed, scope.assumptions(actual));
+            }
+        }
+        let shared = run.members.iter().chain(&run.structures);
+        for (ours, theirs) in shared.clone() {
+            for (key, at) in member_keys(names, ours, theirs) {
+                let Some(Ok(v)) = names.get(&key) else {
+                    continue;
+                };
+                let Some(v) = names
+                    .resolved(v)
+                    .and_then(|v| i64::try_from(v.as_int()?).ok())
+                else {
+                    continue;
+                };
+                callee = callee.with(&at, number(v));
+                add_assumptions(&mut assumed, names.assumed(&key).to_vec());
+            }
+        }
+        let mut inner = Executor::new(&run.unit, self.functions, self.depth + 1)
+            .with_budget(self.max_steps, self.max_elements);
+        inner.steps = self.steps;
+        inner.elements = std::mem::take(&mut self.elements);
+        let out = inner.run_body(&run.unit.body, &callee);
+        self.steps = inner.steps;
+        self.elements = inner.elements;
+        let out = out?;
+        let value = |key: &str| -> Option<Result<Sym, String>> {
+            Some(match out.get(key)? {
+                Ok(v) => match out.resolved(v).and_then(|v| v.as_int()) {
+                    Some(v) => Ok(Sym::int(v)),
+                    None => Err(format!(
+                        "`{key}`, which the call of `{}` sets",
+                        run.unit.name
+                    )),
+                },
+                Err(why) => Err(why.clone()),
+            })
+        };
+        let mut results = Vec::new();
+        for (dummy, actual) in &run.dummies {
+            let key = match actual {
+                Expr::Name(n) => n.clone(),
+                Expr::Array(a) => match scope.element_key(a) {
+                    Some(key) => key,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            if let Some(v) = value(dummy) {
+                results.push((key, v, assumed.clone()));
+            }
+        }
+        for (ours, theirs) in shared {
+            for (key, at) in member_keys(&out, theirs, ours) {
+                if let Some(v) = value(&key) {
+                    results.push((at, v, assumed.clone()));
+                }
+            }
+        }
+        Some(results)
     }
 
     /// `names` with the value of every user function call in `exprs` whose arguments
@@ -140,7 +255,7 @@ impl<'a> Executor<'a> {
 
     fn stmt(&mut self, s: &Stmt, names: &mut Names) -> Option<Flow> {
         self.steps += 1;
-        if self.steps > MAX_STEPS {
+        if self.steps > self.max_steps {
             return None;
         }
         match &s.kind {
@@ -178,6 +293,17 @@ impl<'a> Executor<'a> {
             StmtKind::Cycle { construct } => Some(Flow::Cycle(construct.clone())),
             StmtKind::Return => Some(Flow::Return),
             StmtKind::Continue => Some(Flow::Next),
+            StmtKind::Call(c) => {
+                let run = self.functions.subroutine(self.unit, c)?;
+                let results = self.call(&run, names)?;
+                for array in &run.arrays {
+                    *names = names.without_elements(array, "changed by a call");
+                }
+                for (key, value, assumed) in results {
+                    *names = names.with_assumed(&key, value, assumed);
+                }
+                Some(Flow::Next)
+            }
             // Output changes no value; input makes what it reads data.
             StmtKind::Other { writes, .. } => {
                 *names = super::walk::read_at_run_time(&scope(self.unit, names), writes);
@@ -204,7 +330,7 @@ impl<'a> Executor<'a> {
             Expr::Array(a) => match scope.element_key(a) {
                 Some(key) => {
                     self.elements.insert(key.clone());
-                    if self.elements.len() > MAX_ELEMENTS {
+                    if self.elements.len() > self.max_elements {
                         return None;
                     }
                     names.with_assumed(&key, value(&key), scope.assumptions(rhs))
@@ -249,7 +375,7 @@ impl<'a> Executor<'a> {
             trips += 1;
             // Each iteration is a step, so an empty body ends too.
             this.steps += 1;
-            if this.steps > MAX_STEPS {
+            if this.steps > this.max_steps {
                 return None;
             }
             match this.block(&l.body, names)? {
@@ -278,7 +404,7 @@ impl<'a> Executor<'a> {
                 // Fortran's trip count, max(0, (hi - lo + st) / st); more iterations
                 // than the budget's statements is no set-up code.
                 let count = hi.checked_sub(lo)?.checked_add(st)?.checked_div(st)?.max(0);
-                if count > MAX_STEPS as i64 {
+                if count > self.max_steps as i64 {
                     return None;
                 }
                 // The variable's value after the loop (it may lie beyond the integers).
@@ -313,6 +439,22 @@ impl<'a> Executor<'a> {
             },
         }
     }
+}
+
+/// The keys of `names` for COMMON member or structure `from` (the member itself, its
+/// elements `from(3)` and components `from%first`), each with the key it goes by as
+/// `to` in the other unit.
+pub fn member_keys(names: &Names, from: &str, to: &str) -> Vec<(String, String)> {
+    let (element, component) = (format!("{from}("), format!("{from}%"));
+    names
+        .keys()
+        .into_iter()
+        .filter(|k| k == from || k.starts_with(&element) || k.starts_with(&component))
+        .map(|k| {
+            let at = format!("{to}{}", &k[from.len()..]);
+            (k, at)
+        })
+        .collect()
 }
 
 /// The names when the body of `unit` (a function the database evaluates), entered

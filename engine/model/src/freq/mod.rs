@@ -20,6 +20,7 @@ pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
 pub(crate) mod planar;
+pub mod table;
 mod walk;
 
 pub use counts::{Counts, counts};
@@ -246,7 +247,7 @@ pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
         &HashMap::new(),
         &[],
         &execute::NoFunctions,
-        &Default::default(),
+        convert::Names::default(),
     )
 }
 
@@ -254,15 +255,16 @@ pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
 /// values it sets ([`CallEffect`]); the elements of the COMMON arrays in `data_arrays`
 /// (which no unit gives a value at constant subscripts: flags, tables) enter the unit
 /// as data, not as values its callers may pass; user functions called with constant
-/// arguments take the values `functions` gives; the unit's `constants` give numbers
-/// where code runs as set-up ([`execute`]) or subscripts must be numbers.
+/// arguments take the values `functions` gives; the unit's constants (in `entry`, the
+/// names the unit is entered with) give numbers where code runs as set-up ([`execute`])
+/// or subscripts must be numbers, and its tables ([`table`]) formulas.
 pub fn frequencies_with(
     unit: &Unit,
     options: &FreqOptions,
     effects: &HashMap<StmtId, CallEffect>,
     data_arrays: &[String],
     functions: &dyn execute::FunctionValues,
-    constants: &Arc<std::collections::BTreeMap<String, i64>>,
+    entry: convert::Names,
 ) -> UnitFrequencies {
-    walk::Walker::new(unit, options, effects, functions).run(data_arrays, constants.clone())
+    walk::Walker::new(unit, options, effects, functions).run(data_arrays, entry)
 }

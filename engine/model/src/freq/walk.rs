@@ -6,7 +6,7 @@ use super::convert::{
     not,
 };
 use super::execute::{Executor, FunctionValues, function_calls};
-use super::{Assumption, CallEffect, CalleeRun, Count, CountTerm, FreqOptions, UnitFrequencies};
+use super::{Assumption, CallEffect, Count, CountTerm, FreqOptions, UnitFrequencies};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
@@ -90,12 +90,7 @@ impl<'a> Walker<'a> {
 
     /// Walks the unit, the elements of `data_arrays` entering it as data, with the
     /// unit's `constants` where numbers are needed ([`Names::with_constants`]).
-    pub fn run(
-        mut self,
-        data_arrays: &[String],
-        constants: Arc<std::collections::BTreeMap<String, i64>>,
-    ) -> UnitFrequencies {
-        let mut names = Names::default().with_constants(constants);
+    pub fn run(mut self, data_arrays: &[String], mut names: Names) -> UnitFrequencies {
         for a in data_arrays {
             names = names.without_elements(a, &format!("an element of `{a}`, set at run time"));
         }
@@ -169,70 +164,15 @@ impl<'a> Walker<'a> {
             out = out.with_assumed(key, value, assumed);
         }
         if let Some(run) = &effect.run {
-            for (key, value, assumed) in self.executed_call(run, names).unwrap_or_default() {
-                out = out.with_assumed(&key, Ok(value), assumed);
-            }
-        }
-        out
-    }
-
-    /// The caller's names and elements the callee of `run` sets to numbers when its
-    /// body runs with the caller's values at the call (`names`), each with what the
-    /// entry values rest on; `None` where the body cannot be run exactly.
-    fn executed_call(
-        &self,
-        run: &CalleeRun,
-        names: &Names,
-    ) -> Option<Vec<(String, Sym, Vec<Assumption>)>> {
-        let scope = self.scope_of(names);
-        let number = |v: i64| Ok(Sym::int(v as i128));
-        let mut assumed = Vec::new();
-        let mut callee = Names::default().with_constants(run.parameters.clone());
-        for (dummy, actual) in &run.dummies {
-            if let Some(v) = scope.constant(actual) {
-                callee = callee.with(dummy, number(v));
-                add_assumptions(&mut assumed, scope.assumptions(actual));
-            }
-        }
-        for (ours, theirs) in &run.members {
-            for (key, at) in member_keys(names, ours, theirs) {
-                let Some(Ok(v)) = names.get(&key) else {
-                    continue;
-                };
-                let Some(v) = names
-                    .resolved(v)
-                    .and_then(|v| i64::try_from(v.as_int()?).ok())
-                else {
-                    continue;
-                };
-                callee = callee.with(&at, number(v));
-                add_assumptions(&mut assumed, names.assumed(&key).to_vec());
-            }
-        }
-        let out = Executor::new(&run.unit, self.functions, 1).run_body(&run.unit.body, &callee)?;
-        let value = |key: &str| -> Option<Sym> {
-            let v = out.resolved(out.get(key)?.as_ref().ok()?)?;
-            v.as_int().map(Sym::int)
-        };
-        let mut results = Vec::new();
-        for (dummy, actual) in &run.dummies {
-            let key = match actual {
-                Expr::Name(n) => n.clone(),
-                Expr::Array(a) => element_key(&a.name, &a.literal_subscripts()?),
-                _ => continue,
-            };
-            if let Some(v) = value(dummy) {
-                results.push((key, v, assumed.clone()));
-            }
-        }
-        for (ours, theirs) in &run.members {
-            for (key, at) in member_keys(&out, theirs, ours) {
-                if let Some(v) = value(&key) {
-                    results.push((at, v, assumed.clone()));
+            let results = Executor::new(self.unit, self.functions, 0).call(run, names);
+            for (key, value, assumed) in results.unwrap_or_default() {
+                // What the callee leaves without a number keeps the effect's view.
+                if let Ok(value) = value {
+                    out = out.with_assumed(&key, Ok(value), assumed);
                 }
             }
         }
-        Some(results)
+        out
     }
 
     fn fresh(&mut self, mut f: Frame) -> Frame {
@@ -1164,21 +1104,6 @@ fn backward_regions(stmts: &[Stmt]) -> Vec<(usize, usize)> {
     out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     out.dedup();
     out
-}
-
-/// The keys of `names` for COMMON member `from` (the member itself and its elements,
-/// `from(3)`), each with the key it goes by as `to` in the other unit.
-fn member_keys(names: &Names, from: &str, to: &str) -> Vec<(String, String)> {
-    let prefix = format!("{from}(");
-    names
-        .keys()
-        .into_iter()
-        .filter(|k| k == from || k.starts_with(&prefix))
-        .map(|k| {
-            let at = format!("{to}{}", &k[from.len()..]);
-            (k, at)
-        })
-        .collect()
 }
 
 /// Whether control can get where `cond` holds: some alternative with a probability.

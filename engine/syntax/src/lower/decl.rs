@@ -39,11 +39,11 @@ impl Lowerer<'_> {
                 ),
             )),
             "data_statement" => self.data_statement(node),
+            "derived_type_definition" => self.derived_type_definition(node),
             "save_statement"
             | "equivalence_statement"
             | "namelist_statement"
             | "interface"
-            | "derived_type_definition"
             | "import_statement"
             | "public_statement"
             | "private_statement"

@@ -88,6 +88,9 @@ impl Lowerer<'_> {
                 }
             }
             "call_expression" => self.call_or_element(node, false),
+            "derived_type_member_expression" => {
+                self.component(node).unwrap_or_else(|| self.unknown(node))
+            }
             _ => self.unknown(node),
         }
     }

@@ -4,6 +4,7 @@
 
 mod data;
 mod decl;
+mod derived;
 mod directives;
 mod expr;
 mod io_writes;
@@ -21,12 +22,12 @@ use crate::ir::PragmaKind;
 use crate::ir::directive::{DirectiveKind, IndependentDirective};
 use crate::ir::{
     ArrayRef, Dim, Expr, ImplicitRules, Independent, Stmt, StmtId, StmtKind, Symbol, SymbolTable,
-    Unit, UnitKind, Use,
+    TypeSpec, Unit, UnitKind, Use,
 };
 use crate::normalize::Shapes;
 use crate::span::Span;
 use prefix::strip_extrinsic;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use tree_sitter::{Node, Tree};
 
 /// What a unit sees from outside: the entities of its host and of the modules it uses
@@ -168,6 +169,9 @@ struct Lowerer<'a> {
     /// Statements inside constructs nested deeper than [`stmt::MAX_NESTING`]: not
     /// lowered, so unread.
     too_deep: Vec<Span>,
+    /// The scalar components of intrinsic type of the derived types the unit defines,
+    /// by type name (`loopcontrolstruct` → `first: integer`, ...).
+    components: HashMap<String, Vec<(String, TypeSpec)>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -184,6 +188,7 @@ impl<'a> Lowerer<'a> {
             too_deep_reported: false,
             nesting: 0,
             too_deep: Vec::new(),
+            components: HashMap::new(),
         }
     }
 
