@@ -65,62 +65,70 @@ pub fn tables(db: &dyn salsa::Database) -> BTreeMap<Member, Table> {
             }
         }
     }
-    let once = set_once(db, &units);
     let mut out = BTreeMap::new();
     for (writer, members) in by_writer {
         let Some(unit) = procedure_named(db, &writer) else {
             continue;
         };
-        let ir = lower(db, base(db, unit));
-        let declared = Names::default();
-        let integer_array = |m: &Member| {
-            ir.symbols
-                .values()
-                .find(|s| s.common.as_ref() == Some(m))
-                .is_some_and(|s| {
-                    let scope = Scope {
-                        unit: &ir,
-                        names: &declared,
-                        integers: false,
-                    };
-                    s.is_array() && scope.is_integer(&s.name)
-                })
-        };
-        let members: Vec<Member> = members.into_iter().filter(integer_array).collect();
-        if ir.kind != UnitKind::Subroutine || !ir.dummies.is_empty() || members.is_empty() {
-            continue;
-        }
-        // The set-once members are values of the list, not constants, so calls pass
-        // them on as the COMMON values they are.
-        let mut names = Names::default().with_constants(parameters(db, unit));
-        for sym in ir.symbols.values() {
-            if let Some(v) = sym.common.as_ref().and_then(|m| once.get(m)) {
-                names = names.with(&sym.name, Ok(Sym::int(*v as i128)));
-            }
-        }
-        let functions = Functions { db };
-        let Some(end) = Executor::new(&ir, &functions, 0)
-            .with_budget(MAX_STEPS, MAX_ELEMENTS)
-            .run_body(&ir.body, &names)
-        else {
-            continue;
-        };
+        let filled = filled(db, unit);
         for m in members {
-            let Some(sym) = ir.symbols.values().find(|s| s.common.as_ref() == Some(&m)) else {
-                continue;
-            };
-            if let Some(formula) = values_of(&end, &sym.name).as_ref().and_then(fit) {
-                out.insert(
-                    m,
-                    Table {
-                        writer: writer.clone(),
-                        formula,
-                    },
-                );
+            if let Some(formula) = filled.get(&m) {
+                let writer = writer.clone();
+                let formula = formula.clone();
+                out.insert(m, Table { writer, formula });
             }
         }
     }
     out
+}
+
+/// The formulas of the integer COMMON arrays whose elements `unit` sets, where it takes
+/// no arguments and its body runs exactly from its PARAMETERs and the COMMON scalars
+/// set once in the program. Run once per text of the unit (and of the set-once
+/// values): an edit elsewhere does not run it again.
+#[salsa::tracked(returns(clone))]
+fn filled<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<BTreeMap<Member, Sym>> {
+    let ir = lower(db, base(db, unit));
+    let declared = Names::default();
+    let scope = Scope {
+        unit: &ir,
+        names: &declared,
+        integers: false,
+    };
+    let elements_set = &common_use(db, unit).elements_set;
+    let arrays: Vec<(&Member, &str)> = ir
+        .symbols
+        .values()
+        .filter(|s| s.is_array() && scope.is_integer(&s.name))
+        .filter_map(|s| Some((s.common.as_ref()?, s.name.as_str())))
+        .filter(|(m, _)| elements_set.contains(*m))
+        .collect();
+    if ir.kind != UnitKind::Subroutine || !ir.dummies.is_empty() || arrays.is_empty() {
+        return Arc::default();
+    }
+    // The set-once members are values of the list, not constants, so calls pass them
+    // on as the COMMON values they are.
+    let once = set_once(db);
+    let mut names = Names::default().with_constants(parameters(db, unit));
+    for sym in ir.symbols.values() {
+        if let Some(v) = sym.common.as_ref().and_then(|m| once.get(m)) {
+            names = names.with(&sym.name, Ok(Sym::int(*v as i128)));
+        }
+    }
+    let functions = Functions { db };
+    let Some(end) = Executor::new(&ir, &functions, 0)
+        .with_budget(MAX_STEPS, MAX_ELEMENTS)
+        .run_body(&ir.body, &names)
+    else {
+        return Arc::default();
+    };
+    let mut out = BTreeMap::new();
+    for (m, name) in arrays {
+        if let Some(formula) = values_of(&end, name).as_ref().and_then(fit) {
+            out.insert(m.clone(), formula);
+        }
+    }
+    Arc::new(out)
 }
 
 /// The tables `unit` reads, by its names for their arrays: none for a table's writer
@@ -193,10 +201,13 @@ fn values_of(end: &Names, array: &str) -> Option<BTreeMap<Vec<i64>, i64>> {
 /// top of a procedure's body from constants (`xsize = isiz1`, `section1 = xsize + 2`):
 /// their values, by member. A member also set elsewhere, read in, passed to a call or
 /// given an initial value is none.
-fn set_once(db: &dyn salsa::Database, units: &[UnitText]) -> BTreeMap<Member, i64> {
+#[salsa::tracked(returns(ref))]
+fn set_once(db: &dyn salsa::Database) -> BTreeMap<Member, i64> {
+    let mut units: Vec<UnitText> = procedures(db).values().copied().collect();
+    units.sort_by_key(|u| u.name(db).clone());
     let mut sets: BTreeMap<Member, usize> = BTreeMap::new();
     let mut tops: Vec<(Arc<Unit>, UnitText, Member, String, Expr)> = Vec::new();
-    for &u in units {
+    for &u in &units {
         let ir = lower(db, base(db, u));
         let usage = common_use(db, u);
         let passed = usage.passed.iter().map(|(_, _, m)| m);

@@ -133,11 +133,7 @@ impl<'a> Executor<'a> {
     /// the actuals of integer scalar dummies (a name or an element at constant
     /// subscripts), the shared COMMON members and their elements, and the components of
     /// structures passed.
-    pub fn call(
-        &mut self,
-        run: &CalleeRun,
-        names: &Names,
-    ) -> Option<Vec<CallResult>> {
+    pub fn call(&mut self, run: &CalleeRun, names: &Names) -> Option<Vec<CallResult>> {
         if self.depth >= MAX_DEPTH {
             return None;
         }
