@@ -40,25 +40,35 @@ pub struct Table {
     pub formula: Sym,
 }
 
-/// The tables of the program by COMMON member.
-#[salsa::tracked(returns(ref))]
-pub fn tables(db: &dyn salsa::Database) -> BTreeMap<Member, Table> {
-    let mut writers: BTreeMap<Member, BTreeSet<String>> = BTreeMap::new();
+/// The procedures of the program in name order.
+fn sorted_procedures(db: &dyn salsa::Database) -> Vec<UnitText<'_>> {
     let mut units: Vec<UnitText> = procedures(db).values().copied().collect();
     units.sort_by_key(|u| u.name(db).clone());
-    for &u in &units {
+    units
+}
+
+/// The procedures that may set each COMMON member: assign it, read it in, or pass it
+/// to a call.
+#[salsa::tracked(returns(ref))]
+fn writers(db: &dyn salsa::Database) -> BTreeMap<Member, BTreeSet<String>> {
+    let mut out: BTreeMap<Member, BTreeSet<String>> = BTreeMap::new();
+    for u in sorted_procedures(db) {
         let usage = common_use(db, u);
         let passed = usage.passed.iter().map(|(_, _, m)| m);
         for m in usage.set.iter().chain(passed) {
-            writers
-                .entry(m.clone())
-                .or_default()
-                .insert(u.name(db).clone());
+            out.entry(m.clone()).or_default().insert(u.name(db).clone());
         }
     }
+    out
+}
+
+/// The tables of the program by COMMON member.
+#[salsa::tracked(returns(ref))]
+pub fn tables(db: &dyn salsa::Database) -> BTreeMap<Member, Table> {
+    let writers = writers(db);
     let mut by_writer: BTreeMap<String, Vec<Member>> = BTreeMap::new();
-    for u in &units {
-        for m in &common_use(db, *u).elements_set {
+    for u in sorted_procedures(db) {
+        for m in &common_use(db, u).elements_set {
             if let Some(w) = writers.get(m).filter(|w| w.len() == 1) {
                 let w = w.iter().next().expect("one writer");
                 by_writer.entry(w.clone()).or_default().push(m.clone());
@@ -138,11 +148,22 @@ pub fn unit_tables<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> Arc<BTreeMap<String, Sym>> {
-    let all = tables(db);
-    if all.is_empty() {
+    let ir = lower(db, base(db, unit));
+    // Most units declare no COMMON integer array: they need not read the program.
+    let names = Names::default();
+    let scope = Scope {
+        unit: &ir,
+        names: &names,
+        integers: false,
+    };
+    let candidates = ir
+        .symbols
+        .values()
+        .any(|s| s.common.is_some() && s.is_array() && scope.is_integer(&s.name));
+    if !candidates {
         return Arc::default();
     }
-    let ir = lower(db, base(db, unit));
+    let all = tables(db);
     let mut out = BTreeMap::new();
     let mut reached: HashMap<String, bool> = HashMap::new();
     for sym in ir.symbols.values() {
@@ -203,20 +224,13 @@ fn values_of(end: &Names, array: &str) -> Option<BTreeMap<Vec<i64>, i64>> {
 /// given an initial value is none.
 #[salsa::tracked(returns(ref))]
 fn set_once(db: &dyn salsa::Database) -> BTreeMap<Member, i64> {
-    let mut units: Vec<UnitText> = procedures(db).values().copied().collect();
-    units.sort_by_key(|u| u.name(db).clone());
-    let mut sets: BTreeMap<Member, usize> = BTreeMap::new();
+    let mut initialised: BTreeSet<Member> = BTreeSet::new();
     let mut tops: Vec<(Arc<Unit>, UnitText, Member, String, Expr)> = Vec::new();
-    for &u in &units {
+    for u in sorted_procedures(db) {
         let ir = lower(db, base(db, u));
-        let usage = common_use(db, u);
-        let passed = usage.passed.iter().map(|(_, _, m)| m);
-        for m in usage.set.iter().chain(passed) {
-            *sets.entry(m.clone()).or_default() += 1;
-        }
         for sym in ir.symbols.values() {
             if let (Some(m), Some(_)) = (&sym.common, &sym.value) {
-                *sets.entry(m.clone()).or_default() += 2;
+                initialised.insert(m.clone());
             }
         }
         let mut assigned: BTreeMap<Member, usize> = BTreeMap::new();
@@ -243,7 +257,10 @@ fn set_once(db: &dyn salsa::Database) -> BTreeMap<Member, i64> {
             }
         }
     }
-    tops.retain(|(_, _, m, _, _)| sets.get(m) == Some(&1));
+    let writers = writers(db);
+    tops.retain(|(_, _, m, _, _)| {
+        !initialised.contains(m) && writers.get(m).is_some_and(|w| w.len() == 1)
+    });
     let mut out: BTreeMap<Member, i64> = BTreeMap::new();
     for _ in 0..MAX_ROUNDS {
         let before = out.len();
