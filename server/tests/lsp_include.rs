@@ -207,6 +207,30 @@ fn editing_an_included_header_republishes_exactly_its_includers() {
         !codes(&own).contains(&"unknown-processors".to_string()),
         "{own}"
     );
+
+    // 4. The DISTRIBUTE in the header answers for the units that include it: a hover
+    // on its line, and distribution actions that edit the header.
+    let at = json!({"line": 5, "character": 10});
+    let hover = c.result(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": hdr}, "position": at}),
+    );
+    let text = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(text.contains("included by 2 unit(s)"), "{hover}");
+    assert_eq!(hover["range"]["start"]["line"], 5, "{hover}");
+    let actions = c.result(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": hdr}, "range": {"start": at, "end": at}, "context": {"diagnostics": []}}),
+    );
+    let actions = actions.as_array().expect("a list of actions");
+    assert!(
+        !actions.is_empty(),
+        "the triangular sweep of b.f asks for another layout"
+    );
+    for a in actions {
+        let changes = &a["edit"]["changes"];
+        assert!(changes.get(&hdr).is_some(), "{a}");
+    }
     assert_eq!(c.shutdown(), 0);
 }
 

@@ -18,8 +18,9 @@ pub struct CodeAction {
     pub diagnostic: Span,
     /// Replacements at ranges of the file's text (non-overlapping).
     pub edits: Vec<(Span, String)>,
-    /// The time per run of the unit the edited file is predicted to take, when the
-    /// action promises one (a distribution alternative), seconds.
+    /// The time per run of the unit the edited file is predicted to take (of the
+    /// program, for a directive in a header), when the action promises one (a
+    /// distribution alternative), seconds.
     pub promised_s: Option<f64>,
 }
 

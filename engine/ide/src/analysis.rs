@@ -6,7 +6,7 @@
 
 use crate::{
     CodeAction, CodeLens, FileDiagnostic, Hover, InlayHint, actions, diagnostics, distribution,
-    hints, hover, lenses,
+    header_actions, hints, hover, lenses,
 };
 use costline_db::{Cancellable, File, Options, file_units};
 use costline_syntax::span::Span;
@@ -86,7 +86,13 @@ impl Analysis {
     /// What is known of the statement, loop, directive or unit header at `offset`.
     pub fn hover(&self, path: &str, offset: u32) -> Cancellable<Option<Hover>> {
         let Some(file) = self.db.file_id(path) else {
-            return Ok(None);
+            if self.db.header_id(path).is_none() {
+                return Ok(None);
+            }
+            let files = self.files();
+            return self
+                .db
+                .with_db(|db| hover::header_hover(db, &files, path, offset));
         };
         self.db.with_db(|db| hover::hover(db, file, offset))
     }
@@ -103,7 +109,10 @@ impl Analysis {
     /// The quick fixes for the findings in `range` (offsets into the file's text).
     pub fn code_actions(&self, path: &str, range: Span) -> Cancellable<Vec<CodeAction>> {
         let Some(file) = self.db.file_id(path) else {
-            return Ok(Vec::new());
+            if self.db.header_id(path).is_none() {
+                return Ok(Vec::new());
+            }
+            return header_actions::header_actions(&self.db, path, &self.files(), range);
         };
         let mut out = self
             .db
@@ -124,6 +133,15 @@ impl Analysis {
         };
         self.analyze_units(file)?;
         self.db.with_db(|db| diagnostics::diagnostics(db, file))
+    }
+
+    /// The workspace's files.
+    fn files(&self) -> Vec<File> {
+        self.db
+            .paths()
+            .iter()
+            .filter_map(|p| self.db.file_id(p))
+            .collect()
     }
 
     /// The findings of the workspace's files in the text of the included file at `path`.

@@ -27,16 +27,16 @@ const DISTRIBUTION_FINDINGS: [&str; 3] = [
 ];
 
 /// Alternatives offered per directive.
-const OFFERED: usize = 3;
+pub(super) const OFFERED: usize = 3;
 
 /// An alternative must be this much faster to be offered.
-const MIN_GAIN: f64 = 1.01;
+pub(super) const MIN_GAIN: f64 = 1.01;
 
 /// The DISTRIBUTE directives a range asks about: the ones it touches, those an ALIGN or
 /// PROCESSORS it touches leads to, and every DISTRIBUTE of a unit when the range
 /// touches one of its imbalance or communication findings.
-fn asked(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, range: Span) -> Vec<usize> {
-    let touches = |s: Span| overlaps(u.original(s), range);
+pub(super) fn asked(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, range: Span) -> Vec<usize> {
+    let touches = |s: Span| u.written_here(s) && overlaps(u.original(s), range);
     let distributes = costline_db::alternatives::distribute_directives(ir);
     let finding = unit_diagnostics(db, u.unit)
         .iter()
@@ -190,7 +190,7 @@ struct Offer {
 }
 
 /// The directive as the alternative writes it, for the action's title.
-fn head(text: &str, u: &UnitAt, ir: &Unit, target: &Target, layout: &Layout) -> String {
+pub(super) fn head(text: &str, u: &UnitAt, ir: &Unit, target: &Target, layout: &Layout) -> String {
     let DirectiveKind::Distribute(dist) = &ir.directives[target.directive].kind else {
         return String::new();
     };
@@ -223,8 +223,9 @@ fn onto_name(ir: &Unit, target: &Target) -> Option<String> {
 }
 
 /// The edits that write `layout` over the directive as written: its format list and,
-/// when the grid's shape changes, the PROCESSORS declaration's.
-fn edits(
+/// when the grid's shape changes, the PROCESSORS declaration's; `None` when one of them
+/// is written in another file than the one the answer is about.
+pub(super) fn edits(
     text: &str,
     u: &UnitAt,
     ir: &Unit,
@@ -235,6 +236,9 @@ fn edits(
     let DirectiveKind::Distribute(dist) = &directive.kind else {
         return None;
     };
+    if !u.written_here(directive.span) {
+        return None;
+    }
     let whole = u.original(directive.span);
     let (start, end) = (whole.start as usize, whole.end as usize);
     let own = text.get(start..end)?;
@@ -256,6 +260,9 @@ fn edits(
             let DirectiveKind::Processors(decls) = &ir.directives[d].kind else {
                 return None;
             };
+            if !u.written_here(ir.directives[d].span) {
+                return None;
+            }
             let name = u.original(decls.get(k)?.name.span);
             let limit = u.original(ir.directives[d].span).end as usize;
             let shape = paren_group(text, name.end as usize, limit)?;

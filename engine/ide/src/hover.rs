@@ -7,7 +7,7 @@
 use super::cache_hover::cache_section;
 use super::comm_hover::comm_section;
 use super::time_hover::time_section;
-use super::{Lazy, UnitAt, label, units_of};
+use super::{Lazy, UnitAt, header, header_directive, label, units_of};
 use costline_db::{
     File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
 };
@@ -39,6 +39,11 @@ pub(super) fn hover(db: &dyn salsa::Database, file: File, offset: u32) -> Option
         .iter()
         .filter_map(|u| Some((u, u.chunk.own_offset(at)?)))
         .min_by_key(|(u, _)| u.chunk.range.end - u.chunk.range.start)?;
+    hover_in(db, u, own)
+}
+
+/// What is known of the item at `own`, an offset of the unit's own text.
+fn hover_in(db: &dyn salsa::Database, u: &UnitAt, own: u32) -> Option<Hover> {
     let ir = lower(db, u.unit);
     if let Some(d) = ir.directives.iter().find(|d| contains(d.span, own)) {
         return directive_hover(db, u, &ir, d.span, &d.kind);
@@ -47,6 +52,30 @@ pub(super) fn hover(db: &dyn salsa::Database, file: File, offset: u32) -> Option
         return Some(statement_hover(db, u, &ir, s));
     }
     contains(ir.header, own).then(|| unit_hover(db, u, &ir))
+}
+
+/// The hover at `offset` of the header at `path`, which `files` include: on a
+/// directive, what it maps in every unit that includes it; on anything else, the
+/// hover of the first unit whose text holds it.
+pub(super) fn header_hover(
+    db: &dyn salsa::Database,
+    files: &[File],
+    path: &str,
+    offset: u32,
+) -> Option<Hover> {
+    let placed = header::placed(db, files, path, offset);
+    let first = placed.first()?;
+    let ir = lower(db, first.unit.unit);
+    if let Some(d) = ir.directives.iter().find(|d| contains(d.span, first.own))
+        && first.unit.written_here(d.span)
+    {
+        let range = first.unit.original(d.span);
+        let units = header::directive_units(db, files, path, range);
+        return Some(header_directive::hover(
+            db, files, path, &units, range, &d.kind,
+        ));
+    }
+    hover_in(db, &first.unit, first.own)
 }
 
 fn contains(span: Span, at: u32) -> bool {

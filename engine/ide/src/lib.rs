@@ -14,10 +14,14 @@ pub mod coverage;
 mod diagnostics;
 mod directive_edit;
 mod distribution;
+mod header;
+mod header_actions;
+mod header_directive;
 mod hints;
 mod hover;
 pub mod label;
 mod lenses;
+mod program_alternatives;
 pub mod report;
 mod time_hover;
 
@@ -44,32 +48,57 @@ use costline_model::work::imbalance::Numbers;
 use costline_syntax::UnitChunk;
 use costline_syntax::ir::StmtId;
 use costline_syntax::source::SourceFile;
+use std::sync::Arc;
 
 /// One unit of a file as the answers see it: its place and its key.
 struct UnitAt<'a> {
     source: &'a SourceFile,
     chunk: &'a UnitChunk,
     unit: UnitText<'a>,
+    /// The included file the answer is about (its path), when it is not the file
+    /// itself: a header open in the editor, answered through a file that includes it.
+    view: Option<&'a str>,
 }
 
 impl UnitAt<'_> {
-    /// A span of the unit's text as offsets into the file's text.
-    fn original(&self, span: Span) -> Span {
-        self.source.original_span(self.chunk.file_span(span))
+    /// The viewed header's text of a span of the unit's text: `Some` when the header
+    /// holds all of it.
+    fn in_view(&self, span: Span) -> Option<(Arc<SourceFile>, Span)> {
+        let (header, range) = self.source.origin(self.chunk.file_span(span)).header?;
+        (Some(header.path()) == self.view).then_some((header, range))
     }
 
-    /// The 1-based line of a span of the unit's text.
+    /// A span of the unit's text as offsets into the text the answer is about: the
+    /// file's, or the viewed header's (an empty span at its start for a span it does not
+    /// hold: check [`UnitAt::written_here`] first).
+    fn original(&self, span: Span) -> Span {
+        match self.view {
+            None => self.source.original_span(self.chunk.file_span(span)),
+            Some(_) => self.in_view(span).map(|(_, r)| r).unwrap_or_default(),
+        }
+    }
+
+    /// The 1-based line of a span of the unit's text: in the viewed header when it holds
+    /// it, else in the file (of an included text: its INCLUDE line's).
     fn line(&self, span: Span) -> u32 {
+        if let Some((header, range)) = self.in_view(span) {
+            return header.line_index().line_col(range.start).0;
+        }
         self.source.line_col(self.chunk.file_span(span).start).0
     }
 
-    /// Whether a span of the unit's text was written in the file itself, not in a file
-    /// it includes (whose text an edit or a hint in this file must not target).
+    /// Whether a span of the unit's text was written in the text the answer is about
+    /// (the file itself, not a file it includes; or the viewed header): an edit or a
+    /// hint must not target another file's text.
     fn written_here(&self, span: Span) -> bool {
-        self.source
-            .origin(self.chunk.file_span(span))
-            .header
-            .is_none()
+        match self.view {
+            None => self
+                .source
+                .origin(self.chunk.file_span(span))
+                .header
+                .is_none(),
+            Some(_) => self.in_view(span).is_some(),
+        }
     }
 
     /// The unit's whole range in the file's text.
@@ -92,6 +121,7 @@ fn units_of(db: &dyn salsa::Database, file: File) -> (Option<&SourceFile>, Vec<U
             source: &f.source,
             chunk,
             unit,
+            view: None,
         })
         .collect();
     (Some(&f.source), units)

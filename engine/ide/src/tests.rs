@@ -743,3 +743,82 @@ fn findings_in_an_included_header_point_into_it() {
         mapping `nosuch` from ["t.f90:2"]"#]]
     .assert_eq(&there.join("\n"));
 }
+
+/// A DISTRIBUTE in a header that a main program and a subroutine it calls ten times
+/// include: the hover on it in the header names both units, the assignments it spreads
+/// in each and the program's time; its code action rewrites the header for the layout
+/// that is best for the program (the subroutine's shift along the second dimension
+/// outweighs the main program's along the first).
+#[test]
+fn a_distribute_in_a_header_answers_for_the_program() {
+    let header = "  integer, parameter :: n = 64\n  real :: a(n, n), b(n, n)\n  common /arrs/ a, b\n!HPF$ PROCESSORS pr(4)\n!HPF$ DISTRIBUTE a(*, BLOCK) ONTO pr\n!HPF$ ALIGN b(i, j) WITH a(i, j)\n";
+    let text = "program p\n  include 'dist.inc'\n  integer :: i, j, k\n  do k = 1, 10\n    call sweep\n  end do\n  do j = 1, n\n    do i = 2, n\n      b(i, j) = a(i-1, j) + 1.0\n    end do\n  end do\nend program\nsubroutine sweep\n  include 'dist.inc'\n  integer :: i, j\n  do j = 2, n\n    do i = 1, n\n      b(i, j) = a(i, j-1) * 2.0\n    end do\n  end do\nend subroutine\n";
+    let mut host = host("", &[]);
+    host.set_header_text("dist.inc", header.as_bytes().to_vec());
+    host.add_file(PATH, text.as_bytes().to_vec());
+    let a = host.snapshot();
+    let at = header.find("DISTRIBUTE").unwrap() as u32;
+    let h = a
+        .hover("dist.inc", at)
+        .unwrap()
+        .expect("a hover in the header");
+    let range = &header[h.range.start as usize..h.range.end as usize];
+    expect![[r#"
+        `!HPF$ DISTRIBUTE a(*, BLOCK) ONTO pr`
+        **`!HPF$ DISTRIBUTE (*, BLOCK) ONTO pr :: a`** in `dist.inc`
+
+        included by 2 unit(s): `p` (t.f90), `sweep` (t.f90)
+
+        maps `a`, `b`
+
+        spreads the work of 2 assignment(s) in 2 unit(s):
+
+        - `p` (t.f90:9): 1 assignment, wd 0.00
+        - `sweep` (t.f90:18): 1 assignment, wd 0.03
+
+        **predicted time of the program at P=4**: as written 16.3 µs; best alternative `(BLOCK, *)` 5.32 µs (3.1× faster) (the 2 including unit(s) that run, each weighted by its runs)
+    "#]].assert_eq(&format!("`{range}`\n{}", h.markdown));
+    let actions = a
+        .code_actions("dist.inc", Span::new(at as usize, at as usize))
+        .unwrap();
+    let shown: Vec<String> = actions
+        .iter()
+        .map(|c| {
+            let mut edited = header.to_string();
+            for (span, new) in c.edits.iter().rev() {
+                edited.replace_range(span.start as usize..span.end as usize, new);
+            }
+            let line = edited.lines().find(|l| l.contains("DISTRIBUTE")).unwrap();
+            format!("{}\n  {line}", c.title)
+        })
+        .collect();
+    expect![[r#"
+        DISTRIBUTE a(BLOCK, *) ONTO PR(4) — 3.1× faster program at P=4 (5.32 µs instead of 16.3 µs; the 2 unit(s) including dist.inc that run)
+          !HPF$ DISTRIBUTE a(BLOCK, *) ONTO pr
+        DISTRIBUTE a(CYCLIC(8), *) ONTO PR(4) — 3.1× faster program at P=4 (5.33 µs instead of 16.3 µs; the 2 unit(s) including dist.inc that run)
+          !HPF$ DISTRIBUTE a(CYCLIC(8), *) ONTO pr
+        DISTRIBUTE a(CYCLIC(4), *) ONTO PR(4) — 3.0× faster program at P=4 (5.35 µs instead of 16.3 µs; the 2 unit(s) including dist.inc that run)
+          !HPF$ DISTRIBUTE a(CYCLIC(4), *) ONTO pr"#]].assert_eq(&shown.join("\n"));
+    // Asked on the including file, the INCLUDE line offers nothing to rewrite there.
+    let include = text.find("include").unwrap();
+    assert!(
+        a.code_actions(PATH, Span::new(include, include))
+            .unwrap()
+            .is_empty()
+    );
+    drop(a);
+    // The program priced by parts is the program analyzed with the header rewritten.
+    let best = &actions[0];
+    let mut edited = header.to_string();
+    for (span, new) in best.edits.iter().rev() {
+        edited.replace_range(span.start as usize..span.end as usize, new);
+    }
+    host.set_header_text("dist.inc", edited.into_bytes());
+    let after = host.snapshot().hover("dist.inc", at).unwrap().unwrap();
+    let promised = crate::label::seconds(best.promised_s.unwrap());
+    assert!(
+        after.markdown.contains(&format!("as written {promised};")),
+        "{promised} promised, {}",
+        after.markdown
+    );
+}

@@ -245,6 +245,27 @@ impl SourceFile {
             .any(|i| i.source.path() == path || i.source.includes(path))
     }
 
+    /// Where an offset of the original text of the included file at `path` sits in this
+    /// file's spliced text: one offset per time the file is spliced in (at any depth),
+    /// in text order; empty when it is not included.
+    pub fn placements(&self, path: &str, original_offset: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        for inclusion in self.splices.iter() {
+            if inclusion.source.path() == path {
+                out.push(inclusion.outer(inclusion.source.to_normalized(original_offset)));
+            } else {
+                out.extend(
+                    inclusion
+                        .source
+                        .placements(path, original_offset)
+                        .into_iter()
+                        .map(|inner| inclusion.outer(inner)),
+                );
+            }
+        }
+        out
+    }
+
     /// The INCLUDE lines (Fortran's and the analyzed `#include`s), in text order, with
     /// spans in the file's own normalized text (before any splice).
     pub fn include_lines(&self) -> &[IncludeLine] {
@@ -738,6 +759,9 @@ mod tests {
                 column: 7
             }]
         );
+        // And back: the header's offset is placed there, once.
+        assert_eq!(file.placements("dist.inc", range.start), [at]);
+        assert!(file.placements("other.inc", range.start).is_empty());
         // Seen from the including file, it is on the INCLUDE line.
         assert_eq!(file.line_col(at), (2, 7));
         assert_eq!(
@@ -813,6 +837,10 @@ mod tests {
             .map(|s| (s.path.as_str(), s.line))
             .collect();
         assert_eq!(sites, [("p.f", 2), ("dist.inc", 1)]);
+        assert_eq!(file.placements("params.h", range.start), [to_u32(at)]);
+        let real = file.normalized().find("REAL A").unwrap();
+        let in_middle = to_u32("      INCLUDE 'params.h'\n      ".len());
+        assert_eq!(file.placements("dist.inc", in_middle), [to_u32(real)]);
         assert_eq!(file.line_col(to_u32(at)), (2, 7));
         check_spliced_invariants(&file);
     }
