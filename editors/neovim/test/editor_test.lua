@@ -86,10 +86,16 @@ require('costline').setup({
   cmd = cmd,
   -- Every finding, the boundary row's imbalance too (the default share of 2% hides it).
   findingShare = 0,
+  -- The fixtures keep to 72 columns; the setting must still reach the server.
+  fixedLineLength = 72,
   open = function(path)
     opened_plots[#opened_plots + 1] = path
   end,
 })
+
+if require('costline').settings().fixedLineLength ~= 72 then
+  fail('setup', 'fixedLineLength is not sent: ' .. vim.inspect(require('costline').settings()))
+end
 
 -- Messages the server shows (window/showMessage) would be lost headless: log them.
 vim.notify = function(msg, level)

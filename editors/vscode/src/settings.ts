@@ -11,6 +11,7 @@ export interface CostlineSettings {
   params?: Record<string, number>;
   imbalanceThreshold: number;
   findingShare: number;
+  fixedLineLength?: number;
   hints: { enable: boolean };
   codeLens: { enable: boolean };
 }
@@ -21,6 +22,9 @@ export type ConfigLookup = (key: string) => unknown;
 
 export const DEFAULT_IMBALANCE_THRESHOLD = 0.25;
 export const DEFAULT_FINDING_SHARE = 0.02;
+
+/** The fixed-form line lengths the server takes (gfortran's `-ffixed-line-length-N`). */
+export const FIXED_LINE_LENGTHS = { min: 72, max: 1024 } as const;
 
 /** The language ids the server gets documents of: free- and fixed-form Fortran as this
  * extension contributes them (the ids of the Modern Fortran extension) and the ids other
@@ -66,6 +70,15 @@ export function buildSettings(get: ConfigLookup): CostlineSettings {
   const share = get('findingShare');
   if (typeof share === 'number' && Number.isFinite(share) && share >= 0 && share <= 1) {
     settings.findingShare = share;
+  }
+  const columns = get('fixedLineLength');
+  if (
+    typeof columns === 'number' &&
+    Number.isInteger(columns) &&
+    columns >= FIXED_LINE_LENGTHS.min &&
+    columns <= FIXED_LINE_LENGTHS.max
+  ) {
+    settings.fixedLineLength = columns;
   }
   const machine = get('machine');
   if (typeof machine === 'string' && machine.trim() !== '') {

@@ -76,6 +76,7 @@ describe('the manifest', () => {
       'costline.params': {},
       'costline.imbalanceThreshold': 0.25,
       'costline.findingShare': 0.02,
+      'costline.fixedLineLength': null,
       'costline.hints.enable': true,
       'costline.codeLens.enable': true,
       'costline.path': '',
@@ -126,6 +127,7 @@ describe('settings', () => {
           params: { N: 128, p: 4, x: 1.5 },
           imbalanceThreshold: 0.1,
           findingShare: 0,
+          fixedLineLength: 132,
           'hints.enable': false,
         }),
       ),
@@ -134,6 +136,7 @@ describe('settings', () => {
         params: { n: 128, p: 4 },
         imbalanceThreshold: 0.1,
         findingShare: 0,
+        fixedLineLength: 132,
         hints: { enable: false },
         codeLens: { enable: true },
       },
@@ -141,6 +144,9 @@ describe('settings', () => {
     assert.equal(buildSettings(vscodeConfig({ machine: '  ', imbalanceThreshold: -1 })).machine, undefined);
     assert.equal(buildSettings(vscodeConfig({ imbalanceThreshold: -1 })).imbalanceThreshold, 0.25);
     assert.equal(buildSettings(vscodeConfig({ findingShare: 1.5 })).findingShare, 0.02);
+    for (const columns of [40, 132.5, 2048, '132']) {
+      assert.equal(buildSettings(vscodeConfig({ fixedLineLength: columns })).fixedLineLength, undefined);
+    }
   });
 
   test('Set parameters reads NAME=VALUE words', () => {

@@ -6,7 +6,8 @@ local M = {}
 local NAME = 'costline'
 
 --- The options of `setup`, defaults first. `machine`, `params`, `imbalanceThreshold`,
---- `findingShare`, `hints` and `codeLens` are the server's settings (DESIGN.md section 7).
+--- `findingShare`, `fixedLineLength`, `hints` and `codeLens` are the server's settings
+--- (DESIGN.md section 7).
 local defaults = {
   --- The server: `cmd` when given, else `{ path, 'serve' }`.
   cmd = nil,
@@ -21,6 +22,9 @@ local defaults = {
   --- The share of its procedure's time below which a statement earns no imbalance or
   --- communication warning (0: every one).
   findingShare = 0.02,
+  --- The columns of fixed-form lines, 72 to 1024 (132 for compilers' extended lines);
+  --- nil: 72, or `fixedLineLength` in costline.toml.
+  fixedLineLength = nil,
   hints = { enable = true },
   codeLens = { enable = true },
   --- Called with (client, bufnr) when the server attaches to a buffer.
@@ -46,6 +50,9 @@ function M.settings()
   }
   if options.machine and options.machine ~= '' then
     s.machine = options.machine
+  end
+  if options.fixedLineLength then
+    s.fixedLineLength = options.fixedLineLength
   end
   if next(options.params) then
     s.params = vim.deepcopy(options.params)
