@@ -351,6 +351,46 @@ fn mg_exchanges_halos_only_at_the_levels_that_cross_a_block() {
     );
 }
 
+/// `compare` on CG and MG (class S, p = 4 and 16): the main DISTRIBUTE of each has
+/// alternatives priced with non-zero times that differ from the distribution as written.
+#[test]
+fn compare_prices_the_alternatives_of_cg_and_mg() {
+    for (bench, unit) in [("CG", "cg"), ("MG", "mg")] {
+        let dir = corpus().join("NPB3.0-HPF").join(bench);
+        let files = files(&dir);
+        let mut args = args("compare", "NPB3.0-HPF", &files, "json");
+        args.extend(["--procs".to_string(), "4,16".to_string()]);
+        let report: Value = serde_json::from_str(&costline(&dir, &args, None)).expect("JSON");
+        let c = report["comparisons"]
+            .as_array()
+            .expect("comparisons")
+            .iter()
+            .find(|c| c["unit"] == unit)
+            .unwrap_or_else(|| panic!("{bench}: no comparison in `{unit}`"));
+        for (k, p) in [4, 16].iter().enumerate() {
+            let times: Vec<(bool, f64)> = c["alternatives"]
+                .as_array()
+                .expect("alternatives")
+                .iter()
+                .map(|a| {
+                    let t = a["time_s"][k][0].as_f64();
+                    (a["as_written"] == true, t.unwrap_or(0.0))
+                })
+                .collect();
+            let written = times.iter().find(|(w, _)| *w).expect("as written").1;
+            let others: Vec<f64> = times.iter().filter(|(w, _)| !w).map(|t| t.1).collect();
+            assert!(
+                written > 0.0 && others.len() >= 2 && others.iter().all(|t| *t > 0.0),
+                "{bench} P={p}: {times:?}"
+            );
+            assert!(
+                others.iter().any(|t| (t - written).abs() > 1e-3 * written),
+                "{bench} P={p}: every alternative takes the time as written: {times:?}"
+            );
+        }
+    }
+}
+
 /// The JSON report of unit `name` of NPB3.0-HPF benchmark `bench` (class S, p = 4).
 fn hpf_unit(bench: &str, name: &str) -> Value {
     hpf_unit_with(bench, name, &[])
