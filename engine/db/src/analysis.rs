@@ -13,6 +13,7 @@ use super::functions::{Functions, function_values, parameters};
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
+use super::mpi_shared::{outer_datatypes, world_size_var};
 use super::scope::{exports, identifiers, imports, scope};
 use super::tables::unit_tables;
 use super::units::{UnitText, base, host_of};
@@ -377,11 +378,14 @@ pub fn stmt_load<'db>(
 /// their placement and iteration sets.
 #[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitComm> {
+    let outer = outer_datatypes(db, unit);
     Arc::new(comm_model::unit_comm(
         &lower(db, unit),
         &freqs(db, unit),
         &mappings(db, unit),
         &work(db, unit),
+        &outer,
+        world_size_var(db).as_deref(),
     ))
 }
 

@@ -26,6 +26,7 @@ mod inputs;
 mod mapped;
 mod missing;
 mod modules;
+mod mpi_shared;
 mod program;
 pub mod project;
 mod scope;

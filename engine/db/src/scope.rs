@@ -8,7 +8,7 @@ use super::mapped::outer_directive_names;
 use super::modules::module_graph;
 use super::units::{UnitText, host_of};
 use costline_syntax::diagnostics::Diagnostic;
-use costline_syntax::ir::{SymbolTable, UnitKind};
+use costline_syntax::ir::{Expr, SymbolTable, UnitKind};
 use costline_syntax::lower::Scope;
 use costline_syntax::span::Span;
 use std::collections::BTreeSet;
@@ -133,7 +133,13 @@ pub fn scope<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Scope {
         .iter()
         .filter_map(|n| {
             let mut sym = visible.get(n)?.clone();
-            sym.value = None;
+            // Values reach the unit through its constants, so that a changed value
+            // re-evaluates it without lowering it again; a logical PARAMETER's stays,
+            // since the conditions that test it (`if (.not. convertdouble)`) decide
+            // branches as the unit is counted.
+            if !matches!(sym.value, Some(Expr::Logical(_))) {
+                sym.value = None;
+            }
             Some((n.clone(), sym))
         })
         .collect();

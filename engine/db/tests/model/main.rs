@@ -3,6 +3,7 @@
 //! conditions, the operations of a statement.
 
 mod cache_share;
+mod datatypes;
 mod default_grid;
 mod dependence;
 mod distribution;

@@ -18,6 +18,7 @@
 
 pub mod bound;
 pub mod cost;
+pub mod datatype;
 pub mod dependence;
 pub mod diagnostics;
 mod element;
@@ -197,6 +198,8 @@ pub fn unit_comm(
     freqs: &UnitFrequencies,
     maps: &crate::distribution::UnitMappings,
     work: &UnitWork,
+    outer: datatype::Outer,
+    world_size: Option<&str>,
 ) -> UnitComm {
     let mut stmts = HashMap::new();
     let mut loops: placement::Enclosing = Vec::new();
@@ -260,9 +263,10 @@ pub fn unit_comm(
             stmts.insert(s.id, refs);
         }
     });
+    let types = datatype::Datatypes::of_unit(unit, freqs, outer);
     UnitComm {
         stmts,
-        mpi: mpi::calls(unit, freqs),
+        mpi: mpi::calls(unit, freqs, &types, outer, world_size),
     }
 }
 

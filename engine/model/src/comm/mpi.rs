@@ -4,11 +4,13 @@
 //! binomial BCAST lgp·(α + n·β); binomial REDUCE the same; binomial SCATTER/GATHER
 //! lgp·α + n(p−1)/p·β with n the whole buffer; ring ALLGATHER (p−1)·α + n(p−1)/p·β;
 //! Rabenseifner ALLREDUCE 2·lgp·α + 2n(p−1)/p·β; pairwise ALLTOALL (p−1)·(α + n/p·β);
-//! dissemination BARRIER lgp·α. The message size is COUNT × the datatype's size; p is
+//! dissemination BARRIER lgp·α. The message size is COUNT × the datatype's size (a
+//! predefined type, a variable holding one, or a derived type: see `datatype`); p is
 //! the size the program's MPI_COMM_SIZE stores (bind that variable, or `p`). The cost
 //! of one call is multiplied by how often the call runs.
 
 use super::cost::{CommMetrics, Network};
+use super::datatype::{Datatypes, Outer};
 use crate::freq::UnitFrequencies;
 use crate::freq::convert::Scope;
 use costline_symbolic::{Env, Num, Sym};
@@ -149,13 +151,23 @@ pub struct MpiCall {
     pub op: Op,
     /// Elements per message (per process for the collectives), in the count's scope.
     pub count: Result<Sym, String>,
-    pub elem_bytes: Result<u64, String>,
-    /// The variable MPI_COMM_SIZE stores the process count in, if the unit calls it.
+    /// The bytes one element of its datatype carries (see [`super::datatype`]).
+    pub type_bytes: Result<Sym, String>,
+    /// The variable MPI_COMM_SIZE stores the process count in: the unit's own, else
+    /// the shared one another unit sets.
     pub size_var: Option<String>,
 }
 
-/// The MPI calls of a unit.
-pub fn calls(unit: &Unit, freqs: &UnitFrequencies) -> HashMap<StmtId, MpiCall> {
+/// The MPI calls of a unit, with the datatypes it defines (`types`) and reads from
+/// outside (`outer`); `world_size` is the shared variable another unit stores the
+/// process count in, for a unit that does not call MPI_COMM_SIZE itself.
+pub fn calls(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    types: &Datatypes,
+    outer: Outer,
+    world_size: Option<&str>,
+) -> HashMap<StmtId, MpiCall> {
     let mut size_var = None;
     unit.walk(&mut |s, _| {
         if let StmtKind::Call(c) = &s.kind
@@ -165,12 +177,13 @@ pub fn calls(unit: &Unit, freqs: &UnitFrequencies) -> HashMap<StmtId, MpiCall> {
             size_var = Some(n.clone());
         }
     });
+    let size_var = size_var.or_else(|| world_size.map(str::to_string));
     let mut out = HashMap::new();
     unit.walk(&mut |s, _| {
         let StmtKind::Call(c) = &s.kind else { return };
         let Some(op) = Op::of(&c.name) else { return };
-        let (count, elem_bytes) = match op.count_and_type() {
-            None => (Ok(Sym::zero()), Ok(0)),
+        let (count, type_bytes) = match op.count_and_type() {
+            None => (Ok(Sym::zero()), Ok(Sym::zero())),
             Some((ci, ti)) => {
                 let count = match (c.args.get(ci), freqs.scope_of(s.id)) {
                     (Some(a), Some(names)) => Scope {
@@ -182,10 +195,9 @@ pub fn calls(unit: &Unit, freqs: &UnitFrequencies) -> HashMap<StmtId, MpiCall> {
                     .map_err(|why| format!("its count depends on {why}")),
                     _ => Err("it has no count argument".into()),
                 };
-                let ty = c.args.get(ti).map(|a| &a.value);
-                let bytes = match ty {
-                    Some(Expr::Name(n)) => datatype_bytes(n).ok_or(format!("datatype `{n}`")),
-                    _ => Err("its datatype is not a named MPI datatype".into()),
+                let bytes = match c.args.get(ti) {
+                    Some(a) => types.size_of(&a.value, outer),
+                    None => Err("it has no datatype argument".into()),
                 };
                 (count, bytes)
             }
@@ -195,7 +207,7 @@ pub fn calls(unit: &Unit, freqs: &UnitFrequencies) -> HashMap<StmtId, MpiCall> {
             MpiCall {
                 op,
                 count,
-                elem_bytes,
+                type_bytes,
                 size_var: size_var.clone(),
             },
         );
@@ -237,13 +249,16 @@ pub fn values(call: &MpiCall, freq: Option<f64>, env: Env, net: &Network) -> Mpi
         .and_then(env)
         .or_else(|| env("p"))
         .filter(|p| *p >= 1);
-    let bytes = match (&call.count, &call.elem_bytes) {
-        (Ok(c), Ok(b)) => int(c).map(|c| (c * *b as i128) as f64),
+    let bytes = match (&call.count, &call.type_bytes) {
+        (Ok(c), Ok(b)) => int(c)
+            .zip(int(b))
+            .and_then(|(c, b)| c.checked_mul(b))
+            .map(|m| m as f64),
         _ => None,
     };
     let metrics = (|| {
         let freq = freq.ok_or("its frequency needs values")?;
-        let b = match (&call.count, &call.elem_bytes) {
+        let b = match (&call.count, &call.type_bytes) {
             (Err(e), _) | (_, Err(e)) => return Err(format!("not modelled: {e}")),
             _ => bytes.ok_or("its count needs a value")?,
         };

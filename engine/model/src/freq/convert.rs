@@ -510,7 +510,7 @@ impl Scope<'_> {
             Expr::Logical(true) => always(),
             Expr::Logical(false) => Vec::new(),
             // A logical PARAMETER (`debug = .false.`) decides its branches.
-            Expr::Name(n) if self.names.get(n).is_none() => match self.unit.symbols.get(n) {
+            Expr::Name(n) if self.names.get(n).is_none() => match self.unit.symbol(n) {
                 Some(sym) if sym.attrs.parameter => match &sym.value {
                     Some(v @ Expr::Logical(_)) => self.cond(v, p),
                     _ => data(p),

@@ -528,7 +528,7 @@ fn truth(scope: &Scope, e: &Expr) -> Option<bool> {
             })
         }
         // A logical PARAMETER decides as its value does.
-        Expr::Name(n) => match scope.unit.symbols.get(n) {
+        Expr::Name(n) => match scope.unit.symbol(n) {
             Some(sym) if sym.attrs.parameter => match &sym.value {
                 Some(v @ Expr::Logical(_)) => truth(scope, v),
                 _ => None,
