@@ -13,7 +13,7 @@ use super::functions::{Functions, function_values, parameters};
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
-use super::mpi_shared::{outer_datatypes, world_size_var};
+use super::mpi_shared::{calls_mpi, outer_datatypes, world_size_var};
 use super::scope::{exports, identifiers, imports, scope};
 use super::tables::unit_tables;
 use super::units::{UnitText, base, host_of};
@@ -378,14 +378,20 @@ pub fn stmt_load<'db>(
 /// their placement and iteration sets.
 #[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitComm> {
+    let ir = lower(db, unit);
     let outer = outer_datatypes(db, unit);
+    let world = if calls_mpi(&ir) {
+        world_size_var(db)
+    } else {
+        None
+    };
     Arc::new(comm_model::unit_comm(
-        &lower(db, unit),
+        &ir,
         &freqs(db, unit),
         &mappings(db, unit),
         &work(db, unit),
         &outer,
-        world_size_var(db).as_deref(),
+        world.as_deref(),
     ))
 }
 

@@ -70,18 +70,29 @@ pub fn shared_datatypes(db: &dyn salsa::Database) -> Arc<Shared> {
     Arc::new(out)
 }
 
-/// The shared datatypes as `unit` reads them (only its shared variables).
+/// Whether the unit calls MPI at all: only such a unit reads the program-wide tables
+/// (so that an edit of an HPF program never walks every unit for them).
+pub(crate) fn calls_mpi(unit: &Unit) -> bool {
+    let mut found = false;
+    unit.walk(&mut |s, _| {
+        found |= matches!(&s.kind, StmtKind::Call(c) if c.name.starts_with("mpi_"));
+    });
+    found
+}
+
+/// The shared datatypes as `unit` reads them (only its shared variables; nothing for a
+/// unit that calls no MPI routine).
 pub(crate) fn outer_datatypes<'db>(
     db: &'db dyn salsa::Database,
     unit: UnitText<'db>,
 ) -> impl Fn(&str) -> Option<Result<Sym, String>> + 'db {
-    let shared = shared_datatypes(db);
     let ir = lower(db, unit);
+    let shared = calls_mpi(&ir).then(|| shared_datatypes(db));
     move |name: &str| {
         if !is_shared(&ir, name) {
             return None;
         }
-        shared.get(name).cloned()
+        shared.as_ref()?.get(name).cloned()
     }
 }
 
