@@ -64,8 +64,9 @@ impl UnitAt<'_> {
     /// The viewed header's text of a span of the unit's text: `Some` when the header
     /// holds all of it.
     fn in_view(&self, span: Span) -> Option<(Arc<SourceFile>, Span)> {
+        let view = self.view?;
         let (header, range) = self.source.origin(self.chunk.file_span(span)).header?;
-        (Some(header.path()) == self.view).then_some((header, range))
+        (header.path() == view).then_some((header, range))
     }
 
     /// A span of the unit's text as offsets into the text the answer is about: the
