@@ -99,18 +99,9 @@ pub fn tables(db: &dyn salsa::Database) -> BTreeMap<Member, Table> {
 #[salsa::tracked(returns(clone))]
 fn filled<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<BTreeMap<Member, Sym>> {
     let ir = lower(db, base(db, unit));
-    let declared = Names::default();
-    let scope = Scope {
-        unit: &ir,
-        names: &declared,
-        integers: false,
-    };
     let elements_set = &common_use(db, unit).elements_set;
-    let arrays: Vec<(&Member, &str)> = ir
-        .symbols
-        .values()
-        .filter(|s| s.is_array() && scope.is_integer(&s.name))
-        .filter_map(|s| Some((s.common.as_ref()?, s.name.as_str())))
+    let arrays: Vec<(&Member, &str)> = integer_common_arrays(&ir)
+        .into_iter()
         .filter(|(m, _)| elements_set.contains(*m))
         .collect();
     if ir.kind != UnitKind::Subroutine || !ir.dummies.is_empty() || arrays.is_empty() {
@@ -150,17 +141,7 @@ pub fn unit_tables<'db>(
 ) -> Arc<BTreeMap<String, Sym>> {
     let ir = lower(db, base(db, unit));
     // Most units declare no COMMON integer array: they need not read the program.
-    let names = Names::default();
-    let scope = Scope {
-        unit: &ir,
-        names: &names,
-        integers: false,
-    };
-    let candidates = ir
-        .symbols
-        .values()
-        .any(|s| s.common.is_some() && s.is_array() && scope.is_integer(&s.name));
-    if !candidates {
+    if integer_common_arrays(&ir).is_empty() {
         return Arc::default();
     }
     let all = tables(db);
@@ -178,6 +159,21 @@ pub fn unit_tables<'db>(
         }
     }
     Arc::new(out)
+}
+
+/// The unit's integer arrays in COMMON, with their members.
+fn integer_common_arrays(ir: &Unit) -> Vec<(&Member, &str)> {
+    let declared = Names::default();
+    let scope = Scope {
+        unit: ir,
+        names: &declared,
+        integers: false,
+    };
+    ir.symbols
+        .values()
+        .filter(|s| s.is_array() && scope.is_integer(&s.name))
+        .filter_map(|s| Some((s.common.as_ref()?, s.name.as_str())))
+        .collect()
 }
 
 /// Whether `from` is `to` or calls it, at any depth.
