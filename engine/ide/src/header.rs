@@ -3,7 +3,7 @@
 //! the units there that hold them, each seen from the header ([`UnitAt::view`]) so that
 //! ranges and edits land in the header's text.
 
-use super::UnitAt;
+use super::{UnitAt, innermost_unit, units_in};
 use costline_db::{File, file_units, lower};
 use costline_syntax::span::Span;
 
@@ -13,28 +13,18 @@ pub(super) struct Placed<'a> {
     pub own: u32,
 }
 
-/// The units of `files` seen from the header at `path`.
+/// The units of those of `files` that include the header at `path`, seen from it.
 pub(super) fn viewed_units<'a>(
     db: &'a dyn salsa::Database,
     files: &[File],
     path: &'a str,
 ) -> Vec<UnitAt<'a>> {
-    let mut out = Vec::new();
-    for &file in files {
-        let Ok(f) = file_units(db, file) else {
-            continue;
-        };
-        if !f.source.includes(path) {
-            continue;
-        }
-        out.extend(f.chunks.iter().zip(&f.units).map(|(chunk, &unit)| UnitAt {
-            source: &f.source,
-            chunk,
-            unit,
-            view: Some(path),
-        }));
-    }
-    out
+    files
+        .iter()
+        .filter_map(|&file| file_units(db, file).as_ref().ok())
+        .filter(|f| f.source.includes(path))
+        .flat_map(|f| units_in(f, Some(path)))
+        .collect()
 }
 
 /// Each place of the header's `offset` (original) in `files`: the innermost unit
@@ -46,29 +36,22 @@ pub(super) fn placed<'a>(
     offset: u32,
 ) -> Vec<Placed<'a>> {
     let mut out = Vec::new();
-    for &file in files {
-        let Ok(f) = file_units(db, file) else {
+    for f in files
+        .iter()
+        .filter_map(|&file| file_units(db, file).as_ref().ok())
+    {
+        let at = f.source.placements(path, offset);
+        if at.is_empty() {
             continue;
-        };
-        for at in f.source.placements(path, offset) {
-            let innermost = f
-                .chunks
-                .iter()
-                .zip(&f.units)
-                .filter_map(|(chunk, &unit)| Some((chunk, unit, chunk.own_offset(at)?)))
-                .min_by_key(|(chunk, _, _)| chunk.range.end - chunk.range.start);
-            if let Some((chunk, unit, own)) = innermost {
-                out.push(Placed {
-                    unit: UnitAt {
-                        source: &f.source,
-                        chunk,
-                        unit,
-                        view: Some(path),
-                    },
-                    own,
-                });
-            }
         }
+        let units = units_in(f, Some(path));
+        out.extend(at.into_iter().filter_map(|at| {
+            let (u, own) = innermost_unit(&units, at)?;
+            Some(Placed {
+                unit: u.clone(),
+                own,
+            })
+        }));
     }
     out
 }

@@ -7,7 +7,7 @@
 use super::cache_hover::cache_section;
 use super::comm_hover::comm_section;
 use super::time_hover::time_section;
-use super::{Lazy, UnitAt, header, header_directive, label, units_of};
+use super::{Lazy, UnitAt, header, header_directive, innermost_unit, label, units_of};
 use costline_db::{
     File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
 };
@@ -35,10 +35,7 @@ pub(super) fn hover(db: &dyn salsa::Database, file: File, offset: u32) -> Option
     let source = source?;
     let at = source.to_normalized(offset);
     // The innermost unit holding the offset in its own text.
-    let (u, own) = units
-        .iter()
-        .filter_map(|u| Some((u, u.chunk.own_offset(at)?)))
-        .min_by_key(|(u, _)| u.chunk.range.end - u.chunk.range.start)?;
+    let (u, own) = innermost_unit(&units, at)?;
     hover_in(db, u, own)
 }
 

@@ -42,7 +42,7 @@ pub use costline_syntax::source::LineIndex;
 pub use costline_syntax::source::file as files;
 pub use costline_syntax::span::Span;
 
-use costline_db::{File, UnitText, file_units, stmt_load};
+use costline_db::{File, FileUnits, UnitText, file_units, stmt_load};
 use costline_model::freq::Counts;
 use costline_model::work::imbalance::Numbers;
 use costline_syntax::UnitChunk;
@@ -51,6 +51,7 @@ use costline_syntax::source::SourceFile;
 use std::sync::Arc;
 
 /// One unit of a file as the answers see it: its place and its key.
+#[derive(Clone)]
 struct UnitAt<'a> {
     source: &'a SourceFile,
     chunk: &'a UnitChunk,
@@ -114,18 +115,30 @@ fn units_of(db: &dyn salsa::Database, file: File) -> (Option<&SourceFile>, Vec<U
     let Ok(f) = file_units(db, file) else {
         return (None, Vec::new());
     };
-    let units = f
-        .chunks
+    (Some(&f.source), units_in(f, None))
+}
+
+/// The units of a file's split, seen from `view` (see [`UnitAt::view`]).
+fn units_in<'a>(f: &'a FileUnits, view: Option<&'a str>) -> Vec<UnitAt<'a>> {
+    f.chunks
         .iter()
         .zip(&f.units)
         .map(|(chunk, &unit)| UnitAt {
             source: &f.source,
             chunk,
             unit,
-            view: None,
+            view,
         })
-        .collect();
-    (Some(&f.source), units)
+        .collect()
+}
+
+/// The innermost of `units` holding `at` (an offset of their file's spliced text) in
+/// its own text, and the offset there.
+fn innermost_unit<'u, 'a>(units: &'u [UnitAt<'a>], at: u32) -> Option<(&'u UnitAt<'a>, u32)> {
+    units
+        .iter()
+        .filter_map(|u| Some((u, u.chunk.own_offset(at)?)))
+        .min_by_key(|(u, _)| u.chunk.range.end - u.chunk.range.start)
 }
 
 /// The numbers of a unit, work evaluated statement by statement as asked.
