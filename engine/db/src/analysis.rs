@@ -13,7 +13,7 @@ use super::functions::{Functions, function_values, parameters};
 use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
-use super::mpi_shared::{calls_mpi, outer_datatypes, world_size_var};
+use super::mpi_shared::SharedMpi;
 use super::scope::{exports, identifiers, imports, scope};
 use super::tables::unit_tables;
 use super::units::{UnitText, base, host_of};
@@ -378,20 +378,14 @@ pub fn stmt_load<'db>(
 /// their placement and iteration sets.
 #[salsa::tracked(returns(clone), no_eq, lru = 256)]
 pub fn comm<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitComm> {
-    let ir = lower(db, unit);
-    let outer = outer_datatypes(db, unit);
-    let world = if calls_mpi(&ir) {
-        world_size_var(db)
-    } else {
-        None
-    };
+    let shared = SharedMpi::of(db, unit);
     Arc::new(comm_model::unit_comm(
-        &ir,
+        &lower(db, unit),
         &freqs(db, unit),
         &mappings(db, unit),
         &work(db, unit),
-        &outer,
-        world.as_deref(),
+        &|name| shared.datatype(name),
+        shared.world_size.as_deref(),
     ))
 }
 

@@ -8,7 +8,7 @@
 use super::analysis::{freqs, lower};
 use super::program::workspace_units;
 use super::units::UnitText;
-use costline_model::comm::datatype::Datatypes;
+use costline_model::comm::datatype::{Datatypes, merge};
 use costline_symbolic::Sym;
 use costline_syntax::ir::{Expr, StmtKind, Unit};
 use std::collections::BTreeMap;
@@ -57,13 +57,9 @@ pub fn shared_datatypes(db: &dyn salsa::Database) -> Arc<Shared> {
             if !is_shared(&ir, name) {
                 continue;
             }
-            let merged = match out.remove(name) {
-                Some(Ok(old)) if size.as_ref().is_ok_and(|s| *s != old) => Err(format!(
-                    "datatype `{name}` is given different sizes in different procedures"
-                )),
-                Some(Err(e)) => Err(e),
-                _ => size.clone(),
-            };
+            let merged = merge(out.remove(name), size.clone(), || {
+                format!("datatype `{name}` is given different sizes in different procedures")
+            });
             out.insert(name.to_string(), merged);
         }
     }
@@ -72,7 +68,7 @@ pub fn shared_datatypes(db: &dyn salsa::Database) -> Arc<Shared> {
 
 /// Whether the unit calls MPI at all: only such a unit reads the program-wide tables
 /// (so that an edit of an HPF program never walks every unit for them).
-pub(crate) fn calls_mpi(unit: &Unit) -> bool {
+fn calls_mpi(unit: &Unit) -> bool {
     let mut found = false;
     unit.walk(&mut |s, _| {
         found |= matches!(&s.kind, StmtKind::Call(c) if c.name.starts_with("mpi_"));
@@ -80,26 +76,39 @@ pub(crate) fn calls_mpi(unit: &Unit) -> bool {
     found
 }
 
-/// The shared datatypes as `unit` reads them (only its shared variables; nothing for a
-/// unit that calls no MPI routine).
-pub(crate) fn outer_datatypes<'db>(
-    db: &'db dyn salsa::Database,
-    unit: UnitText<'db>,
-) -> impl Fn(&str) -> Option<Result<Sym, String>> + 'db {
-    let ir = lower(db, unit);
-    let shared = calls_mpi(&ir).then(|| shared_datatypes(db));
-    move |name: &str| {
-        if !is_shared(&ir, name) {
+/// What one unit reads of the program's shared MPI state (nothing for a unit that
+/// calls no MPI routine).
+pub(crate) struct SharedMpi {
+    ir: Arc<Unit>,
+    datatypes: Option<Arc<Shared>>,
+    /// The shared variable holding the size of MPI_COMM_WORLD.
+    pub world_size: Option<String>,
+}
+
+impl SharedMpi {
+    pub fn of<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> SharedMpi {
+        let ir = lower(db, unit);
+        let mpi = calls_mpi(&ir);
+        SharedMpi {
+            datatypes: mpi.then(|| shared_datatypes(db)),
+            world_size: if mpi { world_size_var(db) } else { None },
+            ir,
+        }
+    }
+
+    /// The size of the datatype the unit's shared variable `name` holds.
+    pub fn datatype(&self, name: &str) -> Option<Result<Sym, String>> {
+        if !is_shared(&self.ir, name) {
             return None;
         }
-        shared.as_ref()?.get(name).cloned()
+        self.datatypes.as_ref()?.get(name).cloned()
     }
 }
 
 /// The shared variable a unit stores the size of MPI_COMM_WORLD in (the first, in the
 /// workspace's order), for the units that do not ask for it themselves.
 #[salsa::tracked(returns(clone))]
-pub fn world_size_var(db: &dyn salsa::Database) -> Option<String> {
+fn world_size_var(db: &dyn salsa::Database) -> Option<String> {
     workspace_units(db).into_iter().find_map(|unit| {
         let ir = lower(db, unit);
         let mut found = None;

@@ -104,13 +104,9 @@ impl Datatypes {
     /// Records a definition; a second one of another size leaves the variable without
     /// a size.
     fn define(&mut self, name: &str, size: Result<Sym, String>) {
-        let merged = match self.defs.remove(name) {
-            Some(Ok(old)) if size.as_ref().is_ok_and(|s| *s != old) => Err(format!(
-                "datatype `{name}` is defined with different sizes in the unit"
-            )),
-            Some(Err(e)) if size.is_ok() => Err(e),
-            _ => size,
-        };
+        let merged = merge(self.defs.remove(name), size, || {
+            format!("datatype `{name}` is defined with different sizes in the unit")
+        });
         self.defs.insert(name.to_string(), merged);
     }
 
@@ -136,6 +132,21 @@ impl Datatypes {
     /// The variables the unit defines, with their sizes.
     pub fn definitions(&self) -> impl Iterator<Item = (&str, &Result<Sym, String>)> {
         self.defs.iter().map(|(k, v)| (k.as_str(), v))
+    }
+}
+
+/// Two definitions of one datatype variable as one: the size they agree on; the first
+/// reason one has none; `conflict` when their sizes differ.
+pub fn merge(
+    old: Option<Result<Sym, String>>,
+    new: Result<Sym, String>,
+    conflict: impl FnOnce() -> String,
+) -> Result<Sym, String> {
+    match (old, new) {
+        (None, new) => new,
+        (Some(Err(e)), _) | (Some(Ok(_)), Err(e)) => Err(e),
+        (Some(Ok(a)), Ok(b)) if a == b => Ok(a),
+        (Some(Ok(_)), Ok(_)) => Err(conflict()),
     }
 }
 
