@@ -20,6 +20,7 @@ use super::units::{UnitText, base, host_of};
 use costline_model::cache::locality::PoorLocality;
 use costline_model::cache::nest::Nest;
 use costline_model::cache::{self as cache_model, UnitCache};
+use costline_model::comm::ranks::{MpiRanks, RankJob};
 use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use costline_model::distribution::{self, Layout, UnitMappings};
 use costline_model::freq::convert::Names;
@@ -412,7 +413,34 @@ pub fn comm_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
     let counts = counts(db, unit);
     let freq = |id| counts.value(id);
     let network = Network::of(Settings::get(db).machine(db));
-    Arc::new(comm_records(db, unit).priced(&comm(db, unit), &freq, &env, &network))
+    let ranks = mpi_ranks(db, unit);
+    let ranks = ranks.as_ref().as_ref().and_then(|r| r.as_ref().ok());
+    Arc::new(comm_records(db, unit).priced(&comm(db, unit), &freq, &env, &network, ranks))
+}
+
+/// The unit's MPI calls evaluated rank by rank (none when it makes no MPI call), or why
+/// they cannot be.
+#[salsa::tracked(returns(clone))]
+pub fn mpi_ranks<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<Option<Result<MpiRanks, String>>> {
+    let comm = comm(db, unit);
+    if comm.mpi.is_empty() {
+        return Arc::new(None);
+    }
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let job = RankJob {
+        unit: &lower(db, unit),
+        calls: &comm.mpi,
+        carts: &comm.carts,
+        freqs: &freqs(db, unit),
+        env: &env,
+        options: Settings::get(db).freq(db),
+        net: &Network::of(Settings::get(db).machine(db)),
+    };
+    Arc::new(Some(job.run()))
 }
 
 /// The operations of one execution of every statement (machine independent).

@@ -36,8 +36,8 @@ mod units;
 
 pub use analysis::{
     cache, comm, comm_records, comm_values, constants, counts, freqs, locality, lower, mappings,
-    nests, ops, processors, stmt_formula, stmt_load, times, unit_diagnostics, values, work,
-    work_formulas,
+    mpi_ranks, nests, ops, processors, stmt_formula, stmt_load, times, unit_diagnostics, values,
+    work, work_formulas,
 };
 pub use host::{ANALYSIS_STACK, Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};

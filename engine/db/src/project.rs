@@ -5,6 +5,7 @@
 
 use crate::{Analysis, Cancellable, Database, File, Options, UnitText};
 use costline_model::cache::UnitCache;
+use costline_model::comm::ranks::MpiRanks;
 use costline_model::comm::{CommMetrics, UnitCommValues};
 use costline_model::distribution::UnitMappings;
 use costline_model::freq::UnitFrequencies;
@@ -54,6 +55,8 @@ pub struct UnitAnalysis {
     pub loop_wd: Arc<HashMap<StmtId, f64>>,
     /// The communication of every assignment under the bindings: records, NT, TD, TT.
     pub comm: Arc<UnitCommValues>,
+    /// Its MPI calls rank by rank (none when it makes none), or why they cannot be.
+    pub mpi_ranks: Arc<Option<Result<MpiRanks, String>>>,
     /// What its calls communicate per run of the unit, by calling statement.
     pub call_comm: HashMap<StmtId, CommMetrics>,
     /// The cache lines its calls load per run of the unit, by calling statement.
@@ -284,6 +287,7 @@ fn unit_analysis(
         wd: context.wd,
         loop_wd: crate::loop_wds(db, u),
         comm: crate::comm_values(db, u),
+        mpi_ranks: crate::mpi_ranks(db, u),
         call_comm: context.call_comm.clone(),
         call_lines: context.call_lines.clone(),
         call_local: context.call_local.clone(),

@@ -10,6 +10,7 @@ mod distribution;
 mod dynamic;
 mod freq;
 mod initial_values;
+mod mpi_ranks;
 mod ops;
 mod remap;
 mod section_calls;

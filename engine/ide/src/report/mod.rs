@@ -67,8 +67,54 @@ pub struct UnitReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub directives: Vec<DirectiveReport>,
     pub metrics: Metrics,
+    /// Its MPI calls rank by rank, per run of the unit (absent when it makes none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi_ranks: Option<MpiRanksReport>,
     pub loops: Vec<LoopReport>,
     pub statements: Vec<StatementReport>,
+}
+
+/// A unit's MPI calls on every process (0-based ranks), per run of the unit: NT and TD
+/// over all ranks, the most one rank sends, the slowest rank's communication time, and
+/// each rank's record; or why there are none (`note`).
+#[derive(Debug, Serialize)]
+pub struct MpiRanksReport {
+    pub complete: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<RankNote>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<RankNote>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt_total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub td_total_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt_max_rank: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_s: Option<f64>,
+    pub ranks: Vec<RankReport>,
+}
+
+/// A call the per-rank records leave out or count on an assumption.
+#[derive(Debug, Serialize)]
+pub struct RankNote {
+    pub line: u32,
+    pub what: String,
+}
+
+/// What one process sends, receives and waits for.
+#[derive(Debug, Serialize)]
+pub struct RankReport {
+    pub rank: usize,
+    pub sends: f64,
+    pub send_bytes: f64,
+    pub recvs: f64,
+    pub recv_bytes: f64,
+    pub collectives: f64,
+    pub collective_bytes: f64,
+    pub time_s: f64,
 }
 
 /// A declared array: its element type and shape as written.
@@ -504,6 +550,9 @@ pub struct StatementReport {
 #[derive(Debug, Serialize)]
 pub struct MpiReport {
     pub op: &'static str,
+    /// How a collective is priced (its algorithm, or a fitted runtime function).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub algorithm: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -846,6 +895,7 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     comm_refs: u.comm.of(s.id).iter().map(comm_ref).collect(),
                     mpi: u.comm.mpi.get(&s.id).map(|m| MpiReport {
                         op: m.op.as_str(),
+                        algorithm: m.algorithm,
                         bytes: m.bytes,
                         processes: m.processes,
                         note: m.metrics.as_ref().err().cloned(),
@@ -911,9 +961,73 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         .with_time(Some(&u.times.unit), true)
         .with_unit_cache(u)
         .with_missing(&u.missing.all),
+        mpi_ranks: mpi_ranks_report(u, &line_of),
         loops,
         statements,
     }
+}
+
+/// The per-rank report of a unit that calls MPI.
+fn mpi_ranks_report(u: &UnitAnalysis, line_of: &dyn Fn(Span) -> u32) -> Option<MpiRanksReport> {
+    let ranks = match u.mpi_ranks.as_ref().as_ref()? {
+        Ok(r) => r,
+        Err(why) => {
+            return Some(MpiRanksReport {
+                complete: false,
+                missing: Vec::new(),
+                assumptions: Vec::new(),
+                note: Some(why.clone()),
+                nt_total: None,
+                td_total_bytes: None,
+                nt_max_rank: None,
+                time_s: None,
+                ranks: Vec::new(),
+            });
+        }
+    };
+    let mut lines = HashMap::new();
+    u.unit.walk(&mut |s, _| {
+        lines.insert(s.id, line_of(s.span));
+    });
+    let entries = |list: &[(StmtId, String)]| -> Vec<RankNote> {
+        let mut out: Vec<RankNote> = list
+            .iter()
+            .map(|(id, what)| RankNote {
+                line: lines.get(id).copied().unwrap_or(0),
+                what: what.clone(),
+            })
+            .collect();
+        out.sort_by(|a, b| (a.line, &a.what).cmp(&(b.line, &b.what)));
+        out
+    };
+    let totals = ranks
+        .stmts
+        .values()
+        .fold((0.0, 0.0), |(nt, td), m| (nt + m.nt, td + m.td_bytes));
+    Some(MpiRanksReport {
+        complete: ranks.missing.is_empty(),
+        missing: entries(&ranks.missing),
+        assumptions: entries(&ranks.assumed),
+        note: None,
+        nt_total: Some(totals.0),
+        td_total_bytes: Some(totals.1),
+        nt_max_rank: Some(ranks.max_sends()),
+        time_s: Some(ranks.path_s()),
+        ranks: ranks
+            .ranks
+            .iter()
+            .map(|r| RankReport {
+                rank: r.rank,
+                sends: r.sends,
+                send_bytes: r.send_bytes,
+                recvs: r.recvs,
+                recv_bytes: r.recv_bytes,
+                collectives: r.collectives,
+                collective_bytes: r.collective_bytes,
+                time_s: r.time_s,
+            })
+            .collect(),
+    })
 }
 
 /// The records of a statement's references, summed per (sender, receiver).

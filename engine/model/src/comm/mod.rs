@@ -17,6 +17,7 @@
 //! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
 
 pub mod bound;
+pub mod cart;
 pub mod cost;
 pub mod datatype;
 pub mod dependence;
@@ -26,6 +27,7 @@ pub mod formula;
 pub mod mpi;
 pub mod pattern;
 pub mod placement;
+pub mod ranks;
 pub mod records;
 pub mod reduction;
 pub mod remap;
@@ -180,6 +182,8 @@ pub struct UnitComm {
     stmts: HashMap<StmtId, Vec<RefComm>>,
     /// The unit's MPI calls.
     pub mpi: HashMap<StmtId, mpi::MpiCall>,
+    /// Its process topology calls.
+    pub carts: cart::Carts,
 }
 
 impl UnitComm {
@@ -264,10 +268,13 @@ pub fn unit_comm(
         }
     });
     let types = datatype::Datatypes::of_unit(unit, freqs, outer);
-    UnitComm {
-        stmts,
-        mpi: mpi::calls(unit, freqs, &types, outer, world_size),
-    }
+    let mpi = mpi::calls(unit, freqs, &types, outer, world_size);
+    let carts = if mpi.is_empty() {
+        cart::Carts::default()
+    } else {
+        cart::Carts::of(unit, freqs)
+    };
+    UnitComm { stmts, mpi, carts }
 }
 
 /// The all-reduce of a reduction call over distributed data in statement `s`, placed

@@ -1,13 +1,12 @@
-//! MPI calls priced by the algorithms MPI libraries use (MPICH's cost model, see
-//! NOTES.md; p processes, n bytes, lgp = ⌈log2 p⌉):
-//! point-to-point α + n·β per message (a send; its receive is the same message);
-//! binomial BCAST lgp·(α + n·β); binomial REDUCE the same; binomial SCATTER/GATHER
-//! lgp·α + n(p−1)/p·β with n the whole buffer; ring ALLGATHER (p−1)·α + n(p−1)/p·β;
-//! Rabenseifner ALLREDUCE 2·lgp·α + 2n(p−1)/p·β; pairwise ALLTOALL (p−1)·(α + n/p·β);
-//! dissemination BARRIER lgp·α. The message size is COUNT × the datatype's size (a
-//! predefined type, a variable holding one, or a derived type: see `datatype`); p is
-//! the size the program's MPI_COMM_SIZE stores (bind that variable, or `p`). The cost
-//! of one call is multiplied by how often the call runs.
+//! MPI calls priced by the algorithms MPI libraries choose for them (p processes, b
+//! bytes per process, lgp = ⌈log2 p⌉; see [`algorithm`] for the selection table):
+//! point-to-point α + b·β per message (a send; its receive is the same message), a
+//! collective by its algorithm's critical path. The message size is COUNT × the
+//! datatype's size (a predefined type, a variable holding one, or a derived type: see
+//! `datatype`); p is the size the program's MPI_COMM_SIZE stores (bind that variable,
+//! or `p`), or the size of the Cartesian communicator the call runs on. The cost of one
+//! call is multiplied by how often the call runs; [`super::ranks`] evaluates the calls
+//! process by process.
 
 use super::cost::{CommMetrics, Network};
 use super::datatype::{Datatypes, Outer};
@@ -31,12 +30,17 @@ pub enum Op {
     Allreduce,
     Alltoall,
     Barrier,
+    /// A new communicator over the same processes (COMM_DUP, CART_CREATE, COMM_CREATE).
+    CommCreate,
+    /// COMM_SPLIT: the colors and keys of every process gathered.
+    CommSplit,
 }
 
 impl Op {
     fn of(name: &str) -> Option<Op> {
         Some(match name {
-            "mpi_send" | "mpi_isend" | "mpi_ssend" | "mpi_bsend" | "mpi_rsend" => Op::Send,
+            "mpi_send" | "mpi_isend" | "mpi_ssend" | "mpi_bsend" | "mpi_rsend" | "mpi_issend"
+            | "mpi_ibsend" | "mpi_irsend" => Op::Send,
             "mpi_recv" | "mpi_irecv" => Op::Recv,
             "mpi_sendrecv" | "mpi_sendrecv_replace" => Op::SendRecv,
             "mpi_bcast" => Op::Bcast,
@@ -47,6 +51,8 @@ impl Op {
             "mpi_allreduce" => Op::Allreduce,
             "mpi_alltoall" => Op::Alltoall,
             "mpi_barrier" => Op::Barrier,
+            "mpi_comm_dup" | "mpi_cart_create" | "mpi_comm_create" => Op::CommCreate,
+            "mpi_comm_split" => Op::CommSplit,
             _ => return None,
         })
     }
@@ -62,6 +68,8 @@ impl Op {
             Op::Allreduce => "allreduce",
             Op::Alltoall => "alltoall",
             Op::Barrier => "barrier",
+            Op::CommCreate => "comm_create",
+            Op::CommSplit => "comm_split",
             Op::Send | Op::Recv | Op::SendRecv => return None,
         })
     }
@@ -71,26 +79,47 @@ impl Op {
             Op::Send => "send",
             Op::Recv => "receive",
             Op::SendRecv => "sendrecv",
-            Op::Bcast => "broadcast (binomial tree)",
-            Op::Scatter => "scatter (binomial tree)",
-            Op::Gather => "gather (binomial tree)",
-            Op::Allgather => "allgather (ring)",
-            Op::Reduce => "reduce (binomial tree)",
-            Op::Allreduce => "allreduce (Rabenseifner)",
-            Op::Alltoall => "alltoall (pairwise)",
-            Op::Barrier => "barrier (dissemination)",
+            Op::Bcast => "broadcast",
+            Op::Scatter => "scatter",
+            Op::Gather => "gather",
+            Op::Allgather => "allgather",
+            Op::Reduce => "reduce",
+            Op::Allreduce => "allreduce",
+            Op::Alltoall => "alltoall",
+            Op::Barrier => "barrier",
+            Op::CommCreate => "communicator creation",
+            Op::CommSplit => "communicator split",
         }
+    }
+
+    /// Whether every process of the communicator takes part.
+    pub fn is_collective(self) -> bool {
+        self.collective().is_some()
     }
 
     /// (argument holding the count, argument holding the datatype), 0-based, for the
     /// calls' Fortran bindings; the count sent per process.
     fn count_and_type(self) -> Option<(usize, usize)> {
         match self {
-            Op::Barrier => None,
+            Op::Barrier | Op::CommCreate | Op::CommSplit => None,
             // (sendbuf, recvbuf, count, datatype, op, ...)
             Op::Reduce | Op::Allreduce => Some((2, 3)),
             // (buf, count, datatype, ...) and (sendbuf, sendcount, sendtype, ...)
             _ => Some((1, 2)),
+        }
+    }
+
+    /// The argument holding the communicator, 0-based.
+    fn comm_arg(self, name: &str) -> usize {
+        match self {
+            Op::Barrier | Op::CommCreate | Op::CommSplit => 0,
+            Op::Bcast => 4,
+            Op::Send | Op::Recv => 5,
+            Op::Allreduce => 5,
+            Op::Reduce | Op::Allgather | Op::Alltoall => 6,
+            Op::Scatter | Op::Gather => 7,
+            Op::SendRecv if name == "mpi_sendrecv_replace" => 7,
+            Op::SendRecv => 10,
         }
     }
 }
@@ -149,6 +178,8 @@ pub fn unpriced(name: &str) -> bool {
 #[derive(Clone, Debug)]
 pub struct MpiCall {
     pub op: Op,
+    /// ISEND, IRECV and their kin: the transfer completes at a WAIT.
+    pub nonblocking: bool,
     /// Elements per message (per process for the collectives), in the count's scope.
     pub count: Result<Sym, String>,
     /// The bytes one element of its datatype carries (see [`super::datatype`]).
@@ -156,6 +187,14 @@ pub struct MpiCall {
     /// The variable MPI_COMM_SIZE stores the process count in: the unit's own, else
     /// the shared one another unit sets.
     pub size_var: Option<String>,
+    /// The rank a send goes to (a send and SENDRECV), a formula in the unit's unknowns.
+    pub dest: Option<Result<Sym, String>>,
+    /// The rank a receive comes from (a receive and SENDRECV).
+    pub source: Option<Result<Sym, String>>,
+    /// SENDRECV's receive: its count and the bytes of its datatype's element.
+    pub recv: Option<(Result<Sym, String>, Result<Sym, String>)>,
+    /// The variable naming the communicator, when it is one.
+    pub comm: Option<String>,
 }
 
 /// The MPI calls of a unit, with the datatypes it defines (`types`) and reads from
@@ -182,33 +221,56 @@ pub fn calls(
     unit.walk(&mut |s, _| {
         let StmtKind::Call(c) = &s.kind else { return };
         let Some(op) = Op::of(&c.name) else { return };
+        let sym = |k: usize, what: &str| match (c.args.get(k), freqs.scope_of(s.id)) {
+            (Some(a), Some(names)) => Scope {
+                unit,
+                names,
+                integers: true,
+            }
+            .sym(&a.value)
+            .map_err(|why| format!("its {what} depends on {why}")),
+            _ => Err(format!("it has no {what} argument")),
+        };
+        let bytes = |k: usize| match c.args.get(k) {
+            Some(a) => types.size_of(&a.value, outer),
+            None => Err("it has no datatype argument".into()),
+        };
         let (count, type_bytes) = match op.count_and_type() {
             None => (Ok(Sym::zero()), Ok(Sym::zero())),
-            Some((ci, ti)) => {
-                let count = match (c.args.get(ci), freqs.scope_of(s.id)) {
-                    (Some(a), Some(names)) => Scope {
-                        unit,
-                        names,
-                        integers: true,
-                    }
-                    .sym(&a.value)
-                    .map_err(|why| format!("its count depends on {why}")),
-                    _ => Err("it has no count argument".into()),
-                };
-                let bytes = match c.args.get(ti) {
-                    Some(a) => types.size_of(&a.value, outer),
-                    None => Err("it has no datatype argument".into()),
-                };
-                (count, bytes)
-            }
+            Some((ci, ti)) => (sym(ci, "count"), bytes(ti)),
+        };
+        let replace = c.name == "mpi_sendrecv_replace";
+        let (dest, source, recv) = match op {
+            Op::Send => (Some(sym(3, "destination")), None, None),
+            Op::Recv => (None, Some(sym(3, "source")), None),
+            Op::SendRecv if replace => (
+                Some(sym(3, "destination")),
+                Some(sym(5, "source")),
+                Some((sym(1, "count"), bytes(2))),
+            ),
+            Op::SendRecv => (
+                Some(sym(3, "destination")),
+                Some(sym(8, "source")),
+                Some((sym(6, "count"), bytes(7))),
+            ),
+            _ => (None, None, None),
+        };
+        let comm = match c.args.get(op.comm_arg(&c.name)).map(|a| &a.value) {
+            Some(Expr::Name(n)) => Some(n.clone()),
+            _ => None,
         };
         out.insert(
             s.id,
             MpiCall {
                 op,
+                nonblocking: c.name.starts_with("mpi_i"),
                 count,
                 type_bytes,
                 size_var: size_var.clone(),
+                dest,
+                source,
+                recv,
+                comm,
             },
         );
     });
@@ -234,19 +296,36 @@ pub struct MpiValues {
     /// Bytes per message (per process for collectives).
     pub bytes: Option<f64>,
     pub processes: Option<i128>,
+    /// How a collective is priced: its algorithm, or the machine's fitted function.
+    pub algorithm: Option<&'static str>,
     pub metrics: Result<CommMetrics, String>,
 }
 
-/// The cost of `call`, run `freq` times, under `env`.
-pub fn values(call: &MpiCall, freq: Option<f64>, env: Env, net: &Network) -> MpiValues {
+impl MpiValues {
+    /// These values with the metrics of the per-rank evaluation ([`super::ranks`]).
+    pub fn with_metrics(self, metrics: CommMetrics) -> MpiValues {
+        MpiValues {
+            metrics: Ok(metrics),
+            ..self
+        }
+    }
+}
+
+/// The cost of `call`, run `freq` times, under `env`; `group` is the size of its
+/// communicator where the topology gives it (else the program's process count).
+pub fn values(
+    call: &MpiCall,
+    freq: Option<f64>,
+    env: Env,
+    net: &Network,
+    group: Option<i128>,
+) -> MpiValues {
     let int = |s: &Sym| match s.eval(env).ok()? {
         Num::Exact(r) => r.as_integer(),
         Num::Approx(_) => None,
     };
-    let processes = call
-        .size_var
-        .as_deref()
-        .and_then(env)
+    let processes = group
+        .or_else(|| call.size_var.as_deref().and_then(env))
         .or_else(|| env("p"))
         .filter(|p| *p >= 1);
     let bytes = match (&call.count, &call.type_bytes) {
@@ -268,12 +347,31 @@ pub fn values(call: &MpiCall, freq: Option<f64>, env: Env, net: &Network) -> Mpi
         })? as f64;
         Ok(CommMetrics::default().plus(&cost(call.op, p, b, net), freq))
     })();
+    let algorithm = match (bytes, processes) {
+        (Some(b), Some(p)) if call.op.is_collective() => Some(priced_by(call.op, p as f64, b, net)),
+        _ => None,
+    };
     MpiValues {
         op: call.op,
         bytes,
         processes,
+        algorithm,
         metrics,
     }
+}
+
+/// What prices collective `op` on `net`: the fitted runtime function, the algorithm
+/// the machine model names, or the one the library selects.
+pub fn priced_by(op: Op, p: f64, b: f64, net: &Network) -> &'static str {
+    let fitted = op.collective().and_then(|name| net.collectives.get(name));
+    if fitted.is_some_and(|c| c.tau1_s.is_some()) {
+        return "fitted runtime function";
+    }
+    fitted
+        .and_then(|c| c.algorithm.as_deref())
+        .and_then(Algorithm::named)
+        .unwrap_or_else(|| algorithm(op, p, b))
+        .as_str()
 }
 
 /// One call of `op` among `p` processes with `b` bytes per process: messages and
@@ -281,8 +379,8 @@ pub fn values(call: &MpiCall, freq: Option<f64>, env: Env, net: &Network) -> Mpi
 /// also its TT: the messages of one round overlap). The time is the machine's fitted
 /// runtime function t = τ1 + τ2·p + tc·p·b (Kühnemann et al., Table 1) when the model
 /// has one for the operation, else the algorithm's cost (the model's choice of
-/// algorithm, MPICH's by default) with α and β for the message size — intra-node when
-/// all `p` processes fit on one node.
+/// algorithm, else the library's: [`algorithm`]) with α and β for the message size —
+/// intra-node when all `p` processes fit on one node.
 pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
     if p <= 1.0 && op != Op::Send && op != Op::SendRecv {
         return CommMetrics::default();
@@ -299,6 +397,8 @@ pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
         Op::Allgather | Op::Alltoall => (p * (p - 1.0), (p - 1.0) * n),
         Op::Allreduce => (2.0 * p * lgp, 2.0 * (p - 1.0) * b),
         Op::Barrier => (p * lgp, 0.0),
+        Op::CommCreate => (2.0 * (p - 1.0) + p * lgp, 0.0),
+        Op::CommSplit => (p - 1.0 + p * lgp, 0.0),
     };
     let fitted = op.collective().and_then(|name| net.collectives.get(name));
     let runtime = fitted.and_then(|c| {
@@ -309,33 +409,147 @@ pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
         );
         Some(t1 + t2 * p + tc * p * b)
     });
-    let algorithm = fitted.and_then(|c| c.algorithm.as_deref());
-    let t = match (op, runtime, algorithm) {
-        (Op::Recv, _, _) => 0.0,
-        (Op::Send | Op::SendRecv, _, _) => a + b * beta,
-        (_, Some(t), _) => t,
-        (_, None, Some("linear")) => (p - 1.0) * (a + b * beta),
-        (Op::Bcast | Op::Reduce, None, Some("ring" | "pairwise")) => {
-            (p - 1.0) * a + 2.0 * b * (p - 1.0) / p * beta
-        }
-        (Op::Bcast | Op::Reduce, None, _) => lgp * (a + b * beta),
-        (Op::Scatter | Op::Gather, None, _) => lgp * a + n * (p - 1.0) / p * beta,
-        (Op::Allgather, None, Some("binomial" | "dissemination" | "recursive_doubling")) => {
-            lgp * a + n * (p - 1.0) / p * beta
-        }
-        (Op::Allgather, None, _) => (p - 1.0) * a + n * (p - 1.0) / p * beta,
-        (Op::Allreduce, None, Some("binomial")) => 2.0 * lgp * (a + b * beta),
-        (Op::Allreduce, None, Some("recursive_doubling")) => lgp * (a + b * beta),
-        (Op::Allreduce, None, Some("ring")) => 2.0 * (p - 1.0) * a + 2.0 * b * (p - 1.0) / p * beta,
-        (Op::Allreduce, None, _) => 2.0 * lgp * a + 2.0 * b * (p - 1.0) / p * beta,
-        (Op::Alltoall, None, _) => (p - 1.0) * (a + b * beta),
-        (Op::Barrier, None, _) => lgp * a,
+    let chosen = fitted
+        .and_then(|c| c.algorithm.as_deref())
+        .and_then(Algorithm::named);
+    let t = match (op, runtime) {
+        (Op::Recv, _) => 0.0,
+        (Op::Send | Op::SendRecv, _) => a + b * beta,
+        (_, Some(t)) => t,
+        (_, None) => chosen
+            .unwrap_or_else(|| algorithm(op, p, b))
+            .time(op, p, b, a, beta),
     };
     CommMetrics {
         nt,
         td_bytes: td,
         tt_s: t,
         path_s: t,
+    }
+}
+
+/// The algorithm a collective runs by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    Binomial,
+    RecursiveDoubling,
+    Bruck,
+    Ring,
+    Rabenseifner,
+    /// BCAST as a binomial scatter and a recursive-doubling allgather (van de Geijn).
+    ScatterRecursiveDoubling,
+    /// BCAST as a binomial scatter and a ring allgather.
+    ScatterRing,
+    Linear,
+    Pairwise,
+    /// ALLTOALL with every send and receive posted at once.
+    Scattered,
+    Dissemination,
+    /// A communicator made as SMPI makes it: rank 0 collects the group one process at a
+    /// time and hands the new communicator out.
+    LinearGroup,
+}
+
+impl Algorithm {
+    /// The algorithm a machine model names (`[collectives.allreduce] algorithm = ...`).
+    pub fn named(name: &str) -> Option<Algorithm> {
+        Some(match name {
+            "binomial" => Algorithm::Binomial,
+            "recursive_doubling" => Algorithm::RecursiveDoubling,
+            "bruck" => Algorithm::Bruck,
+            "ring" => Algorithm::Ring,
+            "rabenseifner" => Algorithm::Rabenseifner,
+            "scatter_recursive_doubling" => Algorithm::ScatterRecursiveDoubling,
+            "scatter_ring" => Algorithm::ScatterRing,
+            "linear" => Algorithm::Linear,
+            "pairwise" => Algorithm::Pairwise,
+            "scattered" => Algorithm::Scattered,
+            "dissemination" => Algorithm::Dissemination,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Algorithm::Binomial => "binomial tree",
+            Algorithm::RecursiveDoubling => "recursive doubling",
+            Algorithm::Bruck => "Bruck",
+            Algorithm::Ring => "ring",
+            Algorithm::Rabenseifner => "Rabenseifner",
+            Algorithm::ScatterRecursiveDoubling => "scatter + recursive-doubling allgather",
+            Algorithm::ScatterRing => "scatter + ring allgather",
+            Algorithm::Linear => "linear",
+            Algorithm::Pairwise => "pairwise exchange",
+            Algorithm::Scattered => "all posted at once",
+            Algorithm::Dissemination => "dissemination",
+            Algorithm::LinearGroup => "group gathered and scattered by rank 0",
+        }
+    }
+
+    /// The critical path of `op` by this algorithm: p processes, b bytes per process
+    /// (N = p·b gathered or scattered in all), lgp = ⌈log2 p⌉ rounds of a tree.
+    pub fn time(self, op: Op, p: f64, b: f64, a: f64, beta: f64) -> f64 {
+        let lgp = p.log2().ceil().max(0.0);
+        let share = (p - 1.0) / p; // the part of a buffer that moves
+        let n = b * p;
+        match (self, op) {
+            (_, Op::Barrier) => lgp * a,
+            // Measured under SMPI 3.32 (CM02, 1.2 µs): COMM_DUP and CART_CREATE take
+            // ≈ (2(p−1) + lgp)·α (10α at p = 4, 36α at 16), COMM_SPLIT ≈ (p−1 + lgp)·α.
+            (_, Op::CommCreate) => (2.0 * (p - 1.0) + lgp) * a,
+            (_, Op::CommSplit) => (p - 1.0 + lgp) * a,
+            (Algorithm::LinearGroup, _) => (p - 1.0) * (a + b * beta),
+            (Algorithm::Linear, _) | (Algorithm::Pairwise, _) => (p - 1.0) * (a + b * beta),
+            (Algorithm::Scattered, _) => a + (p - 1.0) * b * beta,
+            (Algorithm::Bruck, Op::Alltoall) => lgp * a + lgp * n / 2.0 * beta,
+            (Algorithm::Binomial, Op::Gather | Op::Scatter) => lgp * a + share * n * beta,
+            (Algorithm::Binomial, Op::Allreduce) => 2.0 * lgp * (a + b * beta),
+            (Algorithm::Binomial, _) => lgp * (a + b * beta),
+            (Algorithm::RecursiveDoubling, Op::Allreduce) => lgp * (a + b * beta),
+            (Algorithm::RecursiveDoubling | Algorithm::Bruck | Algorithm::Dissemination, _) => {
+                lgp * a + share * n * beta
+            }
+            (Algorithm::Ring, Op::Allreduce) => 2.0 * (p - 1.0) * a + 2.0 * share * b * beta,
+            (Algorithm::Ring, Op::Bcast | Op::Reduce) => (p - 1.0) * a + 2.0 * share * b * beta,
+            (Algorithm::Ring, _) => (p - 1.0) * a + share * n * beta,
+            (Algorithm::Rabenseifner | Algorithm::ScatterRecursiveDoubling, _) => {
+                2.0 * lgp * a + 2.0 * share * b * beta
+            }
+            (Algorithm::ScatterRing, _) => (lgp + p - 1.0) * a + 2.0 * share * b * beta,
+        }
+    }
+}
+
+/// The algorithm MPICH selects for `op` among `p` processes with `b` bytes per process,
+/// by its thresholds as SimGrid's SMPI reproduces them (`smpi/coll-selector:mpich`,
+/// checked against SMPI 3.32 on this machine: ../shared/NOTES.md):
+/// BARRIER dissemination; BCAST binomial below 12 KiB or 8 processes, else scatter +
+/// recursive-doubling allgather below 512 KiB on a power of two, else scatter + ring;
+/// REDUCE Rabenseifner from 2 KiB, binomial below; ALLREDUCE recursive doubling (SMPI's
+/// selector keeps it at every size; MPICH itself switches to Rabenseifner above 2 KiB);
+/// ALLGATHER recursive doubling (Bruck off a power of two) below 512 KiB gathered, ring
+/// above; GATHER and SCATTER binomial; ALLTOALL Bruck up to 256 B from 8 processes,
+/// all posted at once up to 32 KiB, pairwise above; a new communicator as SMPI makes
+/// it (rank 0 collects the group one process at a time).
+pub fn algorithm(op: Op, p: f64, b: f64) -> Algorithm {
+    let power_of_two = p >= 1.0 && (p as u64).is_power_of_two();
+    match op {
+        Op::Barrier => Algorithm::Dissemination,
+        Op::Bcast if b < 12288.0 || p < 8.0 => Algorithm::Binomial,
+        Op::Bcast if b < 524288.0 && power_of_two => Algorithm::ScatterRecursiveDoubling,
+        Op::Bcast => Algorithm::ScatterRing,
+        Op::Reduce if b >= 2048.0 => Algorithm::Rabenseifner,
+        Op::Reduce => Algorithm::Binomial,
+        Op::Allreduce => Algorithm::RecursiveDoubling,
+        Op::Allgather if b * p < 524288.0 && power_of_two => Algorithm::RecursiveDoubling,
+        Op::Allgather if b * p < 524288.0 => Algorithm::Bruck,
+        Op::Allgather => Algorithm::Ring,
+        Op::Gather | Op::Scatter => Algorithm::Binomial,
+        Op::Alltoall if b <= 256.0 && p >= 8.0 => Algorithm::Bruck,
+        Op::Alltoall if b <= 32768.0 => Algorithm::Scattered,
+        Op::Alltoall => Algorithm::Pairwise,
+        Op::CommCreate | Op::CommSplit => Algorithm::LinearGroup,
+        Op::Send | Op::Recv | Op::SendRecv => Algorithm::Linear,
     }
 }
 
@@ -357,22 +571,39 @@ mod tests {
     }
 
     #[test]
-    fn ring_allgather_is_linear_in_p_and_in_the_gathered_bytes() {
-        // p = 8 processes contributing 1 KiB each: (p-1)·α + n(p-1)/p·β, n = 8 KiB.
+    fn allgather_switches_from_recursive_doubling_to_the_ring_with_size() {
+        // p = 8 processes contributing 1 KiB each (n = 8 KiB): lgp·α + n(p-1)/p·β.
         let m = cost(Op::Allgather, 8.0, 1024.0, &net());
-        assert!(close(m.path_s, 7.0 * 1e-6 + 8192.0 * 7.0 / 8.0 * 1e-9));
+        assert!(close(m.path_s, 3.0 * 1e-6 + 8192.0 * 7.0 / 8.0 * 1e-9));
         assert_eq!((m.nt, m.td_bytes), (56.0, 7.0 * 8192.0));
+        // 128 KiB each (n = 1 MiB, past 512 KiB): the ring, (p-1)·α + n(p-1)/p·β.
+        let big = cost(Op::Allgather, 8.0, 131072.0, &net());
+        let n = 8.0 * 131072.0;
+        assert!(close(big.path_s, 7.0 * 1e-6 + n * 7.0 / 8.0 * 1e-9));
+    }
+
+    #[test]
+    fn the_library_picks_the_algorithm_by_size_and_processes() {
+        assert_eq!(algorithm(Op::Bcast, 16.0, 8.0), Algorithm::Binomial);
+        assert_eq!(
+            algorithm(Op::Bcast, 16.0, 16384.0),
+            Algorithm::ScatterRecursiveDoubling
+        );
+        assert_eq!(algorithm(Op::Bcast, 12.0, 16384.0), Algorithm::ScatterRing);
+        assert_eq!(algorithm(Op::Reduce, 4.0, 128.0), Algorithm::Binomial);
+        assert_eq!(algorithm(Op::Reduce, 4.0, 2048.0), Algorithm::Rabenseifner);
+        assert_eq!(algorithm(Op::Alltoall, 16.0, 8.0), Algorithm::Bruck);
+        assert_eq!(algorithm(Op::Alltoall, 4.0, 8.0), Algorithm::Scattered);
+        assert_eq!(algorithm(Op::Alltoall, 4.0, 65536.0), Algorithm::Pairwise);
     }
 
     #[test]
     fn trees_take_log_p_rounds() {
         let b = cost(Op::Bcast, 5.0, 100.0, &net());
         assert!(close(b.path_s, 3.0 * (1e-6 + 100.0 * 1e-9)));
-        let r = cost(Op::Allreduce, 4.0, 800.0, &net());
-        assert!(close(
-            r.path_s,
-            2.0 * 2.0 * 1e-6 + 2.0 * 800.0 * 3.0 / 4.0 * 1e-9
-        ));
+        // An 8-byte ALLREDUCE by recursive doubling: lgp rounds of one message.
+        let r = cost(Op::Allreduce, 4.0, 8.0, &net());
+        assert!(close(r.path_s, 2.0 * (1e-6 + 8.0 * 1e-9)));
         assert_eq!(cost(Op::Barrier, 1.0, 0.0, &net()), CommMetrics::default());
     }
 

@@ -17,6 +17,7 @@ use super::cost::{CommMetrics, Network};
 use super::element::Element;
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
+use super::ranks::MpiRanks;
 use super::reduction::{self, Reduction};
 use super::{CommTerm, Placement, RefComm, RefKind, UnitComm, sender_coordinate};
 use crate::distribution::{Arrangement, Layout, Mapping};
@@ -149,13 +150,15 @@ pub fn unit_comm_records(
 
 impl UnitCommValues {
     /// These records priced on `network` (NT, TD, TT and the critical path of each
-    /// reference), with the unit's MPI calls.
+    /// reference), with the unit's MPI calls: from their per-rank evaluation
+    /// (`ranks`) where it priced them on every rank, else from their frequency.
     pub fn priced(
         &self,
         comm: &UnitComm,
         freq: &dyn Fn(StmtId) -> Option<f64>,
         env: Env,
         network: &Network,
+        ranks: Option<&MpiRanks>,
     ) -> UnitCommValues {
         let stmts =
             self.stmts
@@ -176,7 +179,21 @@ impl UnitCommValues {
         let mpi = comm
             .mpi
             .iter()
-            .map(|(id, call)| (*id, mpi::values(call, freq(*id), env, network)))
+            .map(|(id, call)| {
+                let group = call
+                    .comm
+                    .as_deref()
+                    .and_then(|c| comm.carts.size_of(c, env)?.ok());
+                let values = mpi::values(call, freq(*id), env, network, group);
+                let per_rank = ranks
+                    .filter(|r| !r.missing.iter().any(|(s, _)| s == id))
+                    .and_then(|r| r.stmts.get(id));
+                let values = match per_rank {
+                    Some(m) => values.with_metrics(*m),
+                    None => values,
+                };
+                (*id, values)
+            })
             .collect();
         UnitCommValues { stmts, mpi }
     }

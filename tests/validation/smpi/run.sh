@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The SMPI validation harness (issue 27): costline's per-rank MPI predictions against a
+# SimGrid SMPI simulation of the same programs on the same network, computation off.
+#
+#   bash tests/validation/smpi/run.sh [--quick] [--no-build] [--costline PATH] [--gate counts]
+#
+# For every configuration (programs/*.f90 with the sizes below, at 4 and 16 ranks) it
+# writes params.h, builds the program with smpif90, runs it under smpirun on
+# platform.xml (network/model:CM02, the pure alpha-beta model; coll-selector:mpich) with
+# the PMPI counter (pmpi_count.c) preloaded, and runs `costline check --format json`
+# with machines/smpi-cluster.toml on the same sources. compare.py prints per rank and
+# per program: messages and bytes sent and received (predicted = simulated?), collective
+# calls, and the communication time (the slowest rank's), and writes the table to
+# target/validation/smpi/table.md. Exit status 1 when a count differs, the Jacobi
+# decompositions are ranked differently, or (unless `--gate counts`) a time is off by
+# more than 15%.
+#
+# --quick: 4 ranks and the smallest sizes only (what `cargo test` runs, in
+# server/tests/smpi_harness.rs). --costline PATH: that binary instead of building the
+# release one.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+here="$root/tests/validation/smpi"
+out="${COSTLINE_SMPI_OUT:-$root/target/validation/smpi}"
+quick=0
+build=1
+gate=all
+costline="$root/target/release/costline"
+usage="usage: run.sh [--quick] [--no-build] [--costline PATH] [--gate counts]"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --no-build) build=0 ;;
+    --costline) costline="$2"; build=0; shift ;;
+    --gate) gate="$2"; shift ;;
+    *) echo "$usage" >&2; exit 2 ;;
+  esac
+  shift
+done
+for tool in smpif90 smpirun gcc python3; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool not found (apt-get install simgrid libsimgrid-dev gfortran)" >&2; exit 2; }
+done
+if [ "$build" = 1 ]; then
+  (cd "$root" && cargo build --release --locked -q -p costline-server)
+fi
+machine="$root/machines/smpi-cluster.toml"
+mkdir -p "$out"
+rm -rf "$out/runs"
+mkdir -p "$out/runs"
+gcc -O2 -shared -fPIC -I/usr/include/smpi "$here/pmpi_count.c" -o "$out/libpmpi_count.so" -lsimgrid
+for i in $(seq 0 63); do echo "node-$i"; done > "$out/hostfile"
+
+# One configuration: NAME PROGRAM RANKS PARAMS (the text of params.h's declaration).
+run() {
+  local name="$1" program="$2" ranks="$3" params="$4"
+  local dir="$out/runs/$name"
+  mkdir -p "$dir"
+  cp "$here/programs/$program.f90" "$dir/"
+  printf '      integer, parameter :: %s\n' "$params" > "$dir/params.h"
+  (cd "$dir" && smpif90 -O1 "$program.f90" -o prog >build.log 2>&1) || {
+    echo "run.sh: $name does not build:" >&2; cat "$dir/build.log" >&2; exit 1; }
+  (cd "$dir" && LD_PRELOAD="$out/libpmpi_count.so" smpirun -platform "$here/platform.xml" \
+      -hostfile "$out/hostfile" -np "$ranks" --cfg=smpi/simulate-computation:0 \
+      --cfg=network/model:CM02 --cfg=smpi/coll-selector:mpich ./prog >run.log 2>&1) || {
+    echo "run.sh: $name fails under smpirun:" >&2; tail -20 "$dir/run.log" >&2; exit 1; }
+  grep '^pmpi ' "$dir/run.log" > "$dir/simulated.txt"
+  "$costline" check "$dir/$program.f90" --machine "$machine" --param "nprocs=$ranks" \
+    --format json > "$dir/predicted.json"
+  printf '%s\t%s\t%s\t%s\n' "$name" "$program" "$ranks" "$params" >> "$out/runs/index.tsv"
+}
+
+: > "$out/runs/index.tsv"
+if [ "$quick" = 1 ]; then ranks_list="4"; sizes="64"; else ranks_list="4 16"; sizes="64 256 1024"; fi
+for p in $ranks_list; do
+  s=$(python3 -c "import math; print(int(math.isqrt($p)))")
+  for n in $sizes; do
+    for shape in "$p 1" "1 $p" "$s $s"; do
+      set -- $shape
+      run "jacobi2d-n$n-${1}x$2" jacobi2d "$p" "n = $n, px = $1, py = $2, niter = 20"
+    done
+  done
+  for m in 1 1000 100000; do
+    [ "$quick" = 1 ] && [ "$m" = 100000 ] && continue
+    run "ring-m$m-p$p" ring "$p" "m = $m, steps = 10"
+  done
+  run "master_worker-p$p" master_worker "$p" "task = 1000, res = 100, rounds = 5"
+done
+python3 "$here/compare.py" "$out" "$gate"
