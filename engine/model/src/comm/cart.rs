@@ -189,7 +189,11 @@ impl Carts {
     /// The number of processes of Cartesian communicator `comm` under `env`.
     pub fn size_of(&self, comm: &str, env: Env) -> Option<Result<i128, String>> {
         let grid = self.grids.get(comm)?;
-        Some(grid.extents(env).map(|d| d.iter().product()))
+        Some(grid.extents(env).and_then(|d| {
+            d.iter()
+                .try_fold(1i128, |size, e| size.checked_mul(*e))
+                .ok_or_else(|| "the grid has more processes than can be counted".to_string())
+        }))
     }
 
     /// The values the topology calls store on process `rank` (0-based), by the names
