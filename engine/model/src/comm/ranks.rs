@@ -305,7 +305,10 @@ impl Rank<'_, '_> {
         let value = match (count, ty) {
             (Err(e), _) | (_, Err(e)) => Err(format!("not modelled: {e}")),
             (Ok(c), Ok(t)) => match (integer(c, self.env), integer(t, self.env)) {
-                (Some(c), Some(t)) => Ok((c * t) as f64),
+                (Some(c), Some(t)) => c
+                    .checked_mul(t)
+                    .map(|b| b as f64)
+                    .ok_or_else(|| format!("its size `{c}` × `{t}` is too large")),
                 (None, _) => Err(format!("its count `{c}` needs a value")),
                 (_, None) => Err(format!("its datatype's size `{t}` needs a value")),
             },
