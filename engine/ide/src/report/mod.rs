@@ -7,6 +7,7 @@ use costline_db::project::{FileAnalysis, UnitAnalysis};
 use costline_db::{MissingList, Options};
 use costline_model::cache::NestCache;
 use costline_model::calls::is_passed_key;
+use costline_model::comm::ranks::RankComm;
 use costline_model::comm::{CommMetrics, RefValues};
 use costline_model::freq::Count;
 use costline_model::time::Timing;
@@ -94,7 +95,7 @@ pub struct MpiRanksReport {
     pub nt_max_rank: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_s: Option<f64>,
-    pub ranks: Vec<RankReport>,
+    pub ranks: Vec<RankComm>,
 }
 
 /// A call the per-rank records leave out or count on an assumption.
@@ -102,19 +103,6 @@ pub struct MpiRanksReport {
 pub struct RankNote {
     pub line: u32,
     pub what: String,
-}
-
-/// What one process sends, receives and waits for.
-#[derive(Debug, Serialize)]
-pub struct RankReport {
-    pub rank: usize,
-    pub sends: f64,
-    pub send_bytes: f64,
-    pub recvs: f64,
-    pub recv_bytes: f64,
-    pub collectives: f64,
-    pub collective_bytes: f64,
-    pub time_s: f64,
 }
 
 /// A declared array: its element type and shape as written.
@@ -1013,20 +1001,7 @@ fn mpi_ranks_report(u: &UnitAnalysis, line_of: &dyn Fn(Span) -> u32) -> Option<M
         td_total_bytes: Some(totals.1),
         nt_max_rank: Some(ranks.max_sends()),
         time_s: Some(ranks.path_s()),
-        ranks: ranks
-            .ranks
-            .iter()
-            .map(|r| RankReport {
-                rank: r.rank,
-                sends: r.sends,
-                send_bytes: r.send_bytes,
-                recvs: r.recvs,
-                recv_bytes: r.recv_bytes,
-                collectives: r.collectives,
-                collective_bytes: r.collective_bytes,
-                time_s: r.time_s,
-            })
-            .collect(),
+        ranks: ranks.ranks.clone(),
     })
 }
 

@@ -16,8 +16,9 @@
 //! `coords(1)`); [`Carts::bindings`] gives their values on rank r, with MPI_PROC_NULL as
 //! [`PROC_NULL`], so a count, a peer or a branch on the rank evaluates per process.
 
+use super::integer_at;
 use crate::freq::UnitFrequencies;
-use crate::freq::convert::{Scope, element_key};
+use crate::freq::convert::element_key;
 use costline_symbolic::{Env, Num, Sym};
 use costline_syntax::ir::{Expr, StmtKind, Unit};
 use std::collections::{BTreeMap, HashMap};
@@ -85,16 +86,7 @@ impl Carts {
         let mut ints: Elements = HashMap::new();
         let mut logicals: HashMap<String, (Option<bool>, BTreeMap<i64, bool>)> = HashMap::new();
         unit.walk(&mut |s, _| {
-            let sym = |e: &Expr| -> Result<Sym, String> {
-                let names = freqs.scope_of(s.id).ok_or("it is not reached")?;
-                Scope {
-                    unit,
-                    names,
-                    integers: true,
-                }
-                .sym(e)
-                .map_err(|why| format!("`{e}` depends on {why}"))
-            };
+            let sym = |e: &Expr| integer_at(unit, freqs, s.id, e);
             match &s.kind {
                 StmtKind::Assign {
                     lhs: Expr::Array(a),
@@ -326,7 +318,8 @@ fn literal(e: &Expr) -> Option<usize> {
     }
 }
 
-fn integer(s: &Sym, env: Env) -> Option<i128> {
+/// The integer value of `s` under `env`, if it has one.
+pub(crate) fn integer(s: &Sym, env: Env) -> Option<i128> {
     match s.eval(env).ok()? {
         Num::Exact(r) => r.as_integer(),
         Num::Approx(_) => None,

@@ -18,9 +18,9 @@
 //! written in the call. Statements that never run (a branch on a constant that is
 //! false) define nothing. COMMIT and FREE change no size.
 
+use super::integer_at;
 use super::mpi::datatype_bytes;
 use crate::freq::UnitFrequencies;
-use crate::freq::convert::Scope;
 use costline_symbolic::Sym;
 use costline_syntax::ir::{Expr, Stmt, StmtKind, Unit};
 use std::collections::{BTreeMap, HashMap};
@@ -71,16 +71,7 @@ impl Datatypes {
                 },
                 StmtKind::Call(c) if c.name.starts_with("mpi_type_") => {
                     let args: Vec<&Expr> = c.args.iter().map(|a| &a.value).collect();
-                    let sym = |e: &Expr| -> Result<Sym, String> {
-                        let names = freqs.scope_of(s.id).ok_or("it is not reached")?;
-                        Scope {
-                            unit,
-                            names,
-                            integers: true,
-                        }
-                        .sym(e)
-                        .map_err(|why| format!("`{e}` depends on {why}"))
-                    };
+                    let sym = |e: &Expr| integer_at(unit, freqs, s.id, e);
                     let ctx = Constructor {
                         args: &args,
                         sym: &sym,

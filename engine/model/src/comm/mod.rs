@@ -54,6 +54,24 @@ use costline_syntax::ir::{
 use costline_syntax::span::Span;
 use std::collections::HashMap;
 
+/// Integer expression `e` of statement `id` as a formula in the unit's unknowns (the
+/// names' values reaching the statement), or why it has none.
+pub(crate) fn integer_at(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    id: StmtId,
+    e: &Expr,
+) -> Result<Sym, String> {
+    let names = freqs.scope_of(id).ok_or("it is not reached")?;
+    Scope {
+        unit,
+        names,
+        integers: true,
+    }
+    .sym(e)
+    .map_err(|why| format!("`{e}` depends on {why}"))
+}
+
 /// The grid coordinate names of the sending processor, `$s` or `$s1, $s2, ...`, in
 /// place of the executing processor's `$p`, `$p1, ...` ([`Arrangement::coordinate`]).
 pub fn sender_coordinate(onto: &Arrangement, k: usize) -> Name {

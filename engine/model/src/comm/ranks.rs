@@ -20,11 +20,11 @@
 //! ranks, the processes meeting at each collective). NT and TD are totals over all
 //! ranks; the most any one rank sends is kept beside them.
 
-use super::cart::{Carts, PROC_NULL};
+use super::cart::{Carts, PROC_NULL, integer};
 use super::cost::{CommMetrics, Network};
 use super::mpi::{MpiCall, Op, cost, unpriced};
 use crate::freq::{FreqOptions, UnitFrequencies};
-use costline_symbolic::{Env, Num, Sym};
+use costline_symbolic::{Env, Sym};
 use costline_syntax::ir::{StmtId, StmtKind, Unit};
 use std::collections::HashMap;
 
@@ -32,7 +32,7 @@ use std::collections::HashMap;
 pub const MAX_RANKS: i128 = 4096;
 
 /// What one process does with MPI in one run of the unit.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct RankComm {
     /// 0-based, as MPI numbers processes.
     pub rank: usize,
@@ -368,11 +368,4 @@ struct Totals {
     nt: f64,
     td: f64,
     tt: f64,
-}
-
-fn integer(s: &Sym, env: Env) -> Option<i128> {
-    match s.eval(env).ok()? {
-        Num::Exact(r) => r.as_integer(),
-        Num::Approx(_) => None,
-    }
 }
