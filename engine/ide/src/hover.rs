@@ -6,6 +6,7 @@
 
 use super::cache_hover::cache_section;
 use super::comm_hover::comm_section;
+use super::mpi_hover;
 use super::time_hover::time_section;
 use super::{Lazy, UnitAt, header, header_directive, innermost_unit, label, units_of};
 use costline_db::{
@@ -79,7 +80,7 @@ fn contains(span: Span, at: u32) -> bool {
     span.start <= at && at <= span.end
 }
 
-/// The innermost assignment or DO loop whose text holds `at` (a loop only by its
+/// The innermost assignment, CALL or DO loop whose text holds `at` (a loop only by its
 /// header; a statement made of loops by normalization counts as its assignment).
 fn innermost(stmts: &[Stmt], at: u32) -> Option<&Stmt> {
     for s in stmts {
@@ -105,7 +106,7 @@ fn innermost(stmts: &[Stmt], at: u32) -> Option<&Stmt> {
                     return Some(inner);
                 }
             }
-            StmtKind::Assign { .. } => return Some(s),
+            StmtKind::Assign { .. } | StmtKind::Call(_) => return Some(s),
             _ => {}
         }
     }
@@ -171,6 +172,7 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
     let mut out = String::new();
     let (span, title) = match &s.kind {
         StmtKind::Loop(l) => (l.header, "loop"),
+        StmtKind::Call(_) => (s.span, "call"),
         _ => (s.span, "assignment"),
     };
     let _ = writeln!(out, "**{title}** (line {})\n", u.line(span));
@@ -207,6 +209,7 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
         ),
     }
     comm_section(db, u, s.id, &mut out);
+    mpi_hover::call_section(db, u, s.id, &mut out);
     time_section(db, u, Some(s), &mut out);
     if matches!(s.kind, StmtKind::Loop(_)) {
         cache_section(db, u, s, &mut out);
@@ -408,6 +411,7 @@ fn unit_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit) -> Hover {
             );
         }
         time_section(db, u, None, &mut out);
+        mpi_hover::unit_section(db, u, &mut out);
     }
     // The header's span ends with its line terminator: the hover covers the text.
     let header = u.original(ir.header);

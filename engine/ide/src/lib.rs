@@ -21,6 +21,7 @@ mod hints;
 mod hover;
 pub mod label;
 mod lenses;
+mod mpi_hover;
 mod program_alternatives;
 pub mod report;
 mod time_hover;

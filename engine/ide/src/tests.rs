@@ -822,3 +822,81 @@ fn a_distribute_in_a_header_answers_for_the_program() {
         after.markdown
     );
 }
+
+const TOKEN_RING: &str = "program ring
+  implicit none
+  include 'mpif.h'
+  integer :: ierr, nprocs, rank, token
+  integer :: status(MPI_STATUS_SIZE)
+  call mpi_init(ierr)
+  call mpi_comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) then
+    call mpi_send(token, 1, MPI_INTEGER, 1, 0, MPI_COMM_WORLD, ierr)
+    call mpi_recv(token, 1, MPI_INTEGER, nprocs - 1, 0, MPI_COMM_WORLD, status, ierr)
+  else
+    call mpi_recv(token, 1, MPI_INTEGER, rank - 1, 0, MPI_COMM_WORLD, status, ierr)
+    call mpi_send(token, 1, MPI_INTEGER, mod(rank + 1, nprocs), 0, MPI_COMM_WORLD, ierr)
+  end if
+  call mpi_finalize(ierr)
+end program ring
+";
+
+#[test]
+fn hover_on_an_mpi_call_and_its_unit_says_totals_and_ranks() {
+    check_hover(
+        &TOKEN_RING.replace(
+            "    call mpi_send(token, 1, MPI_INTEGER, 1,",
+            "    call mpi_se$0nd(token, 1, MPI_INTEGER, 1,",
+        ),
+        &[("nprocs", 4)],
+        expect![[r#"
+            [call mpi_send(token, 1, MPI_INTEGER, 1, 0, MPI_COMM_WORLD, ierr)]
+            **call** (line 10)
+
+            runs an unknown number of times per program run: `rank` has no value (bind it with --param rank=...)
+
+            count = `1 if rank = 0`
+
+            MPI **send** of 4 B on 4 processes
+
+            NT **1** · TD **4 B** · TT **1.2 µs** (totals over all ranks) · the slowest rank spends **0 s** in it (the ranks' calls replayed together, each waiting for its partners)
+
+            **≥ 0 s** per program run on `ib-hdr` — computation 0 s · communication 0 s
+
+            **incomplete** (a time is a lower bound): it leaves out a count that needs values for rank
+
+            - t.f90:10: unknown-count — a count that needs values for rank
+
+        "#]],
+    );
+    check_hover(
+        &TOKEN_RING.replace("program ring\n", "program ri$0ng\n"),
+        &[("nprocs", 4)],
+        expect![[r#"
+            [program ring]
+            **program `ring`**
+
+            runs **once** in the program
+
+            **≥ 8.4 µs** per program run on `ib-hdr` — computation 0.14 ns · communication 8.4 µs
+
+            **incomplete** (a time is a lower bound): it leaves out a count that needs values for rank (×4, lines 10–14)
+
+            - t.f90:10: unknown-count — a count that needs values for rank
+            - t.f90:11: unknown-count — a count that needs values for rank
+            - t.f90:13: unknown-count — a count that needs values for rank
+            - t.f90:14: unknown-count — a count that needs values for rank
+
+            MPI on **4** ranks: NT **4** messages and TD **16 B** in all ranks together (the busiest rank sends 1); communication time **4.8 µs** on the slowest rank (the ranks' calls replayed together, each waiting for its partners)
+
+            | rank | sends | bytes | receives | bytes | collectives | time |
+            |---|---|---|---|---|---|---|
+            | 0 | 1 | 4 B | 1 | 4 B | 0 | 4.8 µs |
+            | 1 | 1 | 4 B | 1 | 4 B | 0 | 1.2 µs |
+            | 2 | 1 | 4 B | 1 | 4 B | 0 | 2.4 µs |
+            | 3 | 1 | 4 B | 1 | 4 B | 0 | 3.6 µs |
+
+        "#]],
+    );
+}

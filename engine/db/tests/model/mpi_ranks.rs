@@ -3,7 +3,7 @@
 //! P−1 messages while each worker receives one; MPI_DIMS_CREATE picks the grid.
 
 use costline_db::project;
-use costline_model::comm::ranks::{MpiRanks, RankComm};
+use costline_model::comm::ranks::{MpiRanks, RankComm, TimeSource};
 use std::collections::BTreeMap;
 
 fn ranks(text: &str, bindings: &[(&str, i64)]) -> Result<MpiRanks, String> {
@@ -107,9 +107,43 @@ end program
         assert_eq!((w.sends, w.recvs, w.recv_bytes), (0.0, 1.0, 2000.0));
         assert_eq!(w.collectives, 1.0);
     }
-    // The master's four sends take longer than a worker's one receive.
-    assert!(r.ranks[0].time_s > r.ranks[1].time_s);
+    // Replayed together, every rank leaves the barrier at the same time.
+    assert_eq!(r.timing, TimeSource::Replayed { unmatched: 0 });
+    assert!(r.ranks.iter().all(|w| w.time_s == r.ranks[0].time_s));
     assert_eq!(r.path_s(), r.ranks[0].time_s);
+}
+
+#[test]
+fn a_token_passed_around_a_ring_costs_one_message_per_process() {
+    let text = "
+program p
+  implicit none
+  include 'mpif.h'
+  integer :: ierr, nprocs, rank, token
+  integer :: status(MPI_STATUS_SIZE)
+  call mpi_init(ierr)
+  call mpi_comm_size(MPI_COMM_WORLD, nprocs, ierr)
+  call mpi_comm_rank(MPI_COMM_WORLD, rank, ierr)
+  if (rank == 0) then
+    call mpi_send(token, 1, MPI_INTEGER, 1, 0, MPI_COMM_WORLD, ierr)
+    call mpi_recv(token, 1, MPI_INTEGER, nprocs - 1, 0, MPI_COMM_WORLD, status, ierr)
+  else
+    call mpi_recv(token, 1, MPI_INTEGER, rank - 1, 0, MPI_COMM_WORLD, status, ierr)
+    call mpi_send(token, 1, MPI_INTEGER, mod(rank + 1, nprocs), 0, MPI_COMM_WORLD, ierr)
+  end if
+  call mpi_finalize(ierr)
+end program
+";
+    let four = ranks(text, &[("nprocs", 4)]).unwrap();
+    let eight = ranks(text, &[("nprocs", 8)]).unwrap();
+    assert_eq!(four.timing, TimeSource::Replayed { unmatched: 0 });
+    // Rank r holds the token after r messages; rank 0 gets it back after P.
+    let one = four.ranks[1].time_s;
+    for (r, rank) in eight.ranks.iter().enumerate() {
+        let hops = if r == 0 { 8.0 } else { r as f64 };
+        assert!((rank.time_s - hops * one).abs() < 1e-12 * one, "rank {r}");
+    }
+    assert!((eight.path_s() / four.path_s() - 2.0).abs() < 1e-9);
 }
 
 #[test]

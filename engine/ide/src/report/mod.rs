@@ -7,7 +7,7 @@ use costline_db::project::{FileAnalysis, UnitAnalysis};
 use costline_db::{MissingList, Options};
 use costline_model::cache::NestCache;
 use costline_model::calls::is_passed_key;
-use costline_model::comm::ranks::RankComm;
+use costline_model::comm::ranks::{RankComm, TimeSource};
 use costline_model::comm::{CommMetrics, RefValues};
 use costline_model::freq::Count;
 use costline_model::time::Timing;
@@ -95,7 +95,21 @@ pub struct MpiRanksReport {
     pub nt_max_rank: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub time_s: Option<f64>,
+    /// How `time_s` was found: `replay` (the ranks' calls replayed together, each
+    /// waiting for its partners) or `per_call` (call by call, partners not waited for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing: Option<&'static str>,
+    /// Why the calls were not replayed, for `per_call`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timing_note: Option<String>,
+    /// Transfers and collectives the replay found no partner for (priced alone).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unmatched: usize,
     pub ranks: Vec<RankComm>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A call the per-rank records leave out or count on an assumption.
@@ -969,6 +983,9 @@ fn mpi_ranks_report(u: &UnitAnalysis, line_of: &dyn Fn(Span) -> u32) -> Option<M
                 td_total_bytes: None,
                 nt_max_rank: None,
                 time_s: None,
+                timing: None,
+                timing_note: None,
+                unmatched: 0,
                 ranks: Vec::new(),
             });
         }
@@ -1001,6 +1018,18 @@ fn mpi_ranks_report(u: &UnitAnalysis, line_of: &dyn Fn(Span) -> u32) -> Option<M
         td_total_bytes: Some(totals.1),
         nt_max_rank: Some(ranks.max_sends()),
         time_s: Some(ranks.path_s()),
+        timing: Some(match ranks.timing {
+            TimeSource::Replayed { .. } => "replay",
+            TimeSource::PerCall(_) => "per_call",
+        }),
+        timing_note: match &ranks.timing {
+            TimeSource::PerCall(why) => Some(why.clone()),
+            TimeSource::Replayed { .. } => None,
+        },
+        unmatched: match ranks.timing {
+            TimeSource::Replayed { unmatched } => unmatched,
+            TimeSource::PerCall(_) => 0,
+        },
         ranks: ranks.ranks.clone(),
     })
 }

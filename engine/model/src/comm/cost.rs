@@ -60,6 +60,20 @@ pub struct Network {
     pub segments: Vec<Segment>,
     /// Fitted runtime functions or algorithms of the collectives, by name (`bcast`, ...).
     pub collectives: BTreeMap<String, Collective>,
+    /// The MPI library the collectives and communicators are priced for.
+    pub library: MpiLibrary,
+}
+
+/// An MPI library whose behaviour the model follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum MpiLibrary {
+    /// MPICH's collective algorithm selection.
+    #[default]
+    Mpich,
+    /// SimGrid's SMPI with MPICH's selector (`smpi/coll-selector:mpich`): MPICH's
+    /// algorithms, and a communicator's node-aware helper communicators made at its
+    /// first BCAST, REDUCE or ALLREDUCE.
+    Smpi,
 }
 
 impl Default for Network {
@@ -72,6 +86,7 @@ impl Default for Network {
             cores_per_node: 1,
             segments: Vec::new(),
             collectives: BTreeMap::new(),
+            library: MpiLibrary::Mpich,
         }
     }
 }
@@ -96,6 +111,10 @@ impl Network {
             cores_per_node: n.cores_per_node.max(1) as usize,
             segments: n.segments.clone(),
             collectives: m.collectives.clone(),
+            library: match n.mpi_library.as_str() {
+                "smpi" => MpiLibrary::Smpi,
+                _ => MpiLibrary::Mpich,
+            },
         }
     }
 

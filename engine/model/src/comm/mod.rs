@@ -31,6 +31,8 @@ pub mod ranks;
 pub mod records;
 pub mod reduction;
 pub mod remap;
+pub mod replay;
+pub mod trace;
 mod wrap;
 
 /// (Sender, receiver) pairs the symbolic routes value one by one at most (a formula each);

@@ -6,7 +6,13 @@
 //!
 //! Per rank: point-to-point messages and bytes sent and received, collective calls
 //! and the bytes the rank contributes to them (COUNT × the type's size, as a PMPI
-//! wrapper counts them), and the rank's communication time:
+//! wrapper counts them), and the rank's communication time. The times come from a
+//! replay of all ranks' calls together ([`super::trace`], [`super::replay`]): a rank
+//! waits for the partners of its messages and for the last rank at a collective, so
+//! a token passed around a ring or a master serving its workers in turn costs what
+//! its chain of messages costs. Where the calls cannot be replayed (too many, an
+//! iteration space that cannot be listed), each rank's calls are priced one by one
+//! ([`TimeSource::PerCall`]):
 //! - a blocking send, receive or SENDRECV that moves a message costs α + β·b (a
 //!   SENDRECV's two messages overlap: the larger counts);
 //! - ISEND and IRECV start transfers a WAIT completes: a WAIT(ALL) costs α + β·B with
@@ -17,12 +23,14 @@
 //!   counted among the collectives.
 //!
 //! The unit's communication time is the slowest rank's (the critical path over the
-//! ranks, the processes meeting at each collective). NT and TD are totals over all
-//! ranks; the most any one rank sends is kept beside them.
+//! ranks). NT and TD are totals over all ranks; the most any one rank sends is kept
+//! beside them.
 
 use super::cart::{Carts, PROC_NULL, integer};
 use super::cost::{CommMetrics, Network};
 use super::mpi::{MpiCall, Op, cost, unpriced};
+use super::replay::replay;
+use super::trace;
 use crate::freq::{FreqOptions, UnitFrequencies};
 use costline_symbolic::{Env, Sym};
 use costline_syntax::ir::{StmtId, StmtKind, Unit};
@@ -55,6 +63,25 @@ pub struct MpiRanks {
     pub missing: Vec<(StmtId, String)>,
     /// Calls counted on an assumption (a peer with no value taken to be a process).
     pub assumed: Vec<(StmtId, String)>,
+    /// How the times were found.
+    pub timing: TimeSource,
+}
+
+/// How the ranks' communication times were found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TimeSource {
+    /// By replaying the processes' calls together ([`super::replay`]); `unmatched`
+    /// transfers and collectives found no partner and were priced alone.
+    Replayed { unmatched: usize },
+    /// Call by call on each process, without waiting for partners (the replay could
+    /// not be made: why).
+    PerCall(String),
+}
+
+impl Default for TimeSource {
+    fn default() -> TimeSource {
+        TimeSource::PerCall("no replay".into())
+    }
 }
 
 impl MpiRanks {
@@ -155,7 +182,43 @@ impl RankJob<'_> {
             let record = rank.record;
             out.ranks.push(record);
         }
+        self.replayed(p, &mut out);
         Ok(out)
+    }
+
+    /// The ranks' times and each call's slowest rank from a replay of the calls, where
+    /// one can be made ([`trace`], [`replay`]); else the call-by-call times stay.
+    fn replayed(&self, p: i128, out: &mut MpiRanks) {
+        let traces = match trace::traces(self, p) {
+            Ok(t) => t,
+            Err(why) => {
+                out.timing = TimeSource::PerCall(why);
+                return;
+            }
+        };
+        let intra = p <= self.net.cores_per_node as i128;
+        let price = |b: f64| {
+            let (a, beta) = self.net.hockney(b, intra);
+            (a, beta * b)
+        };
+        let result = replay(&traces, &price);
+        for m in out.stmts.values_mut() {
+            m.path_s = 0.0;
+        }
+        for (rank, (clock, by_stmt)) in out
+            .ranks
+            .iter_mut()
+            .zip(result.clocks.iter().zip(&result.by_stmt))
+        {
+            rank.time_s = *clock;
+            for (id, t) in by_stmt {
+                let m = out.stmts.entry(*id).or_default();
+                m.path_s = m.path_s.max(*t);
+            }
+        }
+        out.timing = TimeSource::Replayed {
+            unmatched: result.unmatched,
+        };
     }
 }
 

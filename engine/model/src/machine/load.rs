@@ -162,6 +162,15 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
             ),
         ));
     }
+    if !["mpich", "smpi"].contains(&m.network.mpi_library.as_str()) {
+        out2.push((
+            "network.mpi_library".into(),
+            format!(
+                "unknown MPI library `{}`; expected mpich or smpi",
+                m.network.mpi_library
+            ),
+        ));
+    }
     if m.network.topology == "mesh" && m.network.mesh_width.is_none_or(|w| w == 0) {
         out2.push((
             "network.mesh_width".into(),

@@ -98,6 +98,12 @@ pub struct NetworkModel {
     /// its memory (the `intra_node` segments).
     #[serde(default = "one")]
     pub cores_per_node: u32,
+    /// The MPI library whose collective algorithms and communicator set-up the model
+    /// prices: `mpich` (the default) or `smpi` (SimGrid's SMPI with MPICH's selector,
+    /// which builds a communicator's node-aware helpers at its first BCAST, REDUCE or
+    /// ALLREDUCE).
+    #[serde(default = "mpich", skip_serializing_if = "is_mpich")]
+    pub mpi_library: String,
     /// Piecewise α/β by message size and locality (eager and rendezvous protocols,
     /// packetization): a message of b bytes uses the first segment of its locality with
     /// `up_to_bytes ≥ b`.
@@ -107,6 +113,14 @@ pub struct NetworkModel {
 
 fn full() -> String {
     "full".to_string()
+}
+
+fn mpich() -> String {
+    "mpich".to_string()
+}
+
+fn is_mpich(s: &str) -> bool {
+    s == "mpich"
 }
 
 fn one() -> u32 {
