@@ -282,10 +282,8 @@ fn events(
     let Some(b) = bytes(&call.count, &call.type_bytes) else {
         return (Vec::new(), None);
     };
-    let transfer = |b: f64| {
-        let (a, beta) = job.net.hockney(b, p <= job.net.cores_per_node as i128);
-        a + beta * b
-    };
+    let intra = p <= job.net.cores_per_node as i128;
+    let transfer = |b: f64| job.net.time(1.0, b, intra);
     // A peer: Some(process), None for MPI_PROC_NULL, Err for one without a value.
     let peer = |s: &Result<Sym, String>| match value(s) {
         Some(PROC_NULL) => Ok(None),
@@ -293,6 +291,8 @@ fn events(
         _ => Err(()),
     };
     let whole = weight.as_integer().is_some_and(|n| n >= 1);
+    // A fractional weight scales a cost priced on this process alone.
+    let scale = if whole { 1.0 } else { weight.to_f64() };
     let mut out = Vec::new();
     let mut setup = None;
     match call.op {
@@ -303,24 +303,25 @@ fn events(
             };
             let mut started = 0;
             let mut alone = 0.0f64;
-            if let (Some(source), Some(rb)) = (&call.source, received) {
-                match peer(source) {
+            let sides = [
+                (call.source.as_ref(), received, true),
+                (call.dest.as_ref(), Some(b), false),
+            ];
+            for (side, size, receive) in sides {
+                let (Some(side), Some(bytes)) = (side, size) else {
+                    continue;
+                };
+                match peer(side) {
                     Ok(Some(peer)) if whole => {
-                        out.push(step(Event::Recv { peer, bytes: rb }));
+                        out.push(step(if receive {
+                            Event::Recv { peer, bytes }
+                        } else {
+                            Event::Send { peer, bytes }
+                        }));
                         started += 1;
                     }
                     Ok(None) => {}
-                    _ => alone = alone.max(transfer(rb)),
-                }
-            }
-            if let Some(dest) = &call.dest {
-                match peer(dest) {
-                    Ok(Some(peer)) if whole => {
-                        out.push(step(Event::Send { peer, bytes: b }));
-                        started += 1;
-                    }
-                    Ok(None) => {}
-                    _ => alone = alone.max(transfer(b)),
+                    _ => alone = alone.max(transfer(bytes)),
                 }
             }
             if started > 0 && !call.nonblocking {
@@ -329,7 +330,6 @@ fn events(
                 }));
             }
             if alone > 0.0 {
-                let scale = if whole { 1.0 } else { weight.to_f64() };
                 out.push(step(Event::Local {
                     time_s: scale * alone,
                 }));
@@ -352,7 +352,6 @@ fn events(
             out.push(step(if together {
                 Event::Collective { path_s }
             } else {
-                let scale = if whole { 1.0 } else { weight.to_f64() };
                 Event::Local {
                     time_s: scale * path_s,
                 }
