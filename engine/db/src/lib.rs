@@ -28,6 +28,7 @@ mod missing;
 mod modules;
 mod mpi_shared;
 mod program;
+mod program_run;
 pub mod project;
 mod scope;
 mod splice;
@@ -44,6 +45,7 @@ pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};
 pub use missing::{Missing, MissingList, UnitMissing, gaps, unit_missing};
 pub use modules::duplicate_modules;
 pub use program::{UnitContext, context, loop_wds, warm_lowerings, warm_program, warm_summaries};
+pub use program_run::mpi_run;
 pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};
 pub use units::{FileUnits, UnitText, base, file_units, variant};
 

@@ -6,6 +6,7 @@
 use crate::{Analysis, Cancellable, Database, File, Options, UnitText};
 use costline_model::cache::UnitCache;
 use costline_model::comm::ranks::MpiRanks;
+use costline_model::comm::skeleton::ProgramRun;
 use costline_model::comm::{CommMetrics, UnitCommValues};
 use costline_model::distribution::UnitMappings;
 use costline_model::freq::UnitFrequencies;
@@ -14,7 +15,7 @@ use costline_model::time::UnitTimes;
 use costline_model::work::{UnitFormulas, UnitValues, UnitWork};
 use costline_syntax::UnitChunk;
 use costline_syntax::diagnostics::Diagnostic;
-use costline_syntax::ir::{StmtId, Unit};
+use costline_syntax::ir::{StmtId, Unit, UnitKind};
 use costline_syntax::source::{LoadError, SourceFile};
 use costline_syntax::span::Span;
 use std::collections::{BTreeMap, HashMap};
@@ -57,6 +58,9 @@ pub struct UnitAnalysis {
     pub comm: Arc<UnitCommValues>,
     /// Its MPI calls rank by rank (none when it makes none), or why they cannot be.
     pub mpi_ranks: Arc<Option<Result<MpiRanks, String>>>,
+    /// For the main program of an MPI program: the program's run on every process
+    /// (see [`crate::mpi_run`]), or why there is none.
+    pub mpi_run: Arc<Option<Result<ProgramRun, String>>>,
     /// What its calls communicate per run of the unit, by calling statement.
     pub call_comm: HashMap<StmtId, CommMetrics>,
     /// The cache lines its calls load per run of the unit, by calling statement.
@@ -288,6 +292,11 @@ fn unit_analysis(
         loop_wd: crate::loop_wds(db, u),
         comm: crate::comm_values(db, u),
         mpi_ranks: crate::mpi_ranks(db, u),
+        mpi_run: if u.kind(db) == UnitKind::Program {
+            crate::mpi_run(db)
+        } else {
+            Arc::new(None)
+        },
         call_comm: context.call_comm.clone(),
         call_lines: context.call_lines.clone(),
         call_local: context.call_local.clone(),

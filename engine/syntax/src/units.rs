@@ -461,6 +461,8 @@ fn classify(head: &str) -> Statement {
 fn classify_end(rest: &str) -> Statement {
     let mut words = Words::new(rest);
     match words.word() {
+        // `end(d, c) = 1`, `end = 0`: an assignment to a variable named END.
+        None if !rest.trim().is_empty() => Statement::Other,
         None => Statement::End,
         Some("program" | "subroutine" | "function" | "module" | "submodule" | "blockdata") => {
             Statement::End
@@ -734,6 +736,17 @@ end program
                 subroutine s [61..80] parent=None nested=0 | subroutine s
                 subroutine t [80..97] parent=None nested=0 | subroutine t
                 syntax@61: subroutine `s` has no END statement
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_array_named_end_is_assigned_not_ended() {
+        // NPB SP and BT keep `start(d, c)` and `end(d, c)` arrays.
+        check(
+            "subroutine s\nend(d, c) = 1\nend = 2\nend\n",
+            expect![[r#"
+                subroutine s [0..39] parent=None nested=0 | subroutine s
             "#]],
         );
     }

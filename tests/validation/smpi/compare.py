@@ -31,11 +31,13 @@ def simulated(path):
 
 
 def predicted(path):
+    """The main program's run on every process (`mpi_run`), else its own calls'
+    per-rank records (`mpi_ranks`)."""
     report = json.load(open(path))
     for f in report["files"]:
         for u in f["units"]:
-            if u["kind"] == "program":
-                return u.get("mpi_ranks")
+            if u["kind"] == "program" and u["name"] != "main":
+                return u.get("mpi_run") or u.get("mpi_ranks")
     return None
 
 
@@ -81,7 +83,8 @@ def main():
         error = (pred_time - sim_time) / sim_time if pred_time is not None else None
         counts = "yes" if not wrong else f"no ({len(wrong)})"
         note = "" if pred.get("complete") else "incomplete: " + "; ".join(
-            m["what"] for m in pred.get("missing", [])[:2])
+            (m["unit"] + ": " if m.get("unit") else "") + m["what"]
+            for m in pred.get("missing", [])[:2])
         rows.append((name, ranks, counts,
                      "-" if pred_time is None else f"{pred_time * 1e6:.2f}",
                      f"{sim_time * 1e6:.2f}",

@@ -15,7 +15,10 @@
 # decompositions are ranked differently, or (unless `--gate counts`) a time is off by
 # more than 15%.
 #
-# --quick: 4 ranks and the smallest sizes only (what `cargo test` runs, in
+# Then NPB3.4-MPI CG, MG, FT, LU, SP and BT class S at 4 and 16 ranks (npb.sh; the
+# corpus from COSTLINE_NPB, default ../shared/corpus/npb).
+#
+# --quick: 4 ranks and the smallest sizes only, NPB CG alone (what `cargo test` runs, in
 # server/tests/smpi_harness.rs). --costline PATH: that binary instead of building the
 # release one.
 set -euo pipefail
@@ -37,6 +40,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+case "$costline" in /*) ;; *) costline="$PWD/$costline" ;; esac
 for tool in smpif90 smpirun gcc python3; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool not found (apt-get install simgrid libsimgrid-dev gfortran)" >&2; exit 2; }
 done
@@ -45,7 +49,7 @@ if [ "$build" = 1 ]; then
 fi
 machine="$root/machines/smpi-cluster.toml"
 mkdir -p "$out"
-rm -rf "$out/runs"
+rm -rf "$out/runs"  # (the NPB build in $out/npb is kept)
 mkdir -p "$out/runs"
 gcc -O2 -shared -fPIC -I/usr/include/smpi "$here/pmpi_count.c" -o "$out/libpmpi_count.so" -lsimgrid
 for i in $(seq 0 63); do echo "node-$i"; done > "$out/hostfile"
@@ -85,4 +89,6 @@ for p in $ranks_list; do
   done
   run "master_worker-p$p" master_worker "$p" "task = 1000, res = 100, rounds = 5"
 done
+# shellcheck source=npb.sh
+. "$here/npb.sh"
 python3 "$here/compare.py" "$out" "$gate"

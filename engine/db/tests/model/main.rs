@@ -12,6 +12,7 @@ mod freq;
 mod initial_values;
 mod mpi_ranks;
 mod ops;
+mod program_run;
 mod remap;
 mod section_calls;
 mod set_up_tables;

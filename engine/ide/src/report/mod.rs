@@ -71,6 +71,9 @@ pub struct UnitReport {
     /// Its MPI calls rank by rank, per run of the unit (absent when it makes none).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mpi_ranks: Option<MpiRanksReport>,
+    /// The main program of an MPI program: the whole program run on every process.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi_run: Option<MpiRunReport>,
     pub loops: Vec<LoopReport>,
     pub statements: Vec<StatementReport>,
 }
@@ -106,6 +109,48 @@ pub struct MpiRanksReport {
     #[serde(skip_serializing_if = "is_zero")]
     pub unmatched: usize,
     pub ranks: Vec<RankComm>,
+}
+
+/// The program run on every process (its statements that MPI calls depend on, with
+/// concrete values), and its MPI events replayed together: per process what a PMPI
+/// counter counts and the communication time.
+#[derive(Debug, Serialize)]
+pub struct MpiRunReport {
+    /// Nothing left out (assumptions are listed but do not make it incomplete).
+    pub complete: bool,
+    /// Why there is no run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<RunNote>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub assumptions: Vec<RunNote>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processes: Option<usize>,
+    /// The slowest process's communication time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_s: Option<f64>,
+    /// Messages sent and bytes sent over all processes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nt_total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub td_total_bytes: Option<f64>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unmatched: usize,
+    /// Statements run over all processes (and passes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statements: Option<u64>,
+    pub ranks: Vec<RankComm>,
+}
+
+/// Something a program run could not know or assumed, at a statement of a procedure
+/// (`line` for the main program's own statements).
+#[derive(Debug, Serialize)]
+pub struct RunNote {
+    pub unit: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub what: String,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -964,9 +1009,68 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
         .with_unit_cache(u)
         .with_missing(&u.missing.all),
         mpi_ranks: mpi_ranks_report(u, &line_of),
+        mpi_run: mpi_run_report(src, u),
         loops,
         statements,
     }
+}
+
+/// The program run of a main program; notes on its own statements carry their lines.
+fn mpi_run_report(src: &SourceFile, u: &UnitAnalysis) -> Option<MpiRunReport> {
+    let run = match u.mpi_run.as_ref().as_ref()? {
+        Ok(r) => r,
+        Err(why) => {
+            return Some(MpiRunReport {
+                complete: false,
+                note: Some(why.clone()),
+                missing: Vec::new(),
+                assumptions: Vec::new(),
+                processes: None,
+                time_s: None,
+                nt_total: None,
+                td_total_bytes: None,
+                unmatched: 0,
+                statements: None,
+                ranks: Vec::new(),
+            });
+        }
+    };
+    let line = |unit: &str, id: StmtId| {
+        if unit != u.unit.name {
+            return None;
+        }
+        let mut found = None;
+        u.unit.walk(&mut |s, _| {
+            if s.id == id {
+                found = Some(s.span);
+            }
+        });
+        Some(src.line_col(u.absolute(found?).start).0)
+    };
+    let notes = |assumed: bool| -> Vec<RunNote> {
+        run.notes
+            .iter()
+            .filter(|n| n.assumed == assumed)
+            .map(|n| RunNote {
+                unit: n.unit.clone(),
+                line: line(&n.unit, n.stmt),
+                what: n.what.clone(),
+            })
+            .collect()
+    };
+    Some(MpiRunReport {
+        complete: run.complete(),
+        note: None,
+        missing: notes(false),
+        assumptions: notes(true),
+        processes: Some(run.ranks.len()),
+        time_s: Some(run.time_s()),
+        nt_total: Some(run.ranks.iter().map(|r| r.sends).sum()),
+        td_total_bytes: Some(run.ranks.iter().map(|r| r.send_bytes).sum()),
+        unmatched: run.unmatched,
+        statements: Some(run.statements),
+        ranks: run.ranks.clone(),
+    })
 }
 
 /// The per-rank report of a unit that calls MPI.

@@ -32,6 +32,7 @@ pub mod records;
 pub mod reduction;
 pub mod remap;
 pub mod replay;
+pub mod skeleton;
 pub mod trace;
 mod wrap;
 

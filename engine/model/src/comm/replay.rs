@@ -44,8 +44,14 @@ pub enum Event {
     /// Waits for the last `last` transfers this process started, or (`None`) for all
     /// it has not waited for yet.
     Wait { last: Option<usize> },
+    /// Waits for the transfers this process started as its `requests`-th (0-based, in
+    /// the order of its Send and Recv events): an MPI_WAIT or MPI_WAITALL on them.
+    WaitFor { requests: Vec<usize> },
     /// A collective over all processes, taking `path_s` after the last one arrives.
     Collective { path_s: f64 },
+    /// A collective over the `size` processes of communicator `comm` (an identifier
+    /// every member uses), taking `path_s` after the last member arrives.
+    GroupCollective { comm: u64, size: usize, path_s: f64 },
     /// Time this process spends alone.
     Local { time_s: f64 },
 }
@@ -109,8 +115,8 @@ struct Proc {
     requests: Vec<Request>,
     /// Started and not yet waited for, oldest first.
     outstanding: Vec<usize>,
-    /// Collectives this process has left.
-    collectives: usize,
+    /// Collectives this process has left, by communicator.
+    collectives: HashMap<u64, usize>,
     /// Whether it has arrived at the next one (and waits in it).
     arrived: bool,
     by_stmt: HashMap<StmtId, f64>,
@@ -127,9 +133,10 @@ struct Sim<'a> {
     sends: HashMap<(usize, usize), VecDeque<Pending>>,
     /// Receives not yet matched, by (sender, receiver).
     recvs: HashMap<(usize, usize), VecDeque<Pending>>,
-    /// Arrivals at the n-th collective (time, path), and its end once all arrived.
-    arrivals: Vec<Vec<(f64, f64)>>,
-    ends: Vec<Option<f64>>,
+    /// Arrivals at the n-th collective of a communicator (time, path), and its end
+    /// once all arrived.
+    arrivals: HashMap<(u64, usize), Vec<(f64, f64)>>,
+    ends: HashMap<(u64, usize), f64>,
     unmatched: usize,
 }
 
@@ -143,8 +150,8 @@ impl<'a> Sim<'a> {
             in_free: vec![0.0; traces.len()],
             sends: HashMap::new(),
             recvs: HashMap::new(),
-            arrivals: Vec::new(),
-            ends: Vec::new(),
+            arrivals: HashMap::new(),
+            ends: HashMap::new(),
             unmatched: 0,
         }
     }
@@ -199,58 +206,93 @@ impl<'a> Sim<'a> {
             Event::Send { peer, bytes } => self.start(r, *peer, *bytes, true, woken),
             Event::Recv { peer, bytes } => self.start(r, *peer, *bytes, false, woken),
             Event::Wait { last } => {
-                let p = &mut self.procs[r];
+                let p = &self.procs[r];
                 let from = match last {
                     Some(k) => p.outstanding.len().saturating_sub(*k),
                     None => 0,
                 };
-                let waited = &p.outstanding[from..];
-                let mut end = p.clock;
-                for &q in waited {
-                    match p.requests[q].done {
-                        Some(t) => end = end.max(t),
-                        None => return false,
-                    }
+                let waited = p.outstanding[from..].to_vec();
+                if !self.wait(r, &waited) {
+                    return false;
                 }
-                p.outstanding.truncate(from);
-                p.clock = end;
+            }
+            Event::WaitFor { requests } => {
+                if !self.wait(r, requests) {
+                    return false;
+                }
             }
             Event::Collective { path_s } => {
                 let n = self.traces.len();
-                let p = &mut self.procs[r];
-                let k = p.collectives;
-                if self.arrivals.len() <= k {
-                    self.arrivals.resize(k + 1, Vec::new());
-                    self.ends.resize(k + 1, None);
-                }
-                let mut end = self.ends[k];
-                if !p.arrived {
-                    p.arrived = true;
-                    match end {
-                        // Freed without this process: it pays its own path.
-                        Some(e) => end = Some(e.max(p.clock + path_s)),
-                        None => {
-                            self.arrivals[k].push((p.clock, *path_s));
-                            if self.arrivals[k].len() == n {
-                                end = Some(close(&self.arrivals[k]));
-                                self.ends[k] = end;
-                                woken.extend(0..n);
-                            }
-                        }
-                    }
-                }
-                let Some(end) = end else {
+                if !self.collective(r, WORLD, n, *path_s, woken) {
                     return false;
-                };
-                p.clock = p.clock.max(end);
-                p.collectives += 1;
-                p.arrived = false;
+                }
+            }
+            Event::GroupCollective { comm, size, path_s } => {
+                if !self.collective(r, *comm, *size, *path_s, woken) {
+                    return false;
+                }
             }
             Event::Local { time_s } => self.procs[r].clock += time_s,
         }
         let p = &mut self.procs[r];
         *p.by_stmt.entry(step.stmt).or_default() += p.clock - before;
         p.pc += 1;
+        true
+    }
+
+    /// Process `r` waits for its transfers `requests`: whether they are all done (its
+    /// clock then moves to the last one's end and they are no longer outstanding).
+    fn wait(&mut self, r: usize, requests: &[usize]) -> bool {
+        let p = &mut self.procs[r];
+        let mut end = p.clock;
+        for &q in requests {
+            match p.requests.get(q).map(|x| x.done) {
+                Some(Some(t)) => end = end.max(t),
+                Some(None) => return false,
+                None => {}
+            }
+        }
+        p.outstanding.retain(|q| !requests.contains(q));
+        p.clock = end;
+        true
+    }
+
+    /// Process `r` at its next collective on communicator `comm` of `size` members:
+    /// whether the collective has ended (its clock then moves to the end).
+    fn collective(
+        &mut self,
+        r: usize,
+        comm: u64,
+        size: usize,
+        path_s: f64,
+        woken: &mut Vec<usize>,
+    ) -> bool {
+        let p = &mut self.procs[r];
+        let k = (comm, p.collectives.get(&comm).copied().unwrap_or(0));
+        let mut end = self.ends.get(&k).copied();
+        if !p.arrived {
+            p.arrived = true;
+            match end {
+                // Freed without this process: it pays its own path.
+                Some(e) => end = Some(e.max(p.clock + path_s)),
+                None => {
+                    let arrivals = self.arrivals.entry(k).or_default();
+                    arrivals.push((p.clock, path_s));
+                    if arrivals.len() >= size {
+                        let e = close(arrivals);
+                        end = Some(e);
+                        self.ends.insert(k, e);
+                        woken.extend(0..self.traces.len());
+                    }
+                }
+            }
+        }
+        let Some(end) = end else {
+            return false;
+        };
+        p.clock = p.clock.max(end);
+        *p.collectives.entry(comm).or_default() += 1;
+        p.arrived = false;
         true
     }
 
@@ -319,8 +361,13 @@ impl<'a> Sim<'a> {
         self.unmatched += 1;
         let p = &mut self.procs[r];
         if p.arrived {
-            let k = p.collectives;
-            self.ends[k] = Some(close(&self.arrivals[k]));
+            let comm = match self.traces[r].get(p.pc).map(|s| &s.event) {
+                Some(Event::GroupCollective { comm, .. }) => *comm,
+                _ => WORLD,
+            };
+            let k = (comm, p.collectives.get(&comm).copied().unwrap_or(0));
+            let end = close(self.arrivals.get(&k).map_or(&[][..], Vec::as_slice));
+            self.ends.insert(k, end);
             return;
         }
         for &q in &p.outstanding {
@@ -334,6 +381,9 @@ impl<'a> Sim<'a> {
         }
     }
 }
+
+/// The identifier of the collectives over all processes ([`Event::Collective`]).
+const WORLD: u64 = u64::MAX;
 
 /// A message's time when nothing else is in the way: α + β·b.
 fn alone(price: Price, bytes: f64) -> f64 {
