@@ -173,3 +173,23 @@ fn without_a_process_count_it_says_what_to_bind() {
     let why = main.mpi_run.as_ref().clone().unwrap().unwrap_err();
     assert!(why.contains("bind `p`"), "{why}");
 }
+
+#[test]
+fn huge_or_endless_loops_end_in_a_note_or_the_budget_never_a_hang() {
+    let text = "
+program main_p
+  include 'mpif.h'
+  integer :: ierr, n
+  integer(8) :: i
+  call mpi_init(ierr)
+  do i = -9000000000000000000_8, 9000000000000000000_8
+    call mpi_barrier(MPI_COMM_WORLD, ierr)
+  end do
+  do
+    call mpi_barrier(MPI_COMM_WORLD, ierr)
+  end do
+end program
+";
+    let why = run(text, 2).unwrap_err();
+    assert!(why.contains("statements"), "{why}");
+}

@@ -347,14 +347,19 @@ impl<'a, 'p> Rank<'a, 'p> {
                     self.note(frame.unit, s.id, what, false);
                     return Ok(Flow::Next);
                 };
-                let trips = ((hi - lo + st) / st).max(0);
+                // Huge bounds overflow here or spend the budget: never a panic or a hang.
+                let Some(trips) = hi.checked_sub(lo).and_then(|d| d.checked_add(st)) else {
+                    let what = "a loop whose trip count overflows: not run".into();
+                    self.note(frame.unit, s.id, what, false);
+                    return Ok(Flow::Next);
+                };
                 let mut value = lo;
-                for _ in 0..trips {
+                for _ in 0..(trips / st).max(0) {
                     self.assign(frame, &Expr::Name(var.clone()), Value::Int(value))?;
                     if let Some(flow) = body(self, frame)? {
                         return Ok(flow);
                     }
-                    value += st;
+                    value = value.saturating_add(st);
                 }
                 self.assign(frame, &Expr::Name(var.clone()), Value::Int(value))?;
             }
