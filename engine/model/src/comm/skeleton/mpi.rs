@@ -508,35 +508,27 @@ impl Rank<'_, '_> {
             return Some((comm, seq));
         }
         let first = self.made.insert(comm.id);
-        if self.net.library == MpiLibrary::Smpi
+        let setup = (self.net.library == MpiLibrary::Smpi
             && matches!(op, Op::Bcast | Op::Reduce | Op::Allreduce)
-            && first
-        {
-            let g = size as f64;
-            let path_s = if comm.id == WORLD {
-                cost(Op::CommCreate, g, 0.0, self.net).path_s
-            } else {
-                let (alpha, _) = self.net.hockney(0.0, size <= self.net.cores_per_node);
-                (g.log2().ceil() + 1.0) * alpha
-            };
-            self.push(
-                site,
-                Event::GroupCollective {
-                    comm: comm.id,
-                    size,
-                    path_s,
-                },
-            );
-        }
-        let path_s = cost(op, size as f64, bytes as f64, self.net).path_s;
-        self.push(
-            site,
-            Event::GroupCollective {
+            && first)
+            .then(|| {
+                let g = size as f64;
+                if comm.id == WORLD {
+                    cost(Op::CommCreate, g, 0.0, self.net).path_s
+                } else {
+                    let (alpha, _) = self.net.hockney(0.0, size <= self.net.cores_per_node);
+                    (g.log2().ceil() + 1.0) * alpha
+                }
+            });
+        let own = cost(op, size as f64, bytes as f64, self.net).path_s;
+        for path_s in setup.into_iter().chain([own]) {
+            let event = Event::GroupCollective {
                 comm: comm.id,
                 size,
                 path_s,
-            },
-        );
+            };
+            self.push(site, event);
+        }
         Some((comm, seq))
     }
 
