@@ -74,6 +74,8 @@ pub enum MpiLibrary {
     /// algorithms, and a communicator's node-aware helper communicators made at its
     /// first BCAST, REDUCE or ALLREDUCE.
     Smpi,
+    /// Open MPI's `tuned` selection (`super::open_mpi`).
+    OpenMpi,
 }
 
 impl Default for Network {
@@ -113,6 +115,7 @@ impl Network {
             collectives: m.collectives.clone(),
             library: match n.mpi_library.as_str() {
                 "smpi" => MpiLibrary::Smpi,
+                "openmpi" => MpiLibrary::OpenMpi,
                 _ => MpiLibrary::Mpich,
             },
         }
@@ -139,6 +142,22 @@ impl Network {
     pub fn same_node(&self, from: usize, to: usize) -> bool {
         let c = self.cores_per_node.max(1);
         from.saturating_sub(1) / c == to.saturating_sub(1) / c
+    }
+
+    /// One message of `bytes` from process `from` to process `to` (0-based) of `p`:
+    /// (latency, serialization) = (α + γ·(hops − 1), β·bytes), α and β of its size and
+    /// of whether both share a node, hops on the topology. A `to` past the last process
+    /// (a partner that never came) is taken to be one hop away on another node.
+    pub fn price(&self, from: usize, to: usize, p: usize, bytes: f64) -> (f64, f64) {
+        let (intra, hops) = if to < p {
+            let intra = self.same_node(from + 1, to + 1);
+            (intra, self.topology.hops(from + 1, to + 1, p))
+        } else {
+            (false, 1)
+        };
+        let (alpha, beta) = self.hockney(bytes, intra);
+        let extra = if intra { 0 } else { hops.saturating_sub(1) };
+        (alpha + self.hop_s * extra as f64, beta * bytes)
     }
 
     /// α·messages + β·bytes for `messages` of equal size carrying `bytes` in all, between
@@ -243,6 +262,31 @@ impl CommMetrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_is_priced_by_its_pair_of_processes() {
+        let net = Network {
+            alpha_s: 1e-6,
+            beta_s_per_byte: 1e-9,
+            hop_s: 1e-7,
+            topology: Topology::Ring,
+            cores_per_node: 2,
+            segments: vec![Segment {
+                up_to_bytes: 1e15,
+                alpha_s: 2e-7,
+                beta_s_per_byte: 1e-10,
+                locality: Some(Locality::IntraNode),
+            }],
+            ..Network::default()
+        };
+        // Processes 0 and 1 share a node: its segment, no hops.
+        assert_eq!(net.price(0, 1, 8, 100.0), (2e-7, 100.0 * 1e-10));
+        // 0 and 3 are three hops apart on the ring of 8: two extra hops.
+        let (latency, bytes) = net.price(0, 3, 8, 100.0);
+        assert!((latency - (1e-6 + 2e-7)).abs() < 1e-18 && bytes == 100.0 * 1e-9);
+        // A partner that never came: another node, one hop.
+        assert_eq!(net.price(0, 9, 8, 100.0), (1e-6, 100.0 * 1e-9));
+    }
 
     #[test]
     fn hops_follow_the_topology() {

@@ -16,6 +16,7 @@
 //! of the element added (its grid coordinates `$s`, `$s1`, ... beside the executing
 //! processor's `$p`, `$p1`, ...); [`records`] counts them under the bindings.
 
+pub mod algorithm;
 pub mod bound;
 pub mod cart;
 pub mod cost;
@@ -25,6 +26,7 @@ pub mod diagnostics;
 mod element;
 pub mod formula;
 pub mod mpi;
+pub mod open_mpi;
 pub mod pattern;
 pub mod placement;
 pub mod ranks;

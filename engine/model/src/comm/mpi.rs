@@ -8,7 +8,8 @@
 //! call is multiplied by how often the call runs; [`super::ranks`] evaluates the calls
 //! process by process.
 
-use super::cost::{CommMetrics, Network};
+pub use super::algorithm::Algorithm;
+use super::cost::{CommMetrics, MpiLibrary, Network};
 use super::datatype::{Datatypes, Outer};
 use crate::freq::UnitFrequencies;
 use crate::freq::convert::Scope;
@@ -55,6 +56,24 @@ impl Op {
             "mpi_comm_split" => Op::CommSplit,
             _ => return None,
         })
+    }
+
+    /// The collective a machine model's `[collectives]` key names (`bcast`, ...).
+    pub fn of_collective(name: &str) -> Option<Op> {
+        [
+            Op::Bcast,
+            Op::Scatter,
+            Op::Gather,
+            Op::Allgather,
+            Op::Reduce,
+            Op::Allreduce,
+            Op::Alltoall,
+            Op::Barrier,
+            Op::CommCreate,
+            Op::CommSplit,
+        ]
+        .into_iter()
+        .find(|op| op.collective() == Some(name))
     }
 
     /// The name of a collective in a machine model's `[collectives]`.
@@ -370,7 +389,7 @@ pub fn priced_by(op: Op, p: f64, b: f64, net: &Network) -> &'static str {
     fitted
         .and_then(|c| c.algorithm.as_deref())
         .and_then(Algorithm::named)
-        .unwrap_or_else(|| algorithm(op, p, b))
+        .unwrap_or_else(|| algorithm(net.library, op, p, b))
         .as_str()
 }
 
@@ -417,8 +436,8 @@ pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
         (Op::Send | Op::SendRecv, _) => a + b * beta,
         (_, Some(t)) => t,
         (_, None) => chosen
-            .unwrap_or_else(|| algorithm(op, p, b))
-            .time(op, p, b, a, beta),
+            .unwrap_or_else(|| algorithm(net.library, op, p, b))
+            .time(op, p, b, &|m| net.hockney(m, intra)),
     };
     CommMetrics {
         nt,
@@ -428,95 +447,31 @@ pub fn cost(op: Op, p: f64, b: f64, net: &Network) -> CommMetrics {
     }
 }
 
-/// The algorithm a collective runs by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Algorithm {
-    Binomial,
-    RecursiveDoubling,
-    Bruck,
-    Ring,
-    Rabenseifner,
-    /// BCAST as a binomial scatter and a recursive-doubling allgather (van de Geijn).
-    ScatterRecursiveDoubling,
-    /// BCAST as a binomial scatter and a ring allgather.
-    ScatterRing,
-    Linear,
-    Pairwise,
-    /// ALLTOALL with every send and receive posted at once.
-    Scattered,
-    Dissemination,
-    /// A communicator made as SMPI makes it: rank 0 collects the group one process at a
-    /// time and hands the new communicator out.
-    LinearGroup,
+/// The time of the collective `name` (a `[collectives]` key) among `p` processes with
+/// `b` bytes per process by the algorithm `net`'s library selects, priced with `net`'s
+/// point-to-point α and β — what [`cost`] charges when the machine model has no entry
+/// for it (`costline train` compares it with its fits). None for an unknown name.
+pub fn library_time(name: &str, p: f64, b: f64, net: &Network) -> Option<f64> {
+    let op = Op::of_collective(name)?;
+    let plain = Network {
+        collectives: Default::default(),
+        ..net.clone()
+    };
+    Some(cost(op, p, b, &plain).path_s)
 }
 
-impl Algorithm {
-    /// The algorithm a machine model names (`[collectives.allreduce] algorithm = ...`).
-    pub fn named(name: &str) -> Option<Algorithm> {
-        Some(match name {
-            "binomial" => Algorithm::Binomial,
-            "recursive_doubling" => Algorithm::RecursiveDoubling,
-            "bruck" => Algorithm::Bruck,
-            "ring" => Algorithm::Ring,
-            "rabenseifner" => Algorithm::Rabenseifner,
-            "scatter_recursive_doubling" => Algorithm::ScatterRecursiveDoubling,
-            "scatter_ring" => Algorithm::ScatterRing,
-            "linear" => Algorithm::Linear,
-            "pairwise" => Algorithm::Pairwise,
-            "scattered" => Algorithm::Scattered,
-            "dissemination" => Algorithm::Dissemination,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Algorithm::Binomial => "binomial tree",
-            Algorithm::RecursiveDoubling => "recursive doubling",
-            Algorithm::Bruck => "Bruck",
-            Algorithm::Ring => "ring",
-            Algorithm::Rabenseifner => "Rabenseifner",
-            Algorithm::ScatterRecursiveDoubling => "scatter + recursive-doubling allgather",
-            Algorithm::ScatterRing => "scatter + ring allgather",
-            Algorithm::Linear => "linear",
-            Algorithm::Pairwise => "pairwise exchange",
-            Algorithm::Scattered => "all posted at once",
-            Algorithm::Dissemination => "dissemination",
-            Algorithm::LinearGroup => "group gathered and scattered by rank 0",
+/// The algorithm `library` selects for `op` among `p` processes with `b` bytes per
+/// process: [`mpich`] (MPICH, and SMPI with its MPICH selector) or Open MPI's
+/// ([`super::open_mpi::algorithm`]).
+pub fn algorithm(library: MpiLibrary, op: Op, p: f64, b: f64) -> Algorithm {
+    match library {
+        // MPICH itself (not SMPI's copy of its selector) takes Rabenseifner's
+        // ALLREDUCE above 2 KiB when the count reaches the largest power of two ≤ p.
+        MpiLibrary::Mpich if op == Op::Allreduce && b > 2048.0 && b / 8.0 >= p => {
+            Algorithm::Rabenseifner
         }
-    }
-
-    /// The critical path of `op` by this algorithm: p processes, b bytes per process
-    /// (N = p·b gathered or scattered in all), lgp = ⌈log2 p⌉ rounds of a tree.
-    pub fn time(self, op: Op, p: f64, b: f64, a: f64, beta: f64) -> f64 {
-        let lgp = p.log2().ceil().max(0.0);
-        let share = (p - 1.0) / p; // the part of a buffer that moves
-        let n = b * p;
-        match (self, op) {
-            (_, Op::Barrier) => lgp * a,
-            // Measured under SMPI 3.32 (CM02, 1.2 µs): COMM_DUP and CART_CREATE take
-            // ≈ (2(p−1) + lgp)·α (10α at p = 4, 36α at 16), COMM_SPLIT ≈ (p−1 + lgp)·α.
-            (_, Op::CommCreate) => (2.0 * (p - 1.0) + lgp) * a,
-            (_, Op::CommSplit) => (p - 1.0 + lgp) * a,
-            (Algorithm::LinearGroup, _) => (p - 1.0) * (a + b * beta),
-            (Algorithm::Linear, _) | (Algorithm::Pairwise, _) => (p - 1.0) * (a + b * beta),
-            (Algorithm::Scattered, _) => a + (p - 1.0) * b * beta,
-            (Algorithm::Bruck, Op::Alltoall) => lgp * a + lgp * n / 2.0 * beta,
-            (Algorithm::Binomial, Op::Gather | Op::Scatter) => lgp * a + share * n * beta,
-            (Algorithm::Binomial, Op::Allreduce) => 2.0 * lgp * (a + b * beta),
-            (Algorithm::Binomial, _) => lgp * (a + b * beta),
-            (Algorithm::RecursiveDoubling, Op::Allreduce) => lgp * (a + b * beta),
-            (Algorithm::RecursiveDoubling | Algorithm::Bruck | Algorithm::Dissemination, _) => {
-                lgp * a + share * n * beta
-            }
-            (Algorithm::Ring, Op::Allreduce) => 2.0 * (p - 1.0) * a + 2.0 * share * b * beta,
-            (Algorithm::Ring, Op::Bcast | Op::Reduce) => (p - 1.0) * a + 2.0 * share * b * beta,
-            (Algorithm::Ring, _) => (p - 1.0) * a + share * n * beta,
-            (Algorithm::Rabenseifner | Algorithm::ScatterRecursiveDoubling, _) => {
-                2.0 * lgp * a + 2.0 * share * b * beta
-            }
-            (Algorithm::ScatterRing, _) => (lgp + p - 1.0) * a + 2.0 * share * b * beta,
-        }
+        MpiLibrary::Mpich | MpiLibrary::Smpi => mpich(op, p, b),
+        MpiLibrary::OpenMpi => super::open_mpi::algorithm(op, p, b),
     }
 }
 
@@ -531,7 +486,7 @@ impl Algorithm {
 /// above; GATHER and SCATTER binomial; ALLTOALL Bruck up to 256 B from 8 processes,
 /// all posted at once up to 32 KiB, pairwise above; a new communicator as SMPI makes
 /// it (rank 0 collects the group one process at a time).
-pub fn algorithm(op: Op, p: f64, b: f64) -> Algorithm {
+pub fn mpich(op: Op, p: f64, b: f64) -> Algorithm {
     let power_of_two = p >= 1.0 && (p as u64).is_power_of_two();
     match op {
         Op::Barrier => Algorithm::Dissemination,
@@ -584,17 +539,17 @@ mod tests {
 
     #[test]
     fn the_library_picks_the_algorithm_by_size_and_processes() {
-        assert_eq!(algorithm(Op::Bcast, 16.0, 8.0), Algorithm::Binomial);
+        assert_eq!(mpich(Op::Bcast, 16.0, 8.0), Algorithm::Binomial);
         assert_eq!(
-            algorithm(Op::Bcast, 16.0, 16384.0),
+            mpich(Op::Bcast, 16.0, 16384.0),
             Algorithm::ScatterRecursiveDoubling
         );
-        assert_eq!(algorithm(Op::Bcast, 12.0, 16384.0), Algorithm::ScatterRing);
-        assert_eq!(algorithm(Op::Reduce, 4.0, 128.0), Algorithm::Binomial);
-        assert_eq!(algorithm(Op::Reduce, 4.0, 2048.0), Algorithm::Rabenseifner);
-        assert_eq!(algorithm(Op::Alltoall, 16.0, 8.0), Algorithm::Bruck);
-        assert_eq!(algorithm(Op::Alltoall, 4.0, 8.0), Algorithm::Scattered);
-        assert_eq!(algorithm(Op::Alltoall, 4.0, 65536.0), Algorithm::Pairwise);
+        assert_eq!(mpich(Op::Bcast, 12.0, 16384.0), Algorithm::ScatterRing);
+        assert_eq!(mpich(Op::Reduce, 4.0, 128.0), Algorithm::Binomial);
+        assert_eq!(mpich(Op::Reduce, 4.0, 2048.0), Algorithm::Rabenseifner);
+        assert_eq!(mpich(Op::Alltoall, 16.0, 8.0), Algorithm::Bruck);
+        assert_eq!(mpich(Op::Alltoall, 4.0, 8.0), Algorithm::Scattered);
+        assert_eq!(mpich(Op::Alltoall, 4.0, 65536.0), Algorithm::Pairwise);
     }
 
     #[test]
@@ -655,6 +610,25 @@ mod tests {
             net.time_between(1, 8, 16, 1.0, 1000.0),
             3e-7 + 1000.0 * 4e-10
         ));
+    }
+
+    #[test]
+    fn the_library_time_ignores_fitted_entries() {
+        let mut net = net();
+        let by_library = library_time("bcast", 4.0, 1000.0, &net).unwrap();
+        assert!(close(by_library, 2.0 * (1e-6 + 1000.0 * 1e-9)));
+        net.collectives.insert(
+            "bcast".into(),
+            crate::machine::Collective {
+                algorithm: Some("linear".into()),
+                tau1_s: None,
+                tau2_s: None,
+                tc_s_per_byte: None,
+                fit_rel_rms: None,
+            },
+        );
+        assert_eq!(library_time("bcast", 4.0, 1000.0, &net), Some(by_library));
+        assert_eq!(library_time("gossip", 4.0, 8.0, &net), None);
     }
 
     #[test]

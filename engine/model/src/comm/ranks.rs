@@ -196,11 +196,8 @@ impl RankJob<'_> {
                 return;
             }
         };
-        let intra = p <= self.net.cores_per_node as i128;
-        let price = |b: f64| {
-            let (a, beta) = self.net.hockney(b, intra);
-            (a, beta * b)
-        };
+        let processes = usize::try_from(p).unwrap_or(usize::MAX);
+        let price = |from: usize, to: usize, b: f64| self.net.price(from, to, processes, b);
         let result = replay(&traces, &price);
         for m in out.stmts.values_mut() {
             m.path_s = 0.0;

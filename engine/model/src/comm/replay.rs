@@ -74,8 +74,10 @@ pub struct Replay {
     pub unmatched: usize,
 }
 
-/// A message's latency and serialization time (α, β·b) for its size b in bytes.
-pub type Price<'a> = &'a dyn Fn(f64) -> (f64, f64);
+/// A message's latency and serialization time (α, β·b) from process `from` to process
+/// `to` (0-based; `to` past the last process: a peer that never came) for its size b
+/// in bytes: [`super::cost::Network::price`].
+pub type Price<'a> = &'a dyn Fn(usize, usize, f64) -> (f64, f64);
 
 /// Replays `traces` (one per process, in program order) with messages priced by
 /// `price`.
@@ -94,9 +96,10 @@ pub fn replay(traces: &[Vec<Step>], price: Price) -> Replay {
 struct Request {
     /// When it completes on this process, once known.
     done: Option<f64>,
-    /// When it was started, and its size (to price it alone if unmatched).
+    /// When it was started, its size and the peer (to price it alone if unmatched).
     posted: f64,
     bytes: f64,
+    peer: usize,
 }
 
 /// A started transfer waiting for its partner: the process, its request and the time.
@@ -306,10 +309,11 @@ impl<'a> Sim<'a> {
             done: None,
             posted: at,
             bytes,
+            peer,
         });
         p.outstanding.push(request);
         if peer >= self.traces.len() {
-            p.requests[request].done = Some(at + alone(self.price, bytes));
+            p.requests[request].done = Some(at + alone(self.price, r, peer, bytes));
             self.unmatched += 1;
             return;
         }
@@ -337,8 +341,8 @@ impl<'a> Sim<'a> {
 
     /// A send meets its receive.
     fn matched(&mut self, send: Pending, recv: Pending, woken: &mut Vec<usize>) {
-        let (latency, bytes) = (self.price)(send.bytes);
         let (from, to) = (send.rank, recv.rank);
+        let (latency, bytes) = (self.price)(from, to, send.bytes);
         let start = send
             .at
             .max(recv.at)
@@ -373,7 +377,7 @@ impl<'a> Sim<'a> {
         for &q in &p.outstanding {
             let req = &mut p.requests[q];
             if req.done.is_none() {
-                req.done = Some(req.posted + alone(self.price, req.bytes));
+                req.done = Some(req.posted + alone(self.price, r, req.peer, req.bytes));
                 for queue in self.sends.values_mut().chain(self.recvs.values_mut()) {
                     queue.retain(|x| !(x.rank == r && x.request == q));
                 }
@@ -386,8 +390,8 @@ impl<'a> Sim<'a> {
 const WORLD: u64 = u64::MAX;
 
 /// A message's time when nothing else is in the way: α + β·b.
-fn alone(price: Price, bytes: f64) -> f64 {
-    let (latency, serialization) = price(bytes);
+fn alone(price: Price, from: usize, to: usize, bytes: f64) -> f64 {
+    let (latency, serialization) = price(from, to, bytes);
     latency + serialization
 }
 
@@ -423,7 +427,7 @@ mod tests {
     }
 
     /// α = 1 s, β = 1 s per byte.
-    fn unit(b: f64) -> (f64, f64) {
+    fn unit(_from: usize, _to: usize, b: f64) -> (f64, f64) {
         (1.0, b)
     }
 
@@ -467,7 +471,7 @@ mod tests {
             traces.push([recv(0, 8.0), send(0, 8.0)].concat());
         }
         // α = 1 s, no time per byte: the tasks arrive at 1, the results one by one.
-        let out = replay(&traces, &|_| (1.0, 0.0));
+        let out = replay(&traces, &|_, _, _| (1.0, 0.0));
         assert_eq!(out.clocks[0], 1.0 + (p - 1) as f64);
         assert_eq!(out.clocks[1], 1.0);
     }

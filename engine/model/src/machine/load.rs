@@ -162,11 +162,11 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
             ),
         ));
     }
-    if !["mpich", "smpi"].contains(&m.network.mpi_library.as_str()) {
+    if !["mpich", "smpi", "openmpi"].contains(&m.network.mpi_library.as_str()) {
         out2.push((
             "network.mpi_library".into(),
             format!(
-                "unknown MPI library `{}`; expected mpich or smpi",
+                "unknown MPI library `{}`; expected mpich, openmpi or smpi",
                 m.network.mpi_library
             ),
         ));

@@ -99,9 +99,9 @@ pub struct NetworkModel {
     #[serde(default = "one")]
     pub cores_per_node: u32,
     /// The MPI library whose collective algorithms and communicator set-up the model
-    /// prices: `mpich` (the default) or `smpi` (SimGrid's SMPI with MPICH's selector,
-    /// which builds a communicator's node-aware helpers at its first BCAST, REDUCE or
-    /// ALLREDUCE).
+    /// prices: `mpich` (the default), `openmpi` (Open MPI's tuned selection) or `smpi`
+    /// (SimGrid's SMPI with MPICH's selector, which builds a communicator's node-aware
+    /// helpers at its first BCAST, REDUCE or ALLREDUCE).
     #[serde(default = "mpich", skip_serializing_if = "is_mpich")]
     pub mpi_library: String,
     /// Piecewise α/β by message size and locality (eager and rendezvous protocols,

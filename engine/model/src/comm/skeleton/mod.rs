@@ -114,11 +114,7 @@ pub fn run(program: &Program, p: i128, net: &Network) -> Result<ProgramRun, Stri
         }
     }
     out.statements = MAX_STEPS - steps;
-    let intra = p <= net.cores_per_node;
-    let price = |b: f64| {
-        let (a, beta) = net.hockney(b, intra);
-        (a, beta * b)
-    };
+    let price = |from: usize, to: usize, b: f64| net.price(from, to, p, b);
     let result = replay(&traces, &price);
     for (rank, clock) in out.ranks.iter_mut().zip(result.clocks) {
         rank.time_s = clock;
