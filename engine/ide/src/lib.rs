@@ -37,6 +37,8 @@ pub use lenses::CodeLens;
 // only: the settings, cancellation, positions and severities, machine models (listed,
 // trained and written by the binary), and the scaling results compare prints.
 pub use costline_db::{ANALYSIS_STACK, Cancellable, Options};
+pub use costline_model::comm::Network;
+pub use costline_model::comm::mpi::library_time;
 pub use costline_model::{machine, scaling};
 pub use costline_syntax::diagnostics::Severity;
 pub use costline_syntax::source::LineIndex;

@@ -141,6 +141,27 @@ pub fn algorithm_rel_rms(op: &str, samples: &[Sample], p2p: &dyn Fn(f64) -> (f64
     rel_rms(&predicted, &measured)
 }
 
+/// How well the library's own selection predicts the samples (None: costline does not
+/// know the operation).
+fn library_rel_rms(op: &str, samples: &[Sample], library: LibraryTime) -> Option<f64> {
+    let predicted: Vec<f64> = samples
+        .iter()
+        .map(|s| library(op, f64::from(s.p), s.bytes))
+        .collect::<Option<_>>()?;
+    let measured: Vec<f64> = samples.iter().map(|s| s.seconds).collect();
+    Some(rel_rms(&predicted, &measured))
+}
+
+/// What prices a collective in the written model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Choice {
+    RuntimeFunction,
+    /// No entry: the library's selection.
+    Library,
+    /// The fixed algorithm of [`algorithm`].
+    Algorithm,
+}
+
 /// The operations collectives.f90 measures, in its order.
 pub const OPS: &[&str] = &[
     "barrier",
@@ -164,17 +185,28 @@ pub struct Summary {
     pub replaced: Vec<String>,
 }
 
+/// The time of a collective (`op`, p, b) by the algorithm the MPI library selects,
+/// priced with the measured point-to-point pieces: what costline charges for an
+/// operation the model has no `[collectives]` entry for.
+pub type LibraryTime<'a> = &'a dyn Fn(&str, f64, f64) -> Option<f64>;
+
 /// Fits the runtime function of every operation in `samples` and compares it with the
-/// MPICH algorithm priced by `p2p`. `[collectives.OP]` gets whichever has the lower
-/// relative RMS, with that RMS: τ1, τ2 and tc, or `algorithm` alone (costline prices a
-/// collective by its runtime function whenever τ1 is given, so writing both would
-/// hide the better algorithm).
-pub fn summarize(samples: &[Sample], p2p: &dyn Fn(f64) -> (f64, f64)) -> Summary {
+/// library's own selection of algorithms (`library`) and with the fixed MPICH algorithm
+/// priced by `p2p`. Whichever has the lowest relative RMS wins (the library's
+/// selection on a tie): the library's selection leaves `[collectives.OP]` out (costline
+/// then prices the operation by that selection); else the entry gets τ1, τ2 and tc, or
+/// `algorithm` alone (costline prices a collective by its runtime function whenever τ1
+/// is given, so writing both would hide the better algorithm).
+pub fn summarize(
+    samples: &[Sample],
+    p2p: &dyn Fn(f64) -> (f64, f64),
+    library: LibraryTime,
+) -> Summary {
     let mut models = BTreeMap::new();
     let mut replaced = Vec::new();
     let mut rms = BTreeMap::new();
     let mut table = String::from(
-        "    op          τ1 s         τ2 s         tc s/B       runtime fn   algorithm\n",
+        "    op          τ1 s         τ2 s         tc s/B       runtime fn   library    algorithm\n",
     );
     for op in OPS {
         let mine: Vec<Sample> = samples.iter().filter(|s| s.op == *op).cloned().collect();
@@ -184,52 +216,80 @@ pub fn summarize(samples: &[Sample], p2p: &dyn Fn(f64) -> (f64, f64)) -> Summary
         let f = fit_runtime_function(&mine);
         let alg = algorithm(op);
         let alg_rms = alg.map(|_| algorithm_rel_rms(op, &mine, p2p));
+        let lib_rms = library_rel_rms(op, &mine, library);
         rms.insert(format!("{op}.runtime_function"), f.rel_rms);
         if let Some(r) = alg_rms {
             rms.insert(format!("{op}.algorithm"), r);
         }
-        let better = matches!((alg, alg_rms), (Some(_), Some(r)) if r < f.rel_rms);
+        if let Some(r) = lib_rms {
+            rms.insert(format!("{op}.library"), r);
+        }
+        let best_other = f.rel_rms.min(alg_rms.unwrap_or(f64::INFINITY));
+        let choice = match (lib_rms, alg_rms) {
+            (Some(l), _) if l <= best_other => Choice::Library,
+            (_, Some(r)) if r < f.rel_rms => Choice::Algorithm,
+            _ => Choice::RuntimeFunction,
+        };
+        let star = |c: Choice| if c == choice { "*" } else { " " };
         let _ = writeln!(
             table,
-            "    {op:<11} {:>11.3e}  {:>11.3e}  {:>11.3e}  {:>9.1}%{}   {} {}{}",
+            "    {op:<11} {:>11.3e}  {:>11.3e}  {:>11.3e}  {:>9.1}%{}  {:>7}{}   {} {}{}",
             f.tau1_s,
             f.tau2_s,
             f.tc_s_per_byte,
             f.rel_rms * 100.0,
-            if better { " " } else { "*" },
+            star(Choice::RuntimeFunction),
+            lib_rms.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0)),
+            star(Choice::Library),
             alg.unwrap_or("-"),
             alg_rms.map_or_else(String::new, |r| format!("{:.1}%", r * 100.0)),
-            if better { "*" } else { "" },
+            star(Choice::Algorithm).trim(),
         );
-        let model = match (alg, alg_rms) {
-            (Some(name), Some(r)) if better => {
+        let runtime_fn = format!(
+            "the runtime function tau1 = {:.3e} s, tau2 = {:.3e} s, tc = {:.3e} s/B ({:.1}%)",
+            f.tau1_s,
+            f.tau2_s,
+            f.tc_s_per_byte,
+            f.rel_rms * 100.0
+        );
+        match choice {
+            Choice::Library => replaced.push(format!(
+                "{op}: the library's own choice of algorithm, priced with the measured \
+                 point-to-point segments (relative RMS {:.1}%), fits better than {runtime_fn}: \
+                 no [collectives.{op}] entry, so costline prices it that way",
+                lib_rms.unwrap_or(0.0) * 100.0
+            )),
+            Choice::Algorithm => {
+                let (name, r) = (alg.unwrap_or("-"), alg_rms.unwrap_or(0.0));
                 replaced.push(format!(
-                    "{op}: the {name} algorithm (relative RMS {:.1}%) fits better than the \
-                     runtime function tau1 = {:.3e} s, tau2 = {:.3e} s, tc = {:.3e} s/B \
-                     ({:.1}%), which is left out",
-                    r * 100.0,
-                    f.tau1_s,
-                    f.tau2_s,
-                    f.tc_s_per_byte,
-                    f.rel_rms * 100.0
+                    "{op}: the {name} algorithm (relative RMS {:.1}%) fits better than \
+                     {runtime_fn}, which is left out",
+                    r * 100.0
                 ));
-                Collective {
-                    algorithm: Some(name.to_string()),
-                    tau1_s: None,
-                    tau2_s: None,
-                    tc_s_per_byte: None,
-                    fit_rel_rms: Some(r),
-                }
+                models.insert(
+                    (*op).to_string(),
+                    Collective {
+                        algorithm: Some(name.to_string()),
+                        tau1_s: None,
+                        tau2_s: None,
+                        tc_s_per_byte: None,
+                        fit_rel_rms: Some(r),
+                    },
+                );
             }
-            _ => Collective {
-                algorithm: None,
-                tau1_s: Some(f.tau1_s),
-                tau2_s: Some(f.tau2_s),
-                tc_s_per_byte: Some(f.tc_s_per_byte),
-                fit_rel_rms: Some(f.rel_rms),
-            },
-        };
-        models.insert((*op).to_string(), model);
+            Choice::RuntimeFunction => {
+                models.insert(
+                    (*op).to_string(),
+                    Collective {
+                        algorithm: None,
+                        tau1_s: Some(f.tau1_s),
+                        tau2_s: Some(f.tau2_s),
+                        tc_s_per_byte: Some(f.tc_s_per_byte),
+                        fit_rel_rms: Some(f.rel_rms),
+                    },
+                );
+            }
+        }
     }
     let sizes: Vec<String> = {
         let mut b: Vec<f64> = samples.iter().map(|s| s.bytes).collect();
@@ -350,7 +410,10 @@ mod tests {
                 });
             }
         }
-        let sum = summarize(&s, &p2p);
+        // A library whose selection is always 10× off loses to both.
+        let sum = summarize(&s, &p2p, &|op, p, b| {
+            Some(10.0 * algorithm_time(op, p, b, &p2p))
+        });
         let ar = &sum.models["allreduce"];
         assert_eq!(ar.algorithm.as_deref(), Some("rabenseifner"));
         assert!(ar.tau1_s.is_none() && ar.fit_rel_rms.unwrap() < 1e-9);
@@ -358,6 +421,16 @@ mod tests {
         assert!(bc.algorithm.is_none() && bc.tau1_s.is_some());
         assert_eq!(sum.replaced.len(), 1);
         assert!(sum.rel_rms.contains_key("bcast.algorithm"));
+        assert!(sum.rel_rms.contains_key("bcast.library"));
+        // A library whose selection is the allreduce's cost: no entry for it.
+        let sum = summarize(&s, &p2p, &|op, p, b| Some(algorithm_time(op, p, b, &p2p)));
+        assert!(!sum.models.contains_key("allreduce"));
+        assert!(sum.models.contains_key("bcast"));
+        assert!(
+            sum.replaced[0].contains("library's own choice"),
+            "{:?}",
+            sum.replaced
+        );
     }
 
     #[test]

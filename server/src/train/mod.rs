@@ -15,11 +15,13 @@ mod kernels;
 mod memory;
 mod model;
 mod mpi;
+mod mpi_phases;
 mod network;
 mod nnls;
 mod ops;
 mod phases;
 mod plan;
+mod processor;
 mod progress;
 mod segmented;
 mod sources;
@@ -53,12 +55,23 @@ pub struct TrainArgs {
         allow_hyphen_values = true
     )]
     pub flags: String,
-    /// The MPI launcher.
-    #[arg(long, value_name = "CMD", default_value = "mpirun")]
-    pub mpirun: String,
+    /// The MPI launcher for ranks on this node (the intra-node segments); `mpirun`
+    /// unless only --mpirun-nodes is given.
+    #[arg(long, value_name = "CMD")]
+    pub mpirun: Option<String>,
+    /// A launch that puts each rank on a node of its own — `mpirun --map-by node
+    /// --hostfile H`, or SimGrid's `smpirun -platform P -hostfile H
+    /// --cfg=smpi/simulate-computation:0` with MPIFC=smpif90: the inter-node segments
+    /// and the collectives are measured with it.
+    #[arg(long, value_name = "CMD")]
+    pub mpirun_nodes: Option<String>,
     /// Do not measure MPI: the network comes from the shipped default model.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["mpirun", "mpirun_nodes", "network_only"])]
     pub no_mpi: bool,
+    /// Measure MPI only: the processor and memory are kept from the model at --out
+    /// when there is one, else from the shipped default model.
+    #[arg(long)]
+    pub network_only: bool,
 }
 
 /// Runs the training; 0 when a model was written, 1 when none could be.
@@ -77,40 +90,64 @@ fn tool_from_env(var: &str, default: &str) -> Tool {
     Tool::or_default(&std::env::var(var).unwrap_or_default(), default)
 }
 
+/// How many phases the run has: compile, operations and memory (three, unless
+/// `--network-only`), a ping-pong per launcher (or the skipped network), collectives,
+/// the model.
+fn phases_of(args: &TrainArgs) -> usize {
+    let pingpongs = if args.no_mpi {
+        1
+    } else {
+        usize::from(args.mpirun_nodes.is_some())
+            + usize::from(args.mpirun.is_some() || args.mpirun_nodes.is_none())
+    };
+    let measured = if args.network_only { 0 } else { 3 };
+    1 + measured + pingpongs + 2
+}
+
 fn train(args: &TrainArgs) -> Result<(), String> {
     let plan = plan::Plan::new(args.quick);
     let flags: Vec<String> = args.flags.split_whitespace().map(str::to_string).collect();
     let fc = tool_from_env("FC", "gfortran");
     let work = sources::Workdir::create()?;
-    let compiler = fc.version(work.path()).map_err(|e| {
-        format!(
-            "no Fortran compiler: `{}` (from $FC, default gfortran) cannot run ({e}). \
-             Nothing can be measured without one: install gfortran or set FC to your \
-             Fortran compiler.",
-            fc.spec
-        )
-    })?;
     let default = Catalog::default_machine();
     let cores = sysinfo::cores();
     let host = sysinfo::hostname();
     let mut ctx = Ctx {
         dir: work.path(),
         plan: &plan,
-        progress: progress::Progress::new(7),
+        progress: progress::Progress::new(phases_of(args)),
         notes: Vec::new(),
         fit_rel_rms: BTreeMap::new(),
     };
+    let compiler = if args.network_only {
+        None
+    } else {
+        Some(fc.version(work.path()).map_err(|e| {
+            format!(
+                "no Fortran compiler: `{}` (from $FC, default gfortran) cannot run ({e}). \
+                 Nothing can be measured without one: install gfortran or set FC to your \
+                 Fortran compiler.",
+                fc.spec
+            )
+        })?)
+    };
     let (clock_hz, clock_source) = sysinfo::clock_hz().unwrap_or((1e9, "nothing"));
-    if clock_source == "nothing" {
+    if clock_source == "nothing" && !args.network_only {
         ctx.notes
             .push("clock_hz unknown (no /proc/cpuinfo, cpufreq or BogoMIPS): 1 GHz assumed".into());
     }
     progress::err(&format!(
-        "costline train{}: {} ({} cores, {:.2} GHz by {clock_source}), {compiler}, flags {}",
+        "costline train{}{}: {} ({} cores, {:.2} GHz by {clock_source}), {}, flags {}",
         if plan.quick { " --quick" } else { "" },
+        if args.network_only {
+            " --network-only"
+        } else {
+            ""
+        },
         host,
         cores,
         clock_hz / 1e9,
+        compiler.as_deref().unwrap_or("MPI only"),
         args.flags
     ));
 
@@ -118,143 +155,58 @@ fn train(args: &TrainArgs) -> Result<(), String> {
 
     // 1. Compile.
     ctx.progress.phase(&format!(
-        "compile: training kernels and drivers with `{} {}`{}",
-        fc.spec,
-        args.flags,
-        if args.no_mpi {
-            ""
+        "compile: {}{}",
+        if args.network_only {
+            String::new()
         } else {
-            ", MPI programs with $MPIFC"
+            format!(
+                "training kernels and drivers with `{} {}`, ",
+                fc.spec, args.flags
+            )
+        },
+        if args.no_mpi {
+            "MPI not measured"
+        } else {
+            "MPI programs with $MPIFC"
         }
     ));
-    let placements = phases::compile_serial(&mut ctx, &fc, &flags)?;
-    let mpi = if args.no_mpi {
-        ctx.notes.push(
-            "MPI not measured (--no-mpi): network and collectives from the shipped default model"
-                .into(),
-        );
-        None
-    } else {
-        let mpifc = tool_from_env("MPIFC", "mpif90");
-        let launcher = Tool::or_default(&args.mpirun, "mpirun");
-        match mpi::Mpi::find(mpifc, launcher, ctx.dir, cores)
-            .and_then(|m| phases::compile_mpi(&ctx, &m, &flags).map(|()| m))
-        {
-            Ok(m) => {
-                ctx.progress.say(&format!("MPI: {}", m.version));
-                Some(m)
-            }
-            Err(e) => {
-                ctx.note(format!(
-                    "MPI not measured ({e}); network and collectives from the shipped default model"
-                ));
-                None
-            }
-        }
+    let placements = match compiler {
+        Some(_) => phases::compile_serial(&mut ctx, &fc, &flags)?,
+        None => Vec::new(),
     };
-    ctx.progress.end_phase();
-
-    // 2. Operations.
-    ctx.progress.phase(&format!(
-        "operations: {} training kernels on L1-resident arrays at {} code placements, {} rounds \
-         of one {} ms sample each",
-        kernels::KERNELS.len(),
-        placements.len(),
-        plan.ops_rounds,
-        plan.ops_seconds * 1e3
-    ));
-    let ops = phases::operations(&mut ctx, &placements, clock_hz)?;
-    for req in costline_ide::machine::ops::REQUIRED {
-        if !ops.costs.contains_key(*req) {
-            return Err(format!("the training set did not determine `{req}`"));
-        }
+    let launchers = mpi_phases::launchers(&mut ctx, args, &flags, cores);
+    if args.network_only && launchers.is_empty() {
+        return Err("--network-only, but MPI cannot be measured (see the note above)".into());
     }
     ctx.progress.end_phase();
 
-    // 3. Memory latency.
-    let sizes = memory::chase_sizes(plan.chase_max_bytes, plan.chase_midpoints);
-    ctx.progress.phase(&format!(
-        "memory: pointer chase 4 KiB .. {} ({} working sets, {} dependent loads each)",
-        memory::human_bytes(plan.chase_max_bytes as f64),
-        sizes.len(),
-        plan.chase_hops
-    ));
-    let chase = phases::chase(&mut ctx);
-    let levels = phases::levels(&mut ctx, &chase);
-    ctx.progress.end_phase();
-
-    // 4. Line size and bandwidth.
-    ctx.progress.phase(
-        "memory: cache line (stride sweep 8 .. 512 B) and triad bandwidth per level and of memory",
-    );
-    let memory = phases::memory_model(&mut ctx, &placements, &chase, &levels, &default.memory);
-    ctx.progress.end_phase();
-
-    // 5. Point to point.
-    let mut network = default.network.clone();
-    let mut collectives = default.collectives.clone();
-    let mut network_measured = false;
-    let p2p = match &mpi {
-        Some(m) => {
-            ctx.progress.phase(&format!(
-                "network: ping-pong between 2 ranks, 0 B .. 4 MiB ({} sizes)",
-                network::sizes(plan.quick).len()
-            ));
-            let r = phases::pingpong(&mut ctx, m);
-            let r = match r {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    ctx.note(format!(
-                        "MPI not measured ({e}); network and collectives from the shipped default model"
-                    ));
-                    None
-                }
-            };
-            ctx.progress.end_phase();
-            r
+    // 2.–4. Operations and memory, or the model they are kept from.
+    let processor = match compiler {
+        Some(compiler) => {
+            processor::measure(&mut ctx, &placements, clock_hz, compiler, &default.memory)?
         }
         None => {
-            ctx.progress.phase("network: skipped (no MPI)");
-            None
+            let kept = processor::kept(&args.out);
+            ctx.progress.say(&format!(
+                "processor and memory kept from {}",
+                kept.kept_from.as_deref().unwrap_or("?")
+            ));
+            kept
         }
     };
-    if let Some(p2p) = &p2p {
-        network = network::network_model(p2p, cores);
-        network_measured = true;
-    }
 
-    // 6. Collectives.
-    match (&mpi, &p2p) {
-        (Some(m), Some(p2p)) => {
-            let procs: Vec<String> = plan
-                .procs
-                .iter()
-                .map(|p| {
-                    if m.oversubscribed(*p) {
-                        format!("{p} oversubscribed")
-                    } else {
-                        p.to_string()
-                    }
-                })
-                .collect();
-            ctx.progress.phase(&format!(
-                "collectives: {} over {} .. {} per process, ranks {}",
-                collectives::OPS.join(" "),
-                memory::human_bytes(plan.collective_sizes[0] as f64),
-                memory::human_bytes(*plan.collective_sizes.last().unwrap_or(&0) as f64),
-                procs.join(", ")
-            ));
-            let summary = phases::collectives(&mut ctx, m, p2p);
-            if !summary.models.is_empty() {
-                collectives = summary.models;
-            }
-            ctx.progress.end_phase();
-        }
-        _ => ctx.progress.phase("collectives: skipped (no MPI)"),
-    }
+    // 5.–6. The network and the collectives.
+    let measured = mpi_phases::network_and_collectives(&mut ctx, &launchers, cores);
+    let launches = measured.launches.clone();
+    let network = measured.network.unwrap_or_else(|| default.network.clone());
+    let collectives = measured
+        .collectives
+        .unwrap_or_else(|| default.collectives.clone());
 
-    // Other work on the machine meanwhile.
+    // Other work on the machine meanwhile (a simulated network is not slowed by it).
+    let simulated = args.network_only && launchers.iter().all(|m| m.version.contains("SimGrid"));
     let others = cpu_at_start
+        .filter(|_| !simulated)
         .zip(sysinfo::cpu_sample())
         .and_then(|(a, b)| sysinfo::others_share(a, b));
     if let Some(share) = others.filter(|s| *s > 0.15) {
@@ -276,41 +228,39 @@ fn train(args: &TrainArgs) -> Result<(), String> {
         date: date.clone(),
         cpu_model: sysinfo::cpu_model(),
         cores,
-        clock_hz,
-        compiler,
+        clock_hz: processor.clock_hz,
+        compiler: processor.compiler,
         fc: fc.spec.clone(),
         flags: args.flags.clone(),
         quick: plan.quick,
-        ops: ops.costs.clone(),
-        overlap: Some(ops.overlap.to_string()),
-        memory,
+        ops: processor.ops,
+        overlap: processor.overlap,
+        memory: processor.memory,
         network,
-        network_measured,
+        launches,
+        kept_from: processor.kept_from,
         collectives,
         notes: ctx.notes.clone(),
         fit_rel_rms: ctx.fit_rel_rms.clone(),
     };
     let machine = model::assemble(&parts);
-    let header = vec![
-        format!(
-            "Machine model `{}` of {host}, measured by `costline train{}` on {date} ({} {}).",
-            args.name,
-            if plan.quick { " --quick" } else { "" },
-            fc.spec,
-            args.flags
-        ),
-        format!(
-            "Operation costs: average seconds per operation in compiled loops, fitted to {} \
-             training kernels",
-            ops.rows.len()
-        ),
-        format!(
-            "(non-negative least squares on relative error, RMS {:.1}%). Cache bytes are per core.",
-            ops.rel_rms * 100.0
-        ),
+    let mut header = vec![format!(
+        "Machine model `{}` of {host}, measured by `costline train{}{}` on {date} ({} {}).",
+        args.name,
+        if plan.quick { " --quick" } else { "" },
+        if args.network_only {
+            " --network-only"
+        } else {
+            ""
+        },
+        fc.spec,
+        args.flags
+    )];
+    header.extend(processor.header);
+    header.push(
         "Measure again with `costline train`; the fields are described in DESIGN.md section 6."
             .into(),
-    ];
+    );
     let shown = args.out.display().to_string();
     let text = model::render(&machine, &header, &shown)?;
     model::write(&args.out, &text)?;

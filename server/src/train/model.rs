@@ -27,11 +27,48 @@ pub struct Parts {
     pub overlap: Option<String>,
     pub memory: Memory,
     pub network: NetworkModel,
-    /// Whether `network` was measured here (else it is the shipped default's).
-    pub network_measured: bool,
+    /// The launches that measured `network` (none: it is the shipped default's).
+    pub launches: Launches,
+    /// Where the processor and memory come from when they were not measured
+    /// (`--network-only`): a model's path, or the shipped default.
+    pub kept_from: Option<String>,
     pub collectives: BTreeMap<String, Collective>,
     pub notes: Vec<String>,
     pub fit_rel_rms: BTreeMap<String, f64>,
+}
+
+/// The launchers whose ping-pongs the network was fitted to.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Launches {
+    /// `--mpirun`: ranks on this node (intra-node segments).
+    pub this_node: Option<String>,
+    /// `--mpirun-nodes`: a rank per node (inter-node segments, collectives).
+    pub nodes: Option<String>,
+}
+
+impl Launches {
+    pub fn measured(&self) -> bool {
+        self.this_node.is_some() || self.nodes.is_some()
+    }
+
+    /// What the description says about the network.
+    fn describe(&self) -> String {
+        match (&self.this_node, &self.nodes) {
+            (None, None) => "network: the shipped default model's (MPI was not measured)".into(),
+            (Some(_), None) => "network: MPI between the ranks of this node (intra-node \
+                 segments); inter-node messages were not measured here and keep the shipped \
+                 default model's α, β and hop cost (published InfiniBand HDR figures)"
+                .into(),
+            (None, Some(cmd)) => format!(
+                "network: MPI between ranks on different nodes (inter-node segments, `{cmd}`); \
+                 ranks sharing a node were not measured: one rank per node"
+            ),
+            (Some(_), Some(cmd)) => format!(
+                "network: MPI between the ranks of this node (intra-node segments) and between \
+                 ranks on different nodes (inter-node segments, `{cmd}`)"
+            ),
+        }
+    }
 }
 
 /// The machine model of `parts`.
@@ -40,26 +77,27 @@ pub fn assemble(parts: &Parts) -> Machine {
         .cpu_model
         .clone()
         .unwrap_or_else(|| "unknown processor".into());
-    let network = if parts.network_measured {
-        "network: MPI between the ranks of this node (intra-node segments); inter-node \
-         messages were not measured here and keep the shipped default model's α, β and hop \
-         cost (published InfiniBand HDR figures)"
-    } else {
-        "network: the shipped default model's (MPI was not measured)"
-    };
+    let network = parts.launches.describe();
     let mut provenance = format!(
         "measured by costline train on {} ({}, {} {})",
         parts.date, parts.host, parts.fc, parts.flags
     );
-    if !parts.network_measured {
+    if !parts.launches.measured() {
         provenance.push_str(
             "; network and collectives from the shipped default model (MPI not measured)",
         );
     }
+    let measured = match &parts.kept_from {
+        Some(from) => {
+            provenance.push_str(&format!("; processor and memory kept from {from}"));
+            format!("operations and memory from {from}")
+        }
+        None => "operations and memory measured by costline train".into(),
+    };
     Machine {
         name: parts.name.clone(),
         description: format!(
-            "{cpu}, {} cores ({}): operations and memory measured by costline train; {network}",
+            "{cpu}, {} cores ({}): {measured}; {network}",
             parts.cores, parts.host
         ),
         provenance,
@@ -190,7 +228,8 @@ mod tests {
                 }],
             },
             network: default.network,
-            network_measured: false,
+            launches: Launches::default(),
+            kept_from: None,
             collectives: BTreeMap::new(),
             notes: vec!["MPI not found".into()],
             fit_rel_rms: [("ops".to_string(), 0.1)].into_iter().collect(),

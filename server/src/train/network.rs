@@ -1,6 +1,7 @@
 //! Point-to-point messages from the ping-pong times: the piecewise α/β of
 //! `[[network.segments]]` (segmented least squares, at most four pieces of at least
-//! four sizes each) and, for comparison, the single Hockney fit t = α + β·b.
+//! four sizes each) and, for comparison, the single Hockney fit t = α + β·b; one set of
+//! pieces per locality (ranks on one node, ranks on two nodes).
 
 use super::memory::human_bytes;
 use super::segmented::{self, Bounds, Piecewise};
@@ -53,12 +54,10 @@ pub fn fit(points: &[(f64, f64)]) -> P2p {
     }
 }
 
-/// The network of a single node: the pieces as `intra_node` segments, the last one
-/// extended to every larger size; the inter-node messages nothing here measures keep
-/// the shipped default model's α, β, hop cost and topology (published InfiniBand HDR
-/// figures); all cores of the node in one node.
-pub fn network_model(p2p: &P2p, cores: u32) -> NetworkModel {
-    let mut segments: Vec<Segment> = p2p
+/// The measured pieces as segments of `locality`, the last one extended to every
+/// larger size.
+fn segments(p2p: &P2p, locality: Locality) -> Vec<Segment> {
+    let mut out: Vec<Segment> = p2p
         .piecewise
         .pieces
         .iter()
@@ -66,18 +65,46 @@ pub fn network_model(p2p: &P2p, cores: u32) -> NetworkModel {
             up_to_bytes: p.up_to_bytes.max(1.0),
             alpha_s: p.alpha_s,
             beta_s_per_byte: p.beta_s_per_byte,
-            locality: Some(Locality::IntraNode),
+            locality: Some(locality),
         })
         .collect();
-    if let Some(last) = segments.last_mut() {
+    if let Some(last) = out.last_mut() {
         last.up_to_bytes = 1e15;
     }
-    let inter = costline_ide::machine::Catalog::default_machine().network;
-    NetworkModel {
-        cores_per_node: cores.max(1),
-        segments,
-        ..inter
+    out
+}
+
+/// The network from the ping-pongs that ran: `intra` between two ranks of this node
+/// (`intra_node` segments), `inter` between ranks on two nodes (`inter_node` segments,
+/// and its single α/β fit as the top-level pair). What was not measured keeps the
+/// shipped default model's figures (published InfiniBand HDR α, β and hop cost). With
+/// the node's own MPI measured, all `cores` of a node share it; with only the
+/// multi-node launch, every rank is taken to sit on a node of its own
+/// (`cores_per_node = 1`), as it did when measured. `library` is the MPI library the
+/// launches ran (`mpi_library`).
+pub fn network_model(
+    intra: Option<&P2p>,
+    inter: Option<&P2p>,
+    cores: u32,
+    library: &str,
+) -> NetworkModel {
+    let shipped = costline_ide::machine::Catalog::default_machine().network;
+    let mut model = NetworkModel {
+        cores_per_node: if intra.is_some() { cores.max(1) } else { 1 },
+        segments: Vec::new(),
+        mpi_library: library.to_string(),
+        ..shipped
+    };
+    if let Some(p) = intra {
+        model.segments = segments(p, Locality::IntraNode);
     }
+    if let Some(p) = inter {
+        model.segments.extend(segments(p, Locality::InterNode));
+        let single = &p.single.pieces[0];
+        model.alpha_s = single.alpha_s;
+        model.beta_s_per_byte = single.beta_s_per_byte;
+    }
+    model
 }
 
 /// The table printed on stderr: every size, measured, single-fit and piecewise times
@@ -158,13 +185,47 @@ mod tests {
             })
             .collect();
         let p = fit(&pts);
-        let m = network_model(&p, 2);
+        let m = network_model(Some(&p), None, 2, "mpich");
         assert_eq!(m.segments.len(), 2, "{}", table(&p));
         assert_eq!(m.segments[0].up_to_bytes, 2048.0);
         assert_eq!(m.segments[1].up_to_bytes, 1e15);
+        assert_eq!(m.cores_per_node, 2);
         let shipped = costline_ide::machine::Catalog::default_machine().network;
         assert_eq!(m.alpha_s, shipped.alpha_s);
         assert!(p.single.rel_rms > 5.0 * p.piecewise.rel_rms.max(0.01));
         assert!(table(&p).contains("at 4 KiB"));
+    }
+
+    /// (bytes, seconds) of t = α + β·b over the ping-pong sizes.
+    fn line(alpha: f64, beta: f64) -> Vec<(f64, f64)> {
+        sizes(true)
+            .iter()
+            .map(|&b| (b as f64, alpha + beta * b as f64))
+            .collect()
+    }
+
+    #[test]
+    fn a_multi_node_launch_gives_the_inter_node_segments() {
+        let node = fit(&line(3e-7, 1e-10));
+        let nodes = fit(&line(2.4e-6, 5e-11));
+        let both = network_model(Some(&node), Some(&nodes), 8, "openmpi");
+        assert_eq!(both.cores_per_node, 8);
+        assert_eq!(both.mpi_library, "openmpi");
+        let of = |l: Locality| {
+            both.segments
+                .iter()
+                .filter(|s| s.locality == Some(l))
+                .count()
+        };
+        assert!(of(Locality::IntraNode) >= 1 && of(Locality::InterNode) >= 1);
+        assert!((both.alpha_s - 2.4e-6).abs() < 1e-9, "{}", both.alpha_s);
+        // Only the multi-node launch: every rank on its own node, as measured.
+        let only = network_model(None, Some(&nodes), 8, "smpi");
+        assert_eq!(only.cores_per_node, 1);
+        assert!(
+            only.segments
+                .iter()
+                .all(|s| s.locality == Some(Locality::InterNode))
+        );
     }
 }

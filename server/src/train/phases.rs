@@ -4,13 +4,14 @@
 use super::collectives::{self, Sample};
 use super::exec::{Tool, run_ok};
 use super::memory::{self, Level, human_bytes};
-use super::mpi::Mpi;
+use super::mpi::{Mpi, Placement};
 use super::network::{self, P2p};
 use super::ops::{self, OpsFit};
 use super::plan::Plan;
 use super::progress::{Progress, err};
 use super::sysinfo;
-use costline_ide::machine::{CacheLevel, Memory};
+use costline_ide::machine::{CacheLevel, Catalog, Memory, NetworkModel};
+use costline_ide::{Network, library_time};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -437,8 +438,15 @@ pub fn pingpong(ctx: &mut Ctx, mpi: &Mpi) -> Result<P2p, String> {
     Ok(p2p)
 }
 
-/// The collectives at every process count of the plan, fitted.
-pub fn collectives(ctx: &mut Ctx, mpi: &Mpi, p2p: &P2p) -> collectives::Summary {
+/// The collectives at every process count of `procs`, fitted and compared with the
+/// library's selection priced on `network` (the point-to-point model just measured).
+pub fn collectives(
+    ctx: &mut Ctx,
+    mpi: &Mpi,
+    p2p: &P2p,
+    network: &NetworkModel,
+    procs: &[u32],
+) -> collectives::Summary {
     let mut samples: Vec<Sample> = Vec::new();
     let mut args = vec![
         ctx.plan.mpi_seconds.to_string(),
@@ -446,7 +454,7 @@ pub fn collectives(ctx: &mut Ctx, mpi: &Mpi, p2p: &P2p) -> collectives::Summary 
     ];
     args.extend(ctx.plan.collective_sizes.iter().map(u64::to_string));
     let mut oversubscribed = Vec::new();
-    for &p in &ctx.plan.procs {
+    for &p in procs {
         match run_ok(
             mpi.command(p, "collectives", &args),
             ctx.dir,
@@ -483,7 +491,17 @@ pub fn collectives(ctx: &mut Ctx, mpi: &Mpi, p2p: &P2p) -> collectives::Summary 
         ));
     }
     let piecewise = p2p.piecewise.clone();
-    let summary = collectives::summarize(&samples, &|b| piecewise.at(b));
+    let mut machine = Catalog::default_machine();
+    machine.network = network.clone();
+    if mpi.placement == Placement::RankPerNode {
+        // Measured with a rank per node: priced as such.
+        machine.network.cores_per_node = 1;
+    }
+    machine.collectives.clear();
+    let net = Network::of(&machine);
+    let summary = collectives::summarize(&samples, &|b| piecewise.at(b), &|op, p, b| {
+        library_time(op, p, b, &net)
+    });
     err(&summary.table);
     for (k, v) in &summary.rel_rms {
         ctx.fit_rel_rms.insert(k.clone(), *v);

@@ -28,8 +28,10 @@ pub struct Plan {
     pub mpi_rounds: u32,
     /// Bytes per process of the collectives.
     pub collective_sizes: Vec<u64>,
-    /// Process counts of the collectives.
+    /// Process counts of the collectives on this node.
     pub procs: Vec<u32>,
+    /// Process counts of the collectives with a rank per node (`--mpirun-nodes`).
+    pub node_procs: Vec<u32>,
     pub compile_limit: Duration,
     pub run_limit: Duration,
 }
@@ -53,6 +55,7 @@ impl Plan {
                 mpi_rounds: 10,
                 collective_sizes: vec![8, 128, 2048, 32768, 262_144, 1 << 20],
                 procs: vec![2],
+                node_procs: vec![2, 4],
                 compile_limit: Duration::from_secs(120),
                 run_limit: Duration::from_secs(90),
             }
@@ -84,6 +87,7 @@ impl Plan {
                     1 << 20,
                 ],
                 procs: vec![2, 3, 4],
+                node_procs: vec![2, 4, 8, 16],
                 compile_limit: Duration::from_secs(180),
                 run_limit: Duration::from_secs(600),
             }

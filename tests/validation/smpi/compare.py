@@ -1,15 +1,17 @@
 """Predicted (costline's per-rank MPI records) against simulated (SMPI + the PMPI
 counter) for every run of run.sh; prints the table and writes it to table.md.
 
-Usage: python3 compare.py OUT_DIR [all|counts]   (the directory run.sh fills)
+Usage: python3 compare.py RUNS_DIR [all|counts] [TOLERANCE] [TABLE]
+  (RUNS_DIR: the directory run.sh fills for one network; TABLE: where to write the
+  table, default RUNS_DIR/table.md)
 Exit status 1 when a per-rank count differs, or the Jacobi decompositions are ranked
-differently, or (gate `all`) a communication time is off by more than TOLERANCE."""
+differently, or (gate `all`) a communication time is off by more than TOLERANCE
+(default 0.15)."""
 
 import json
 import os
 import sys
 
-TOLERANCE = 0.15
 # Two times closer than this are a tie when ranking decompositions.
 TIE = 0.02
 FIELDS = [
@@ -56,12 +58,14 @@ def order(times):
 def main():
     out = sys.argv[1]
     gate = sys.argv[2] if len(sys.argv) > 2 else "all"
-    runs = [line.rstrip("\n").split("\t") for line in open(os.path.join(out, "runs", "index.tsv"))]
+    tolerance = float(sys.argv[3]) if len(sys.argv) > 3 else 0.15
+    table_path = sys.argv[4] if len(sys.argv) > 4 else os.path.join(out, "table.md")
+    runs = [line.rstrip("\n").split("\t") for line in open(os.path.join(out, "index.tsv"))]
     rows = []
     failures = []
     jacobi = {}
     for name, program, ranks, params in runs:
-        d = os.path.join(out, "runs", name)
+        d = os.path.join(out, name)
         sim = simulated(os.path.join(d, "simulated.txt"))
         pred = predicted(os.path.join(d, "predicted.json"))
         sim_time = max(r["time"] for r in sim.values())
@@ -90,7 +94,7 @@ def main():
                      f"{sim_time * 1e6:.2f}",
                      "-" if error is None else f"{error * 100:+.1f}%", note))
         failures.extend(f"{name}: {w}" for w in wrong[:4])
-        if error is None or (gate == "all" and abs(error) > TOLERANCE):
+        if error is None or (gate == "all" and abs(error) > tolerance):
             failures.append(f"{name}: time {pred_time} vs {sim_time}")
         if program == "jacobi2d":
             size, shape = name.split("-")[1], name.split("-")[2]
@@ -111,7 +115,7 @@ def main():
         lines.append(f"| {size} | {ranks} | {show(mine)} | {show(theirs)} | {'yes' if agree else 'no'} |")
     table = "\n".join(lines)
     print(table)
-    with open(os.path.join(out, "table.md"), "w") as f:
+    with open(table_path, "w") as f:
         f.write(table + "\n")
     if failures:
         print("\n" + "\n".join(failures[:40]), file=sys.stderr)

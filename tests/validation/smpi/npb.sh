@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The NPB3.4-MPI rows of the SMPI harness (sourced by run.sh, which sets root, here,
-# out, quick, costline and machine). Class S of CG, MG, FT, LU, SP and BT (CG alone with
+# The NPB3.4-MPI rows of the SMPI harness (sourced by run.sh once per network, which
+# sets root, here, out, runs, quick, costline, machine and simulate). Class S of CG, MG, FT, LU, SP and BT (CG alone with
 # --quick) is built with the suite's own Makefiles — smpif77 compiles the fixed-form
 # sources so that SMPI can run their main programs — and run under smpirun like the
 # programs of run.sh; costline reads the same sources, with the npbparams.h the build
@@ -40,15 +40,13 @@ for b in $benches; do
   B=$(echo "$b" | tr 'a-z' 'A-Z')
   for p in $npb_ranks; do
     name="npb-$b-S-p$p"
-    dir="$out/runs/$name"
+    dir="$runs/$name"
     mkdir -p "$dir"
-    (cd "$dir" && LD_PRELOAD="$out/libpmpi_count.so" smpirun -platform "$here/platform.xml" \
-        -hostfile "$out/hostfile" -np "$p" --cfg=smpi/simulate-computation:0 \
-        --cfg=network/model:CM02 --cfg=smpi/coll-selector:mpich "$npb/bin/$b.S.x" >run.log 2>&1) || {
+    (cd "$dir" && LD_PRELOAD="$out/libpmpi_count.so" simulate -np "$p" "$npb/bin/$b.S.x" >run.log 2>&1) || {
       echo "run.sh: $name fails under smpirun:" >&2; tail -20 "$dir/run.log" >&2; exit 1; }
     grep '^pmpi ' "$dir/run.log" > "$dir/simulated.txt"
     (cd "$npb/$B" && "$costline" check ./*.f ../common/print_results.f ../common/randdp.f \
         ../common/timers.f --machine "$machine" --param "p=$p" --format json) > "$dir/predicted.json"
-    printf '%s\t%s\t%s\t%s\n' "$name" "npb-$b" "$p" "class S" >> "$out/runs/index.tsv"
+    printf '%s\t%s\t%s\t%s\n' "$name" "npb-$b" "$p" "class S" >> "$runs/index.tsv"
   done
 done
