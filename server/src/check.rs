@@ -22,6 +22,7 @@ pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
         fixed_line_length: args.fixed_line_length,
         files: &args.files,
         include_anywhere: args.include_anywhere,
+        compiler: args.compiler.as_deref(),
     })
 }
 

@@ -90,6 +90,11 @@ struct CheckArgs {
     /// `-ffixed-line-length-132`) [default: 72, or `fixedLineLength` in costline.toml].
     #[arg(long, value_name = "COLUMNS", value_parser = parse_line_length)]
     fixed_line_length: Option<usize>,
+    /// The compiler command and flags the program is built with (`"gfortran -O3
+    /// -march=native"`): which loops it vectorizes, and so what they cost [default: the
+    /// flags the machine model was trained with, or `compiler` in costline.toml].
+    #[arg(long, value_name = "\"CMD FLAGS\"", allow_hyphen_values = true)]
+    compiler: Option<String>,
     /// Let INCLUDE read files anywhere (by default only under the current directory,
     /// the project's root, the given files' directories and the include directories).
     #[arg(long)]

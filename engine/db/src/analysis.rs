@@ -511,17 +511,129 @@ pub(super) fn unit_times_with(
     let freq = |id: StmtId| values.value(id);
     let processors = processors(db, unit);
     let memory = time::memory_seconds(&ir, &cache(db, unit), &freq, processors);
+    let intrinsics = intrinsic_seconds(db, unit, processors);
+    let ops = vectorized_ops(db, unit);
     time::unit_times(&time::Inputs {
         unit: &ir,
         machine,
-        ops: &ops(db, unit),
+        ops: &ops,
         freq: &freq,
         load: &|id| values.load(id).cloned(),
         comm: &|id| comm.metrics(id).map(|m| m.path_s),
         calls,
         processors,
         memory: &|id| memory.get(&id).copied().unwrap_or(0.0),
+        intrinsics: &|id| intrinsics.get(&id).cloned(),
     })
+}
+
+/// The compiler and flags the program is built with: the setting, else the flags the
+/// machine model was trained with, else `gfortran -O2`.
+pub fn compiler(db: &dyn salsa::Database) -> time::vectorize::Compiler {
+    let settings = Settings::get(db);
+    let text = settings.compiler(db).clone().unwrap_or_else(|| {
+        let flags = settings
+            .machine(db)
+            .training
+            .as_ref()
+            .map_or_else(|| "-O2".to_string(), |t| t.flags.clone());
+        format!("gfortran {flags}")
+    });
+    let (command, flags) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+    time::vectorize::Compiler::gnu(command, flags.trim())
+}
+
+/// What the compiler does with each innermost DO loop of the unit (rules of
+/// `time::vectorize`).
+#[salsa::tracked(returns(clone))]
+pub fn vector_verdicts<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<HashMap<StmtId, time::vectorize::Verdict>> {
+    let ir = lower(db, unit);
+    let compiler = compiler(db);
+    let mut out = HashMap::new();
+    ir.walk(&mut |s, _| {
+        if let Some(v) = time::vectorize::verdict(&ir, s, &compiler) {
+            out.insert(s.id, v);
+        }
+    });
+    Arc::new(out)
+}
+
+/// The operations of every statement as the compiled code performs them: a recurrence
+/// through an array (`a(i) = a(i-1)*c + b(i)`) waits for its chain's latencies each
+/// iteration; in a loop the compiler vectorizes, each element operation (and the
+/// loop's own overhead) costs 1/lanes (`OpCounts::vectorized`).
+fn vectorized_ops(db: &dyn salsa::Database, unit: UnitText<'_>) -> HashMap<StmtId, OpCounts> {
+    let mut ops = (*ops(db, unit)).clone();
+    let verdicts = vector_verdicts(db, unit);
+    let ir = lower(db, unit);
+    ir.walk(&mut |s, _| {
+        for (id, keys) in time::vectorize::recurrences(&ir, s) {
+            let o = ops.entry(id).or_default();
+            for k in keys {
+                o.add_one(k);
+            }
+        }
+        let Some(v) = verdicts.get(&s.id).filter(|v| v.vectorized) else {
+            return;
+        };
+        costline_syntax::ir::walk(std::slice::from_ref(s), &mut |x, _| {
+            if let Some(o) = ops.get_mut(&x.id) {
+                *o = o.vectorized(v.lanes);
+            }
+        });
+    });
+    ops
+}
+
+/// Seconds of one execution of each statement's intrinsic element loops on each of
+/// `processors` processors (`time::intrinsic`): split over the owners of a
+/// distributed array where the statement runs on every processor; a loop whose
+/// section has no value is left out (the statement's count needs it too).
+fn intrinsic_seconds(
+    db: &dyn salsa::Database,
+    unit: UnitText<'_>,
+    processors: usize,
+) -> HashMap<StmtId, Vec<f64>> {
+    let ir = lower(db, unit);
+    let machine = Settings::get(db).machine(db);
+    let known = constants(db, unit);
+    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+    let maps = mappings(db, unit);
+    let work = work(db, unit);
+    let mut out = HashMap::new();
+    ir.walk(&mut |s, _| {
+        let loops = time::element_loops(&ir, s);
+        if loops.is_empty() {
+            return;
+        }
+        let replicated = work
+            .of(s.id)
+            .is_none_or(|w| matches!(w.spread, work_model::Spread::Replicated));
+        let mut total = vec![0.0; processors.max(1)];
+        for l in &loops {
+            let layout = maps
+                .at(s.id, &l.array)
+                .filter(|_| replicated)
+                .and_then(|m| {
+                    let lowers: Vec<costline_symbolic::Sym> =
+                        costline_model::calls::binding::declared_dims(&ir, &l.array)?
+                            .into_iter()
+                            .map(|(lower, _)| lower)
+                            .collect();
+                    Layout::of(m, &lowers, &env)
+                });
+            if let Ok(secs) = l.seconds(&ir, machine, &env, layout.as_ref(), processors) {
+                for (a, b) in total.iter_mut().zip(secs) {
+                    *a += b;
+                }
+            }
+        }
+        out.insert(s.id, total);
+    });
+    out
 }
 
 /// The loop nests of the unit with their array access classes (P^3T+ section 4.4).

@@ -65,6 +65,10 @@ pub struct Options {
     /// (`--fixed-line-length`, `fixedLineLength` in costline.toml; compilers' extended
     /// lines, `-ffixed-line-length-132`); `None`: the standard 72.
     pub fixed_line_length: Option<usize>,
+    /// The compiler command and flags the program is built with (`gfortran -O3
+    /// -march=native`: `--compiler`, `compiler` in costline.toml); `None`: the flags the
+    /// machine model was trained with.
+    pub compiler: Option<String>,
 }
 
 impl Default for Options {
@@ -80,6 +84,7 @@ impl Default for Options {
             include_dirs: Vec::new(),
             include_roots: None,
             fixed_line_length: None,
+            compiler: None,
         }
     }
 }
@@ -104,6 +109,9 @@ pub struct Settings {
     /// The line length of fixed-form files without a pragma of their own.
     #[returns(copy)]
     pub fixed_line_length: Option<usize>,
+    /// The compiler command and flags the program is built with.
+    #[returns(ref)]
+    pub compiler: Option<String>,
 }
 
 impl Settings {
@@ -117,6 +125,7 @@ impl Settings {
             o.finding_share,
             o.machine,
             o.fixed_line_length,
+            o.compiler,
         )
     }
 
@@ -141,6 +150,9 @@ impl Settings {
         }
         if self.fixed_line_length(db) != options.fixed_line_length {
             self.set_fixed_line_length(db).to(options.fixed_line_length);
+        }
+        if *self.compiler(db) != options.compiler {
+            self.set_compiler(db).to(options.compiler.clone());
         }
     }
 }

@@ -38,7 +38,7 @@ mod units;
 pub use analysis::{
     cache, comm, comm_records, comm_values, constants, counts, freqs, locality, lower, mappings,
     mpi_ranks, nests, ops, processors, stmt_formula, stmt_load, times, unit_diagnostics, values,
-    work, work_formulas,
+    vector_verdicts, work, work_formulas,
 };
 pub use host::{ANALYSIS_STACK, Analysis, AnalysisHost, Cancellable};
 pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};

@@ -71,6 +71,8 @@ pub struct UnitAnalysis {
     /// Computation, communication and predicted time of its statements, loops and of
     /// the unit, per run, on the machine.
     pub times: Arc<UnitTimes>,
+    /// What the compiler does with each innermost DO loop (vectorized or why not).
+    pub vector: Arc<HashMap<StmtId, costline_model::time::vectorize::Verdict>>,
     /// The cache lines of every loop nest on the machine.
     pub cache: Arc<UnitCache>,
     /// Everything the analysis says about the unit (spans relative to its text).
@@ -301,6 +303,7 @@ fn unit_analysis(
         call_lines: context.call_lines.clone(),
         call_local: context.call_local.clone(),
         times: crate::times(db, u),
+        vector: crate::vector_verdicts(db, u),
         cache: crate::cache(db, u),
         diagnostics: crate::unit_diagnostics(db, u),
         missing: crate::unit_missing(db, u),

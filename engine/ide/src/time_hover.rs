@@ -5,7 +5,7 @@
 
 use super::{UnitAt, label};
 use crate::completeness;
-use costline_db::{MissingList, Settings, lower, ops, times, unit_missing};
+use costline_db::{MissingList, Settings, lower, ops, times, unit_missing, vector_verdicts};
 use costline_syntax::ir::{Stmt, StmtKind};
 use std::fmt::Write;
 
@@ -88,6 +88,19 @@ pub(super) fn time_section(
             );
             out.push('\n');
         }
+    }
+    if let Some(id) = id
+        && let Some(v) = vector_verdicts(db, u.unit).get(&id)
+    {
+        let _ = writeln!(
+            out,
+            "compiler (its rules for the flags; `costline.compiler`): {}\n",
+            if v.vectorized {
+                format!("**vectorized** — {}", v.why)
+            } else {
+                format!("**not vectorized** — {}", v.why)
+            }
+        );
     }
     if let Some(id) = id
         && let Some((ops_s, mem_s)) = times.execution(id)

@@ -78,6 +78,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         fixed_line_length: None,
         files: &args.files,
         include_anywhere: false,
+        compiler: None,
     }) {
         Ok(o) => o,
         Err(e) => {

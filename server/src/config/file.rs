@@ -26,6 +26,8 @@ pub struct Flags<'a> {
     pub files: &'a [String],
     /// `--include-anywhere`: INCLUDE may read any file.
     pub include_anywhere: bool,
+    /// `--compiler "gfortran -O3"`: the command and flags the program is built with.
+    pub compiler: Option<&'a str>,
 }
 
 /// The nearest `costline.toml` from `dir` up.
@@ -72,6 +74,9 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     }
     if let Some(n) = flags.fixed_line_length {
         options.fixed_line_length = Some(n);
+    }
+    if let Some(c) = flags.compiler.filter(|c| !c.trim().is_empty()) {
+        options.compiler = Some(c.trim().to_string());
     }
     // INCLUDE reads under the project's root, the current directory and the
     // directories of the files given.

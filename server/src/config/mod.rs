@@ -3,7 +3,8 @@
 //! imbalance or communication finding, default 0.02),
 //! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
 //! are searched in) and `includeAnywhere` (INCLUDE may read outside the workspace and
-//! those directories; default false) from `costline.toml` at the workspace root and
+//! those directories; default false) and `compiler` (the command and flags the program
+//! is built with, for what the compiler vectorizes) from `costline.toml` at the workspace root and
 //! from the editor (initialization options, `workspace/configuration`), the editor's
 //! winning key by key. Bad values are reported and left out, never fatal. The language
 //! server and the command line (`file`: `costline.toml` under the flags) read them here.
@@ -35,6 +36,7 @@ pub struct Layer {
     pub include: Option<Vec<String>>,
     pub include_anywhere: Option<bool>,
     pub fixed_line_length: Option<i64>,
+    pub compiler: Option<String>,
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -77,6 +79,9 @@ pub struct Config {
     /// The line length of fixed-form files without a pragma of their own (72 to
     /// 1024; `None`: the standard 72).
     pub fixed_line_length: Option<usize>,
+    /// The compiler command and flags the program is built with (`gfortran -O3`);
+    /// `None`: those the machine model was trained with.
+    pub compiler: Option<String>,
 }
 
 impl Default for Config {
@@ -91,6 +96,7 @@ impl Default for Config {
             include: Vec::new(),
             include_anywhere: false,
             fixed_line_length: None,
+            compiler: None,
         }
     }
 }
@@ -145,6 +151,14 @@ impl Config {
             if let Some(a) = l.include_anywhere {
                 c.include_anywhere = a;
             }
+            if let Some(cmd) = &l.compiler {
+                if cmd.split_whitespace().next().is_some() {
+                    c.compiler = Some(cmd.trim().to_string());
+                } else {
+                    problems
+                        .push("compiler: empty (a command and its flags: `gfortran -O2`)".into());
+                }
+            }
             if let Some(n) = l.fixed_line_length {
                 match usize::try_from(n)
                     .ok()
@@ -175,6 +189,7 @@ impl Config {
             include_dirs: self.include.iter().map(|d| root.join(d)).collect(),
             include_roots: (!self.include_anywhere).then(|| vec![root.to_path_buf()]),
             fixed_line_length: self.fixed_line_length,
+            compiler: self.compiler.clone(),
             ..Options::default()
         };
         let mut problem = None;

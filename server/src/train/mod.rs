@@ -170,8 +170,19 @@ fn train(args: &TrainArgs) -> Result<(), String> {
             "MPI programs with $MPIFC"
         }
     ));
-    let placements = match compiler {
-        Some(_) => phases::compile_serial(&mut ctx, &fc, &flags)?,
+    let placements = match &compiler {
+        Some(version) => {
+            let gnu = version.contains("GNU Fortran");
+            if gnu {
+                ctx.notes.push(
+                    "operation costs measured on scalar code (kernels built with \
+                     -fno-tree-vectorize): a loop the compiler vectorizes is priced at 1/lanes \
+                     of them"
+                        .into(),
+                );
+            }
+            phases::compile_serial(&mut ctx, &fc, &flags, gnu)?
+        }
         None => Vec::new(),
     };
     let launchers = mpi_phases::launchers(&mut ctx, args, &flags, cores);

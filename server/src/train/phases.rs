@@ -59,7 +59,20 @@ pub const PLACEMENTS: &[&str] = &["-falign-functions=32", "-falign-functions=64"
 /// drivers again (`ops0`, `memory0`, ...) with the kernels at the other
 /// [`PLACEMENTS`] (skipped, with a note, when the compiler does not take the flag).
 /// Returns the suffixes of the placements built: `""`, `"0"`, `"1"`.
-pub fn compile_serial(ctx: &mut Ctx, fc: &Tool, flags: &[String]) -> Result<Vec<String>, String> {
+pub fn compile_serial(
+    ctx: &mut Ctx,
+    fc: &Tool,
+    flags: &[String],
+    gnu: bool,
+) -> Result<Vec<String>, String> {
+    // The operation costs are those of scalar code: costline prices a loop the compiler
+    // vectorizes (`time::vectorize`) at 1/lanes of them, so the kernels must not be
+    // vectorized themselves (at -O3 gfortran would).
+    let mut scalar = flags.to_vec();
+    if gnu {
+        scalar.push("-fno-tree-vectorize".to_string());
+    }
+    let flags = &scalar[..];
     compile(ctx, fc, flags, &["-c", "kernels.f90"])?;
     compile(ctx, fc, flags, &["-c", "tiny.f90"])?;
     let link = |ctx: &Ctx, object: &str, suffix: &str| {

@@ -99,6 +99,7 @@ impl Explorer {
             include_dirs: a.include_dirs().to_vec(),
             include_roots: a.include_roots().map(<[_]>::to_vec),
             fixed_line_length: s.fixed_line_length(db),
+            compiler: s.compiler(db).clone(),
         };
         Explorer::with_headers(files, headers, options, path, unit, directive)
     }

@@ -10,6 +10,7 @@ mod distribution;
 mod dynamic;
 mod freq;
 mod initial_values;
+mod intrinsics;
 mod mpi_ranks;
 mod ops;
 mod program_run;
@@ -17,6 +18,7 @@ mod remap;
 mod section_calls;
 mod set_up_tables;
 mod setup_code;
+mod vectorize;
 mod work;
 
 /// The first unit of `text` (free form), analysed.

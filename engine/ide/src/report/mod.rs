@@ -558,7 +558,22 @@ pub struct LoopReport {
     pub condition: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub independent: bool,
+    /// An innermost DO loop: what the compiler does with it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compiler: Option<CompilerReport>,
     pub metrics: Metrics,
+}
+
+/// Whether the compiler vectorizes a loop (by costline's model of its rules for the
+/// flags in effect), how wide, and why (not).
+#[derive(Debug, Serialize)]
+pub struct CompilerReport {
+    pub vectorized: bool,
+    /// Elements per vector operation (1: scalar).
+    pub lanes: f64,
+    pub why: String,
+    /// `rules`: costline's model of the compiler's rules.
+    pub source: &'static str,
 }
 
 #[derive(Debug, Serialize)]
@@ -910,6 +925,12 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     step,
                     condition,
                     independent: l.independent.is_some(),
+                    compiler: u.vector.get(&s.id).map(|v| CompilerReport {
+                        vectorized: v.vectorized,
+                        lanes: v.lanes,
+                        why: v.why.clone(),
+                        source: "rules",
+                    }),
                     metrics: {
                         let missing = u.missing.within(std::slice::from_ref(s));
                         Metrics {

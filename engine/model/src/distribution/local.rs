@@ -19,16 +19,35 @@ pub const LOCAL_BUDGET: i64 = 1 << 22;
 /// |{ j ∈ [0, n_d) : coordinates_along(d, j) ⊆ coords(p) }|, and a processor whose
 /// coordinates differ from those a constant alignment fixes owns nothing.
 pub fn local_extents(extents: &[i64], layout: &Layout) -> Result<Vec<Vec<i64>>, String> {
-    let fixed = layout.constant_coordinates()?;
     if let Some(n) = extents.iter().find(|&&n| n > LOCAL_BUDGET) {
         return Err(format!(
             "a dimension of {n} positions is too long to count each processor's part"
         ));
     }
-    let mut classes: Vec<BTreeMap<Partial, i64>> = Vec::with_capacity(extents.len());
-    for (dim, &n) in extents.iter().enumerate() {
+    let positions: Vec<Vec<i64>> = extents.iter().map(|&n| (0..n.max(0)).collect()).collect();
+    local_parts(&positions, layout)
+}
+
+/// For processors 1..=P (column-major), how many of the given positions of each
+/// dimension (0-based from the array's lower bound) the processor owns along that
+/// dimension: the box of a section `a(l1:u1:s1, l2:u2:s2, ...)` on each processor, whose
+/// product is the number of the section's elements it owns (ownership is separable:
+/// see [`local_extents`]).
+pub fn local_parts(positions: &[Vec<i64>], layout: &Layout) -> Result<Vec<Vec<i64>>, String> {
+    let fixed = layout.constant_coordinates()?;
+    if let Some(n) = positions
+        .iter()
+        .map(Vec::len)
+        .find(|&n| n as i64 > LOCAL_BUDGET)
+    {
+        return Err(format!(
+            "a dimension of {n} positions is too long to count each processor's part"
+        ));
+    }
+    let mut classes: Vec<BTreeMap<Partial, i64>> = Vec::with_capacity(positions.len());
+    for (dim, js) in positions.iter().enumerate() {
         let mut per: BTreeMap<Partial, i64> = BTreeMap::new();
-        for j in 0..n.max(0) {
+        for &j in js {
             costline_symbolic::interrupt::point();
             *per.entry(layout.coordinates_along(dim, j)?).or_default() += 1;
         }
@@ -51,7 +70,7 @@ pub fn local_extents(extents: &[i64], layout: &Layout) -> Result<Vec<Vec<i64>>, 
                 .enumerate()
                 .any(|(g, f)| f.is_some_and(|c| !mine(g, c)))
             {
-                return vec![0; extents.len()];
+                return vec![0; positions.len()];
             }
             classes
                 .iter()

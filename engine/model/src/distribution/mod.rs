@@ -24,7 +24,7 @@ mod visible;
 
 pub(crate) use layout::exact_int;
 pub use layout::{Layout, LayoutDim};
-pub use local::{LOCAL_BUDGET, local_extents};
+pub use local::{LOCAL_BUDGET, local_extents, local_parts};
 pub use ownership::{Deal, Owners, Ownership};
 pub use remap::Remap;
 pub use resolve::{DummyMapping, UnitMappings, mappings, mappings_with, transcriptive_dummies};

@@ -241,7 +241,8 @@ impl Machine {
     }
 
     /// Seconds per operation `key`: the model's entry, else derived from the entries it
-    /// has (the other precision; complex arithmetic from its real parts — 2 adds, 4
+    /// has (the other precision; a multiplication's latency as an addition's; complex
+    /// arithmetic from its real parts — 2 adds, 4
     /// multiplications and 2 adds, and for a division also 2 real divisions; a missing
     /// comparison or conversion as an add, a power as exp(y·log x), a cheap intrinsic
     /// as an add, a transcendental one as 10 multiplications).
@@ -285,8 +286,15 @@ impl Machine {
                 }
             }
             OpKey::Intrinsic(name) => self.intrinsic_s(name),
-            // A model without the latency (or that of the other precision) sets no floor.
+            // The other precision's; a multiplication's chain as an addition's (both
+            // take 3–4 cycles on current x86 cores: Agner Fog's tables); a model with
+            // neither sets no floor.
             OpKey::Latency(kind, ty) => get(&OpKey::Latency(*kind, ty.other_precision()))
+                .or_else(|| {
+                    (*kind == OpKind::Mul)
+                        .then(|| self.op_s(&OpKey::Latency(OpKind::Add, *ty)))
+                        .filter(|s| *s > 0.0)
+                })
                 .filter(|_| !matches!(ty, OpType::C64 | OpType::C128))
                 .unwrap_or(0.0),
             // Required keys: a validated model has them.

@@ -122,6 +122,9 @@ pub struct Inputs<'a> {
     /// Memory time of one execution of an assignment (see `memory`): it overlaps the
     /// operations, so an execution takes the larger of the two.
     pub memory: &'a dyn Fn(StmtId) -> f64,
+    /// Seconds of one execution of a statement's intrinsic element loops on each
+    /// processor (`super::intrinsic`).
+    pub intrinsics: &'a dyn Fn(StmtId) -> Option<Vec<f64>>,
 }
 
 /// Times every statement of the unit.
@@ -172,29 +175,27 @@ fn time_stmt(
         };
         simple = simple.max(memory - overlapped);
     }
-    // The statement's own operations, on the processors that execute it.
-    match &s.kind {
+    // How often each processor executes the statement itself.
+    let execs: Vec<f64> = match &s.kind {
         StmtKind::Assign { .. } => {
             match (inputs.load)(s.id).filter(|l| l.per_processor().len() == p) {
-                Some(load) => {
-                    for (a, w) in t.per_processor.iter_mut().zip(load.per_processor()) {
-                        *a = w * simple;
-                    }
-                }
+                Some(load) => load.per_processor().to_vec(),
                 None => {
                     let each = match (inputs.load)(s.id) {
                         Some(l) => l.owork(),
                         None => freq,
                     };
-                    t.per_processor.iter_mut().for_each(|a| *a = each * simple);
+                    vec![each; p]
                 }
             }
         }
-        _ => {
-            for (a, f) in t.per_processor.iter_mut().zip(share) {
-                *a = freq * f * simple;
-            }
-        }
+        _ => share.iter().map(|f| freq * f).collect(),
+    };
+    // Its own operations and its intrinsics' element loops, on the processors that
+    // execute it.
+    let loops = (inputs.intrinsics)(s.id).filter(|l| l.len() == p);
+    for (q, (a, e)) in t.per_processor.iter_mut().zip(&execs).enumerate() {
+        *a = e * (simple + loops.as_ref().map_or(0.0, |l| l[q]));
     }
     if let Some(c) = (inputs.comm)(s.id) {
         t.comm_s += c;
@@ -212,9 +213,8 @@ fn time_stmt(
     };
     if matches!(s.kind, StmtKind::Loop(_)) {
         // The loop's own overhead follows its iterations' owners.
-        let overhead = freq * simple;
-        for (a, f) in t.per_processor.iter_mut().zip(&inner_share) {
-            *a = overhead * f;
+        for (q, (a, f)) in t.per_processor.iter_mut().zip(&inner_share).enumerate() {
+            *a = freq * (simple + loops.as_ref().map_or(0.0, |l| l[q])) * f;
         }
     }
     let mut first = matches!(s.kind, StmtKind::Loop(_));

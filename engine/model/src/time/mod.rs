@@ -4,11 +4,14 @@
 //! critical path.
 
 pub mod compute;
+pub mod intrinsic;
 pub mod layout;
 pub mod memory;
 pub mod ops;
+pub mod vectorize;
 
 pub use compute::{Inputs, Timing, UnitTimes, unit_times};
+pub use intrinsic::{ElementLoop, element_loops};
 pub use layout::dim_divisor;
 pub use memory::memory_seconds;
 pub use ops::{OpCounts, stmt_ops, type_of};

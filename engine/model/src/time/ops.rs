@@ -11,12 +11,15 @@
 //! - `cmp_T` per relational operator (T the operands' type), `logic_i32` per logical one;
 //! - `cvt_T` per conversion of a non-constant integer operand to real type T;
 //! - `intrinsic_<name>` per elemental intrinsic (MIN/MAX with k arguments: k − 1);
-//! - `call` per call of a procedure (its own time comes from its analysis);
+//! - `call` per call of a procedure (its own time comes from its analysis); the
+//!   reductions and copies of whole arrays (SUM, MAXVAL, DOT_PRODUCT, TRANSPOSE, ...)
+//!   are priced by their element loops instead (`super::intrinsic`);
 //! - per IF/ELSE IF condition one `branch`, per DO iteration one `loop_iter`;
 //! - one `latency_T` of the chain's operation when a scalar is updated from its own
 //!   value (`s = s + a(i)*b(i)`): a loop-carried recurrence, whose executions cannot
 //!   overlap (the machine model makes its latency a floor under the execution's time).
 
+use super::intrinsic::has_element_loop;
 use crate::machine::Machine;
 use crate::machine::ops::{OpKey, OpKind, OpType, generic_intrinsic};
 use costline_syntax::ir::intrinsics::{IntrinsicClass, intrinsic_class};
@@ -30,8 +33,36 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct OpCounts(pub BTreeMap<OpKey, f64>);
 
 impl OpCounts {
-    fn add(&mut self, key: OpKey, n: f64) {
+    pub(crate) fn add(&mut self, key: OpKey, n: f64) {
         *self.0.entry(key).or_default() += n;
+    }
+
+    /// These operations in a loop vectorized `lanes` wide: every element operation
+    /// (arithmetic, loads, stores, intrinsics, the loop's own iteration) costs 1/lanes;
+    /// a recurrence's latency, branches and calls do not shrink.
+    pub fn vectorized(&self, lanes: f64) -> OpCounts {
+        let lanes = lanes.max(1.0);
+        OpCounts(
+            self.0
+                .iter()
+                .map(|(k, n)| {
+                    let shrinks = !matches!(k, OpKey::Latency(..) | OpKey::Branch | OpKey::Call);
+                    (k.clone(), if shrinks { n / lanes } else { *n })
+                })
+                .collect(),
+        )
+    }
+
+    /// One more operation `key`.
+    pub fn add_one(&mut self, key: OpKey) {
+        self.add(key, 1.0);
+    }
+
+    /// Adds `other`'s operations to these.
+    pub(crate) fn absorb(&mut self, other: &OpCounts) {
+        for (k, n) in &other.0 {
+            self.add(k.clone(), *n);
+        }
     }
 
     /// Seconds for one execution on `machine` (its overlap model decides how the
@@ -129,13 +160,32 @@ pub fn stmt_ops(unit: &Unit, stmt: &Stmt) -> OpCounts {
     c.ops
 }
 
+/// The operations of evaluating `e` once (one element of it, for an array expression):
+/// what [`super::intrinsic`] charges per element of an intrinsic's loop.
+pub fn expr_ops(unit: &Unit, e: &Expr) -> OpCounts {
+    let mut c = Counter {
+        unit,
+        ops: OpCounts::default(),
+        loads: BTreeSet::new(),
+    };
+    c.expr(e);
+    c.ops
+}
+
 /// The operations on the path from `rhs`'s root to the scalar `s` it is assigned to
 /// (`s + e` → [add]; `e + 2*s` → [add, mul]; `s + a + b`, evaluated left to right, →
 /// [add, add]), looking through additions, subtractions and multiplications only: the
 /// chain of a recurrence `s = f(s)` that a compiler keeps in a register from one
 /// iteration to the next, each of whose operations waits for the one before.
 fn chain(s: &str, rhs: &Expr) -> Option<Vec<OpKind>> {
-    if matches!(rhs, Expr::Name(n) if n == s) {
+    chain_to(rhs, &|e| matches!(e, Expr::Name(n) if n == s))
+}
+
+/// The operations on the path from `rhs`'s root to the first operand `target` accepts,
+/// through additions, subtractions and multiplications only (see [`chain`]): an array
+/// recurrence `a(i) = a(i-1)*c(i) + b(i)` has the chain [mul, add].
+pub fn chain_to(rhs: &Expr, target: &dyn Fn(&Expr) -> bool) -> Option<Vec<OpKind>> {
+    if target(rhs) {
         return Some(Vec::new());
     }
     let Expr::Binary(op, l, r) = rhs else {
@@ -146,7 +196,7 @@ fn chain(s: &str, rhs: &Expr) -> Option<Vec<OpKind>> {
         BinaryOp::Mul => OpKind::Mul,
         _ => return None,
     };
-    let mut path = chain(s, l).or_else(|| chain(s, r))?;
+    let mut path = chain_to(l, target).or_else(|| chain_to(r, target))?;
     path.push(kind);
     Some(path)
 }
@@ -169,6 +219,14 @@ impl Counter<'_> {
                     self.subscript(s);
                 }
             }
+            // Priced by its element loop (`super::intrinsic`), not here.
+            Expr::Call(call)
+                if has_element_loop(&call.name)
+                    && self
+                        .unit
+                        .symbols
+                        .get(&call.name)
+                        .is_none_or(|s| s.dims.is_none()) => {}
             Expr::Call(call) => {
                 let generic = generic_intrinsic(&call.name);
                 match (generic, intrinsic_class(&call.name)) {

@@ -1,0 +1,296 @@
+//! Transformational intrinsics priced by their element loops: SUM, PRODUCT,
+//! MAXVAL/MINVAL, COUNT, ANY, ALL, DOT_PRODUCT, NORM2, MAXLOC/MINLOC walk every element of
+//! their argument (the operations of the argument's expression per element, plus the
+//! reduction's own), and TRANSPOSE, CSHIFT, EOSHIFT copy it (a store per element); a
+//! compiler inlines them as loops. The elements are the section the argument names
+//! (`a(1:n)`, a whole array `a`: its declared extent). Where the statement runs on every
+//! processor (replicated) and the array is distributed, each processor walks the
+//! elements it owns and the partial results combine in ⌈log2 P⌉ steps (the messages of
+//! that combine are the reduction's communication); elsewhere the processor that
+//! executes the statement walks them all.
+
+use super::ops::{OpCounts, expr_ops, type_of};
+use crate::calls::binding::declared_dims;
+use crate::distribution::{Layout, exact_int, local_parts};
+use crate::freq::convert::{Names, Scope};
+use crate::machine::Machine;
+use crate::machine::ops::{OpKey, OpKind, OpType};
+use costline_symbolic::{Env, Sym};
+use costline_syntax::ir::{Expr, Stmt, StmtKind, Subscript, Unit};
+
+/// One intrinsic's loop over the elements of an array section.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElementLoop {
+    /// The intrinsic (`sum`, ...).
+    pub intrinsic: String,
+    /// The operations per element.
+    pub per_element: OpCounts,
+    /// The operation partial results combine with (None: nothing to combine).
+    pub combine: Option<OpKey>,
+    /// Operations once per call (NORM2's square root).
+    pub once: OpCounts,
+    /// The array whose section the loop walks, and the section's subscripts (empty:
+    /// the whole array).
+    pub array: String,
+    pub subscripts: Vec<Subscript>,
+}
+
+/// The element loops of the intrinsics statement `stmt` evaluates (its own
+/// expressions, not those of the statements it contains).
+pub fn element_loops(unit: &Unit, stmt: &Stmt) -> Vec<ElementLoop> {
+    let mut out = Vec::new();
+    let mut visit = |e: &Expr| {
+        e.visit(&mut |x| {
+            if let Expr::Call(call) = x
+                && let Some(l) = element_loop(unit, &call.name, &call.args)
+            {
+                out.push(l);
+            }
+        })
+    };
+    match &stmt.kind {
+        StmtKind::Assign { rhs, .. } => visit(rhs),
+        StmtKind::If(i) => i
+            .branches
+            .iter()
+            .filter_map(|b| b.cond.as_ref())
+            .for_each(visit),
+        StmtKind::Loop(l) => {
+            if let costline_syntax::ir::LoopControl::While(c) = &l.control {
+                visit(c);
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// Whether the intrinsic `name` is priced by its element loop (and not as one call).
+pub fn has_element_loop(name: &str) -> bool {
+    matches!(
+        name,
+        "sum"
+            | "product"
+            | "maxval"
+            | "minval"
+            | "count"
+            | "any"
+            | "all"
+            | "dot_product"
+            | "norm2"
+            | "maxloc"
+            | "minloc"
+            | "transpose"
+            | "cshift"
+            | "eoshift"
+    )
+}
+
+fn element_loop(unit: &Unit, name: &str, args: &[costline_syntax::ir::Arg]) -> Option<ElementLoop> {
+    if !has_element_loop(name) || unit.symbols.get(name).is_some_and(|s| s.dims.is_some()) {
+        return None;
+    }
+    // The arguments walked per element (DIM= and the shift counts are scalars).
+    let walked: Vec<&Expr> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| match a.keyword.as_deref() {
+            Some(k) => matches!(
+                k,
+                "array" | "mask" | "vector_a" | "vector_b" | "x" | "matrix"
+            ),
+            None => *i == 0 || (name == "dot_product" && *i == 1),
+        })
+        .map(|(_, a)| &a.value)
+        .collect();
+    let (array, subscripts) = walked.iter().find_map(|e| driving_array(unit, e))?;
+    let mut per_element = OpCounts::default();
+    for e in &walked {
+        per_element.absorb(&expr_ops(unit, e));
+    }
+    let t = walked
+        .first()
+        .and_then(|e| type_of(unit, e))
+        .unwrap_or(OpType::F64);
+    let mut once = OpCounts::default();
+    let (step, combine) = match name {
+        "sum" => (Some(OpKey::Arith(OpKind::Add, t)), true),
+        "product" => (Some(OpKey::Arith(OpKind::Mul, t)), true),
+        "maxval" => (Some(OpKey::Intrinsic("max".into())), true),
+        "minval" => (Some(OpKey::Intrinsic("min".into())), true),
+        "count" => (Some(OpKey::Arith(OpKind::Add, OpType::I32)), true),
+        "any" | "all" => (Some(OpKey::Arith(OpKind::Logic, OpType::I32)), true),
+        "dot_product" => {
+            per_element.add(OpKey::Arith(OpKind::Mul, t), 1.0);
+            (Some(OpKey::Arith(OpKind::Add, t)), true)
+        }
+        "norm2" => {
+            per_element.add(OpKey::Arith(OpKind::Mul, t), 1.0);
+            once.add(OpKey::Intrinsic("sqrt".into()), 1.0);
+            (Some(OpKey::Arith(OpKind::Add, t)), true)
+        }
+        "maxloc" | "minloc" => {
+            per_element.add(OpKey::Branch, 1.0);
+            (Some(OpKey::Arith(OpKind::Cmp, t)), true)
+        }
+        // The copies: a store per element.
+        _ => (Some(OpKey::Store), false),
+    };
+    if let Some(op) = &step {
+        per_element.add(op.clone(), 1.0);
+    }
+    // The running sum or product is a recurrence: each element's operation waits for
+    // the last one (a compiler keeps the order without -ffast-math).
+    match (name, t) {
+        ("sum" | "dot_product" | "norm2", OpType::F32 | OpType::F64) => {
+            per_element.add(OpKey::Latency(OpKind::Add, t), 1.0);
+        }
+        ("product", OpType::F32 | OpType::F64) => {
+            per_element.add(OpKey::Latency(OpKind::Mul, t), 1.0);
+        }
+        _ => {}
+    }
+    // A reduction over DIM= gives an array: its parts do not combine into one.
+    let by_dim = args.iter().enumerate().any(|(i, a)| {
+        a.keyword.as_deref() == Some("dim")
+            || (i == 1
+                && name != "dot_product"
+                && a.keyword.is_none()
+                && !matches!(name, "transpose" | "cshift" | "eoshift"))
+    });
+    Some(ElementLoop {
+        intrinsic: name.to_string(),
+        per_element,
+        combine: if combine && !by_dim { step } else { None },
+        once,
+        array,
+        subscripts,
+    })
+}
+
+/// The first array in `e` referenced as a section or as a whole (a declared array
+/// without subscripts): the one whose elements the loop walks.
+fn driving_array(unit: &Unit, e: &Expr) -> Option<(String, Vec<Subscript>)> {
+    let mut found = None;
+    e.visit(&mut |x| {
+        if found.is_some() {
+            return;
+        }
+        if let Expr::Array(a) = x {
+            let sectioned = a
+                .subscripts
+                .iter()
+                .any(|s| matches!(s, Subscript::Range(_)));
+            let whole = a.subscripts.is_empty()
+                && unit.symbols.get(&a.name).is_some_and(|s| s.dims.is_some());
+            if sectioned || whole {
+                found = Some((a.name.clone(), a.subscripts.clone()));
+            }
+        } else if let Expr::Name(n) = x
+            && unit.symbols.get(n).is_some_and(|s| s.dims.is_some())
+        {
+            found = Some((n.clone(), Vec::new()));
+        }
+    });
+    found
+}
+
+/// The positions (0-based from the dimension's lower bound) the section takes along
+/// each dimension, under `env`.
+fn positions(l: &ElementLoop, unit: &Unit, env: Env) -> Result<Vec<(i64, i64, i64)>, String> {
+    let dims = declared_dims(unit, &l.array)
+        .ok_or_else(|| format!("the bounds of `{}` are not explicit", l.array))?;
+    let scope = Scope {
+        unit,
+        names: &Names::default(),
+        integers: true,
+    };
+    let value = |e: &Expr| -> Result<i64, String> {
+        let s: Sym = scope
+            .sym(e)
+            .map_err(|why| format!("`{e}` depends on {why}"))?;
+        exact_int(&s, env).ok_or_else(|| format!("`{e}` needs a value"))
+    };
+    let bound = |s: &Sym, what: &str| {
+        exact_int(s, env).ok_or_else(|| format!("the {what} of `{}` needs a value", l.array))
+    };
+    let mut out = Vec::with_capacity(dims.len());
+    for (d, (lower, extent)) in dims.iter().enumerate() {
+        let (lower, extent) = (bound(lower, "lower bound")?, bound(extent, "extent")?);
+        let upper = lower + extent - 1;
+        let (lo, hi, step) = match l.subscripts.get(d) {
+            None => (lower, upper, 1),
+            Some(Subscript::Index(e)) => {
+                let v = value(e)?;
+                (v, v, 1)
+            }
+            Some(Subscript::Range(t)) => (
+                t.lower.as_ref().map_or(Ok(lower), value)?,
+                t.upper.as_ref().map_or(Ok(upper), value)?,
+                t.stride.as_ref().map_or(Ok(1), value)?,
+            ),
+        };
+        if step == 0 {
+            return Err(format!("a section of `{}` has stride 0", l.array));
+        }
+        out.push((lo - lower, hi - lower, step));
+    }
+    Ok(out)
+}
+
+/// How many positions `lo, lo + step, ...` up to `hi` are.
+fn count(lo: i64, hi: i64, step: i64) -> i64 {
+    let n = (hi - lo).checked_div(step).unwrap_or(0);
+    if (hi - lo) * step.signum() < 0 {
+        0
+    } else {
+        n + 1
+    }
+}
+
+impl ElementLoop {
+    /// Seconds of one execution on each of `processors` processors: the elements each
+    /// walks times the operations per element, plus the combine when the walk is split
+    /// over the owners of the array (`split`: a replicated statement over a distributed
+    /// array laid out by `layout`).
+    pub fn seconds(
+        &self,
+        unit: &Unit,
+        machine: &Machine,
+        env: Env,
+        split: Option<&Layout>,
+        processors: usize,
+    ) -> Result<Vec<f64>, String> {
+        let ranges = positions(self, unit, env)?;
+        let each = self.per_element.seconds(machine);
+        let once = self.once.seconds(machine);
+        let total: f64 = ranges
+            .iter()
+            .map(|&(lo, hi, step)| count(lo, hi, step) as f64)
+            .product();
+        let p = processors.max(1);
+        let Some(layout) = split.filter(|l| l.processors() > 1) else {
+            return Ok(vec![total * each + once; p]);
+        };
+        let lists: Vec<Vec<i64>> = ranges
+            .iter()
+            .map(|&(lo, hi, step)| {
+                let n = count(lo, hi, step).max(0);
+                (0..n).map(|k| lo + k * step).collect()
+            })
+            .collect();
+        let parts = local_parts(&lists, layout)?;
+        let combine = self
+            .combine
+            .as_ref()
+            .map_or(0.0, |op| (p as f64).log2().ceil() * machine.op_s(op));
+        Ok((0..p)
+            .map(|q| {
+                let mine: f64 = parts
+                    .get(q)
+                    .map_or(0.0, |d| d.iter().map(|&n| n as f64).product());
+                mine * each + once + combine
+            })
+            .collect())
+    }
+}
