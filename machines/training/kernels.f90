@@ -381,6 +381,20 @@ contains
     end do
   end subroutine k_dot
 
+  ! A first-order recurrence: load 2, mul_f64 1, add_f64 1; each iteration waits for
+  ! the previous one's multiplication and addition: latency_mul_f64 1 and
+  ! latency_add_f64 1 (d in [0.5, 1.5) keeps s bounded).
+  subroutine k_recur(n, s, b, d)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: s
+    real(dp), intent(in) :: b(n), d(n)
+    integer :: i
+    s = 0.0d0
+    do i = 1, n
+      s = s * d(i) + b(i)
+    end do
+  end subroutine k_recur
+
   ! call 1 per iteration; the callee's body x = x + 1 is add_f64 1 (its dummy is a
   ! scalar: no load, no store).
   subroutine k_call(n, a)

@@ -109,6 +109,7 @@ program ops
   call add_kernel('nest8')
   call add_kernel('stencil')
   call add_kernel('dot')
+  call add_kernel('recur')
   call add_kernel('call')
 
   do k = 1, nk
@@ -298,6 +299,11 @@ contains
     case ('dot')
       do it = 1, reps
         call k_dot(n, dsum, b, c)
+        a(1) = a(1) + dsum
+      end do
+    case ('recur')
+      do it = 1, reps
+        call k_recur(n, dsum, b, d)
         a(1) = a(1) + dsum
       end do
     case ('call')

@@ -325,6 +325,19 @@ pub const KERNELS: &[Kernel] = &[
             ("latency_add_f64", 1.0),
         ],
     ),
+    // s = s * d(i) + b(i): a recurrence through a multiplication and an addition; the
+    // fit takes latency_mul_f64 from it once dot has given latency_add_f64.
+    k(
+        "recur",
+        &[
+            ("load", 2.0),
+            ("add_f64", 1.0),
+            ("mul_f64", 1.0),
+            ("loop_iter", 1.0),
+            ("latency_mul_f64", 1.0),
+            ("latency_add_f64", 1.0),
+        ],
+    ),
     // call k_tiny(a(i)); the callee's x = x + 1 on a scalar dummy.
     k(
         "call",

@@ -152,22 +152,45 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
         .map(|&j| OpKey::parse(all[j]).and_then(|k| k.port()))
         .collect();
     let overlapped = ports_fit(&a, &t, &ports, &lower);
-    // A latency is its chain kernels' mean time per chained operation.
-    let latencies: Vec<(String, f64)> = (0..all.len())
-        .filter(|&j| is_latency(j))
-        .filter_map(|j| {
+    // A latency is its chain kernels' mean time per chained operation; a kernel whose
+    // chain has two kinds of operation (`s = s*d(i) + b(i)`: a multiplication and an
+    // addition) gives the one not known from a single-kind chain (`dot`) what is left
+    // of its time once the known one is taken off.
+    let latency_keys: Vec<usize> = (0..all.len()).filter(|&j| is_latency(j)).collect();
+    let chained = |r: &[f64]| -> Vec<usize> {
+        latency_keys
+            .iter()
+            .copied()
+            .filter(|&j| r[j] != 0.0)
+            .collect()
+    };
+    let mut known: BTreeMap<usize, f64> = BTreeMap::new();
+    for _ in 0..latency_keys.len() {
+        for &j in &latency_keys {
+            if known.contains_key(&j) {
+                continue;
+            }
             let per_op: Vec<f64> = rows_all
                 .iter()
                 .filter(|(_, r, _)| r[j] != 0.0)
-                .map(|(_, r, t)| t / r[j])
+                .filter(|(_, r, _)| chained(r).iter().all(|k| *k == j || known.contains_key(k)))
+                .map(|(_, r, t)| {
+                    let others: f64 = chained(r)
+                        .iter()
+                        .filter(|k| **k != j)
+                        .map(|k| r[*k] * known[k])
+                        .sum();
+                    (t - others).max(0.0) / r[j]
+                })
                 .collect();
-            (!per_op.is_empty()).then(|| {
-                (
-                    all[j].to_string(),
-                    per_op.iter().sum::<f64>() / per_op.len() as f64,
-                )
-            })
-        })
+            if !per_op.is_empty() {
+                known.insert(j, per_op.iter().sum::<f64>() / per_op.len() as f64);
+            }
+        }
+    }
+    let latencies: Vec<(String, f64)> = known
+        .iter()
+        .map(|(j, v)| (all[*j].to_string(), *v))
         .collect();
     // Every kernel's time under a fit's costs, the chain kernels included.
     let keys: Vec<Option<OpKey>> = all.iter().map(|k| OpKey::parse(k)).collect();
