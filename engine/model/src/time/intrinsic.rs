@@ -150,14 +150,19 @@ fn element_loop(unit: &Unit, name: &str, args: &[costline_syntax::ir::Arg]) -> O
         }
         _ => {}
     }
-    // A reduction over DIM= gives an array: its parts do not combine into one.
-    let by_dim = args.iter().enumerate().any(|(i, a)| {
-        a.keyword.as_deref() == Some("dim")
-            || (i == 1
-                && name != "dot_product"
-                && a.keyword.is_none()
-                && !matches!(name, "transpose" | "cshift" | "eoshift"))
-    });
+    // A reduction along DIM gives an array: its parts do not combine into one. A second
+    // positional argument is DIM when it is an integer (else it is MASK).
+    let by_dim = args
+        .iter()
+        .enumerate()
+        .any(|(i, a)| match a.keyword.as_deref() {
+            Some(k) => k == "dim",
+            None => {
+                i == 1
+                    && name != "dot_product"
+                    && matches!(type_of(unit, &a.value), Some(OpType::I32 | OpType::I64))
+            }
+        });
     Some(ElementLoop {
         intrinsic: name.to_string(),
         per_element,

@@ -24,7 +24,7 @@
 
 use super::ops::{chain_to, type_of};
 use crate::machine::ops::{OpKey, OpKind, OpType};
-use costline_syntax::ir::{BinaryOp, Expr, LoopControl, Stmt, StmtKind, Subscript, Unit};
+use costline_syntax::ir::{BinaryOp, Expr, Loop, LoopControl, Stmt, StmtKind, Subscript, Unit};
 use std::collections::BTreeSet;
 
 /// The compiler and flags the program is built with, as far as vectorization goes.
@@ -137,7 +137,7 @@ struct Affine {
 }
 
 fn affine(e: &Expr, var: &str) -> Option<Affine> {
-    if !mentions_var(e, var) {
+    if !e.mentions(var) {
         return Some(match e.as_int() {
             Some(c) => Affine {
                 coef: 0,
@@ -188,10 +188,6 @@ fn affine(e: &Expr, var: &str) -> Option<Affine> {
     }
 }
 
-fn mentions_var(e: &Expr, var: &str) -> bool {
-    e.mentions(var)
-}
-
 /// An array reference of the body: name, its subscripts in the loop index, whether it
 /// is written.
 struct Access {
@@ -221,9 +217,9 @@ fn constant(unit: &Unit, e: &Expr) -> Option<i64> {
     }
 }
 
-/// What `compiler` does with `stmt` when it is an innermost counted DO loop (None for
-/// any other statement).
-pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict> {
+/// `stmt` as an innermost counted DO loop: the loop and its control's
+/// (variable, lower, upper, step).
+fn innermost(stmt: &Stmt) -> Option<(&Loop, &str, &Expr, &Expr, Option<&Expr>)> {
     let StmtKind::Loop(l) = &stmt.kind else {
         return None;
     };
@@ -239,13 +235,20 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
     if l.body.iter().any(|s| matches!(s.kind, StmtKind::Loop(_))) {
         return None;
     }
+    Some((l, var, lower, upper, step.as_ref()))
+}
+
+/// What `compiler` does with `stmt` when it is an innermost counted DO loop (None for
+/// any other statement).
+pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict> {
+    let (l, var, lower, upper, step) = innermost(stmt)?;
     if !compiler.vectorize {
         return Some(Verdict::scalar(format!(
             "{} does not vectorize (below -O2, no -ftree-vectorize)",
             compiler.name
         )));
     }
-    let step = step.as_ref().map_or(Some(1), |s| constant(unit, s));
+    let step = step.map_or(Some(1), |s| constant(unit, s));
     if !matches!(step, Some(1 | -1)) {
         return Some(Verdict::scalar("its step is not ±1"));
     }
@@ -451,21 +454,11 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
 /// its chain of operations from that element to the result — a recurrence through
 /// memory, whose iterations cannot overlap whether or not the loop is vectorized.
 pub fn recurrences(unit: &Unit, stmt: &Stmt) -> Vec<(costline_syntax::ir::StmtId, Vec<OpKey>)> {
-    let StmtKind::Loop(l) = &stmt.kind else {
+    let Some((l, var, _, _, step)) = innermost(stmt) else {
         return Vec::new();
     };
-    let LoopControl::Counted { var, step, .. } = &l.control else {
+    let Some(step) = step.map_or(Some(1), |s| constant(unit, s)) else {
         return Vec::new();
-    };
-    if l.body.iter().any(|s| matches!(s.kind, StmtKind::Loop(_))) {
-        return Vec::new();
-    }
-    let step = match step.as_ref() {
-        None => 1,
-        Some(s) => match constant(unit, s) {
-            Some(v) => v,
-            None => return Vec::new(),
-        },
     };
     let mut out = Vec::new();
     for s in &l.body {
@@ -510,7 +503,7 @@ pub fn recurrences(unit: &Unit, stmt: &Stmt) -> Vec<(costline_syntax::ir::StmtId
         let Some(path) = chain_to(rhs, &previous) else {
             continue;
         };
-        let Some(t) = type_of(unit, &s_lhs(s)) else {
+        let Some(t) = type_of(unit, &Expr::Array(w.clone())) else {
             continue;
         };
         if path.is_empty() {
@@ -523,11 +516,4 @@ pub fn recurrences(unit: &Unit, stmt: &Stmt) -> Vec<(costline_syntax::ir::StmtId
         out.push((s.id, keys));
     }
     out
-}
-
-fn s_lhs(s: &Stmt) -> Expr {
-    match &s.kind {
-        StmtKind::Assign { lhs, .. } => lhs.clone(),
-        _ => Expr::Unknown(String::new()),
-    }
 }
