@@ -511,7 +511,7 @@ pub(super) fn unit_times_with(
     let freq = |id: StmtId| values.value(id);
     let processors = processors(db, unit);
     let memory = time::memory_seconds(&ir, &cache(db, unit), &freq, processors);
-    let intrinsics = intrinsic_seconds(db, unit, processors);
+    let intrinsics = intrinsic_times(db, unit);
     let ops = vectorized_ops(db, unit);
     time::unit_times(&time::Inputs {
         unit: &ir,
@@ -523,7 +523,7 @@ pub(super) fn unit_times_with(
         calls,
         processors,
         memory: &|id| memory.get(&id).copied().unwrap_or(0.0),
-        intrinsics: &|id| intrinsics.get(&id).cloned(),
+        intrinsics: &|id| intrinsics.seconds.get(&id).cloned(),
     })
 }
 
@@ -588,22 +588,23 @@ fn vectorized_ops(db: &dyn salsa::Database, unit: UnitText<'_>) -> HashMap<StmtI
     ops
 }
 
-/// Seconds of one execution of each statement's intrinsic element loops on each of
-/// `processors` processors (`time::intrinsic`): split over the owners of a
-/// distributed array where the statement runs on every processor; a loop whose
-/// section has no value is left out (the statement's count needs it too).
-fn intrinsic_seconds(
-    db: &dyn salsa::Database,
-    unit: UnitText<'_>,
-    processors: usize,
-) -> HashMap<StmtId, Vec<f64>> {
+/// Seconds of one execution of each statement's intrinsic element loops on each of the
+/// unit's processors (`time::intrinsic`): split over the owners of a distributed array
+/// where the statement runs on every processor. A loop whose section has no value is
+/// left out of the seconds and listed in `unpriced` (a gap of the statement's figures).
+#[salsa::tracked(returns(clone))]
+pub fn intrinsic_times<'db>(
+    db: &'db dyn salsa::Database,
+    unit: UnitText<'db>,
+) -> Arc<time::IntrinsicTimes> {
+    let processors = processors(db, unit);
     let ir = lower(db, unit);
     let machine = Settings::get(db).machine(db);
     let known = constants(db, unit);
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let maps = mappings(db, unit);
     let work = work(db, unit);
-    let mut out = HashMap::new();
+    let mut out = time::IntrinsicTimes::default();
     ir.walk(&mut |s, _| {
         let loops = time::element_loops(&ir, s);
         if loops.is_empty() {
@@ -625,15 +626,24 @@ fn intrinsic_seconds(
                             .collect();
                     Layout::of(m, &lowers, &env)
                 });
-            if let Ok(secs) = l.seconds(&ir, machine, &env, layout.as_ref(), processors) {
-                for (a, b) in total.iter_mut().zip(secs) {
-                    *a += b;
+            match l.seconds(&ir, machine, &env, layout.as_ref(), processors) {
+                Ok(secs) => {
+                    for (a, b) in total.iter_mut().zip(secs) {
+                        *a += b;
+                    }
                 }
+                Err(why) => out.unpriced.push((
+                    s.id,
+                    format!(
+                        "the element loop of `{}`: {why}",
+                        l.intrinsic.to_ascii_uppercase()
+                    ),
+                )),
             }
         }
-        out.insert(s.id, total);
+        out.seconds.insert(s.id, total);
     });
-    out
+    Arc::new(out)
 }
 
 /// The loop nests of the unit with their array access classes (P^3T+ section 4.4).

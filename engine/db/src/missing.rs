@@ -4,7 +4,7 @@
 //! once). Kept apart from the program fold so that moving a gap's line re-runs only
 //! what shows it.
 
-use super::analysis::{comm_values, constants, counts, freqs, lower, mappings};
+use super::analysis::{comm_values, constants, counts, freqs, intrinsic_times, lower, mappings};
 use super::calls::procedures;
 use super::units::{UnitText, base, file_units};
 use costline_model::completeness::{Gap, GapCode, GapInputs, UnitGaps, unit_gaps};
@@ -109,6 +109,7 @@ pub fn gaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitG
                 .collect(),
         )
     };
+    let intrinsics = intrinsic_times(db, unit);
     Arc::new(unit_gaps(&GapInputs {
         unit: &ir,
         comm: &comm,
@@ -116,6 +117,7 @@ pub fn gaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitG
         known_procedure: &|name| procedures.contains_key(name),
         arrangements: mappings(db, unit)
             .unusable_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)),
+        unpriced_loops: &intrinsics.unpriced,
     }))
 }
 

@@ -84,6 +84,8 @@ pub struct GapInputs<'a> {
     /// Arrangements whose processor count no analysis can use: where, and what is
     /// left out (`UnitMappings::unusable_arrangements`).
     pub arrangements: Vec<(Span, String)>,
+    /// Intrinsics' element loops without a price (`time::IntrinsicTimes::unpriced`).
+    pub unpriced_loops: &'a [(StmtId, String)],
 }
 
 /// The gaps of one unit's own statements.
@@ -105,6 +107,18 @@ pub fn unit_gaps(inputs: &GapInputs) -> UnitGaps {
         });
     }
     walk(&unit.body, &mut |s, _| statement_gaps(inputs, s, &mut out));
+    walk(&unit.body, &mut |s, _| {
+        for (_, what) in inputs.unpriced_loops.iter().filter(|(id, _)| *id == s.id) {
+            out.add(
+                s.id,
+                Gap {
+                    at: s.span,
+                    code: GapCode::NotPriced,
+                    what: what.clone(),
+                },
+            );
+        }
+    });
     out
 }
 

@@ -66,3 +66,53 @@ fn reductions_and_copies_cost_per_element() {
         assert!(large > grows * small, "{e}: {small} → {large}");
     }
 }
+
+#[test]
+fn a_reduction_over_an_array_of_unknown_extent_is_reported_not_priced() {
+    let text = "subroutine t(a, s)\n  real(8) :: a(:), s\n  s = sum(a)\nend subroutine t\n";
+    let files = project::analyze(
+        &[("t.f90".into(), text.as_bytes().to_vec())],
+        &BTreeMap::new(),
+    );
+    let file = files.into_iter().next().unwrap().unwrap();
+    let missing: Vec<String> = file.units[0]
+        .missing
+        .all
+        .entries
+        .iter()
+        .map(|m| format!("{} {}: {}", m.line, m.code.as_str(), m.what))
+        .collect();
+    assert!(
+        missing
+            .iter()
+            .any(|m| m.starts_with("3 not-priced: the element loop of `SUM`")),
+        "{missing:?}"
+    );
+}
+
+#[test]
+fn a_loop_variable_index_of_the_section_counts_one_position() {
+    let text = "subroutine t(n, a, r)\n  integer :: n, m\n  real(8) :: a(n, 5), r(5)\n  \
+                do m = 1, 5\n    r(m) = sum(a(:, m))\n  end do\nend subroutine t\n";
+    let five = per_processor(text, 1_000)[0];
+    let one = per_processor(
+        "subroutine t(n, a, r)\n  integer :: n\n  real(8) :: a(n, 5), r(5)\n  \
+         r(1) = sum(a(:, 1))\nend subroutine t\n",
+        1_000,
+    )[0];
+    let ratio = five / one;
+    assert!((4.9..5.3).contains(&ratio), "{ratio}");
+}
+
+#[test]
+fn a_section_with_its_bounds_needs_no_declared_shape() {
+    let shaped = "subroutine t(n, a, s)\n  integer :: n\n  real(8) :: a(:, :), s\n  \
+                  s = sum(a(1:n, 2))\nend subroutine t\n";
+    let explicit = "subroutine t(n, a, s)\n  integer :: n\n  real(8) :: a(n, 3), s\n  \
+                    s = sum(a(1:n, 2))\nend subroutine t\n";
+    let (a, b) = (
+        per_processor(shaped, 1_000)[0],
+        per_processor(explicit, 1_000)[0],
+    );
+    assert!(a > 0.0 && (a - b).abs() < 1e-15, "{a} vs {b}");
+}

@@ -18,6 +18,14 @@ use crate::machine::ops::{OpKey, OpKind, OpType};
 use costline_symbolic::{Env, Sym};
 use costline_syntax::ir::{Expr, Stmt, StmtKind, Subscript, Unit};
 
+/// The element loops of a unit's statements priced: seconds of one execution on each
+/// processor, and the loops that could not be priced (why), by statement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IntrinsicTimes {
+    pub seconds: std::collections::HashMap<costline_syntax::ir::StmtId, Vec<f64>>,
+    pub unpriced: Vec<(costline_syntax::ir::StmtId, String)>,
+}
+
 /// One intrinsic's loop over the elements of an array section.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElementLoop {
@@ -201,10 +209,19 @@ fn driving_array(unit: &Unit, e: &Expr) -> Option<(String, Vec<Subscript>)> {
 }
 
 /// The positions (0-based from the dimension's lower bound) the section takes along
-/// each dimension, under `env`.
-fn positions(l: &ElementLoop, unit: &Unit, env: Env) -> Result<Vec<(i64, i64, i64)>, String> {
-    let dims = declared_dims(unit, &l.array)
-        .ok_or_else(|| format!("the bounds of `{}` are not explicit", l.array))?;
+/// each dimension, under `env`: (first, last, step, whether it is a single index
+/// without a value — `rmsa(:, m)` in a loop over m — standing for each position of the
+/// dimension in turn).
+fn positions(l: &ElementLoop, unit: &Unit, env: Env) -> Result<Vec<(i64, i64, i64, bool)>, String> {
+    // The declared bounds are needed only where the section leaves a bound out.
+    let dims = declared_dims(unit, &l.array);
+    let rank = dims
+        .as_ref()
+        .map_or(l.subscripts.len(), Vec::len)
+        .max(l.subscripts.len());
+    if rank == 0 {
+        return Err(format!("the bounds of `{}` are not explicit", l.array));
+    }
     let scope = Scope {
         unit,
         names: &Names::default(),
@@ -216,29 +233,51 @@ fn positions(l: &ElementLoop, unit: &Unit, env: Env) -> Result<Vec<(i64, i64, i6
             .map_err(|why| format!("`{e}` depends on {why}"))?;
         exact_int(&s, env).ok_or_else(|| format!("`{e}` needs a value"))
     };
-    let bound = |s: &Sym, what: &str| {
-        exact_int(s, env).ok_or_else(|| format!("the {what} of `{}` needs a value", l.array))
+    let declared = |d: usize| -> Result<(i64, i64), String> {
+        let (lower, extent) = dims
+            .as_ref()
+            .and_then(|dims| dims.get(d))
+            .ok_or_else(|| format!("the bounds of `{}` are not explicit", l.array))?;
+        let v = |s: &Sym, what: &str| {
+            exact_int(s, env).ok_or_else(|| format!("the {what} of `{}` needs a value", l.array))
+        };
+        let lower = v(lower, "lower bound")?;
+        Ok((lower, lower + v(extent, "extent")? - 1))
     };
-    let mut out = Vec::with_capacity(dims.len());
-    for (d, (lower, extent)) in dims.iter().enumerate() {
-        let (lower, extent) = (bound(lower, "lower bound")?, bound(extent, "extent")?);
-        let upper = lower + extent - 1;
-        let (lo, hi, step) = match l.subscripts.get(d) {
-            None => (lower, upper, 1),
-            Some(Subscript::Index(e)) => {
-                let v = value(e)?;
-                (v, v, 1)
+    let mut out = Vec::with_capacity(rank);
+    for d in 0..rank {
+        // Positions count from the declared lower bound (1 where it is not known: the
+        // count does not depend on it, and a split needs declared bounds anyway).
+        let lower = declared(d).map_or(1, |(lo, _)| lo);
+        let (lo, hi, step, sweeps) = match l.subscripts.get(d) {
+            None => {
+                let (lo, hi) = declared(d)?;
+                (lo, hi, 1, false)
             }
-            Some(Subscript::Range(t)) => (
-                t.lower.as_ref().map_or(Ok(lower), value)?,
-                t.upper.as_ref().map_or(Ok(upper), value)?,
-                t.stride.as_ref().map_or(Ok(1), value)?,
-            ),
+            Some(Subscript::Index(e)) => match value(e) {
+                Ok(v) => (v, v, 1, false),
+                Err(_) => match declared(d) {
+                    Ok((lo, hi)) => (lo, hi, 1, true),
+                    Err(_) => (lower, lower, 1, false),
+                },
+            },
+            Some(Subscript::Range(t)) => {
+                let bound = |part: &Option<Expr>, end: fn((i64, i64)) -> i64| match part {
+                    Some(e) => value(e),
+                    None => declared(d).map(end),
+                };
+                (
+                    bound(&t.lower, |b| b.0)?,
+                    bound(&t.upper, |b| b.1)?,
+                    t.stride.as_ref().map_or(Ok(1), value)?,
+                    false,
+                )
+            }
         };
         if step == 0 {
             return Err(format!("a section of `{}` has stride 0", l.array));
         }
-        out.push((lo - lower, hi - lower, step));
+        out.push((lo - lower, hi - lower, step, sweeps));
     }
     Ok(out)
 }
@@ -269,9 +308,17 @@ impl ElementLoop {
         let ranges = positions(self, unit, env)?;
         let each = self.per_element.seconds(machine);
         let once = self.once.seconds(machine);
+        // A single index counts one position; one without a value, where the walk is
+        // split over owners, each of the dimension's positions in equal share.
         let total: f64 = ranges
             .iter()
-            .map(|&(lo, hi, step)| count(lo, hi, step) as f64)
+            .map(|&(lo, hi, step, sweeps)| {
+                if sweeps {
+                    1.0
+                } else {
+                    count(lo, hi, step) as f64
+                }
+            })
             .product();
         let p = processors.max(1);
         let Some(layout) = split.filter(|l| l.processors() > 1) else {
@@ -279,11 +326,16 @@ impl ElementLoop {
         };
         let lists: Vec<Vec<i64>> = ranges
             .iter()
-            .map(|&(lo, hi, step)| {
+            .map(|&(lo, hi, step, _)| {
                 let n = count(lo, hi, step).max(0);
                 (0..n).map(|k| lo + k * step).collect()
             })
             .collect();
+        let sweeps: f64 = ranges
+            .iter()
+            .filter(|r| r.3)
+            .map(|&(lo, hi, step, _)| count(lo, hi, step).max(1) as f64)
+            .product();
         let parts = local_parts(&lists, layout)?;
         let combine = self
             .combine
@@ -294,7 +346,7 @@ impl ElementLoop {
                 let mine: f64 = parts
                     .get(q)
                     .map_or(0.0, |d| d.iter().map(|&n| n as f64).product());
-                mine * each + once + combine
+                mine / sweeps * each + once + combine
             })
             .collect())
     }

@@ -11,7 +11,7 @@ pub mod ops;
 pub mod vectorize;
 
 pub use compute::{Inputs, Timing, UnitTimes, unit_times};
-pub use intrinsic::{ElementLoop, element_loops};
+pub use intrinsic::{ElementLoop, IntrinsicTimes, element_loops};
 pub use layout::dim_divisor;
 pub use memory::memory_seconds;
 pub use ops::{OpCounts, stmt_ops, type_of};
