@@ -395,6 +395,19 @@ contains
     end do
   end subroutine k_recur
 
+  ! A recurrence through a division: load 1, div_f64 1; each iteration waits for the
+  ! previous one's division: latency_div_f64 1 (b in [1, 2) keeps s in [0.5, 2)).
+  subroutine k_recdiv(n, s, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: s
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    s = 1.0d0
+    do i = 1, n
+      s = b(i) / s
+    end do
+  end subroutine k_recdiv
+
   ! call 1 per iteration; the callee's body x = x + 1 is add_f64 1 (its dummy is a
   ! scalar: no load, no store).
   subroutine k_call(n, a)
@@ -405,5 +418,105 @@ contains
       call k_tiny(a(i))
     end do
   end subroutine k_call
+
+  ! The port grid: kernels each of which keeps one execution resource of an
+  ! out-of-order core busiest (the adders, the multipliers, the loads, the stores, the
+  ! divider, the front end), so that the `ports` model's costs per resource are
+  ! separable from the loop's own overhead (which bounds the simple kernels above).
+  ! Within an iteration the operations form a chain, evaluated left to right; the
+  ! iterations are independent and overlap.
+
+  ! load 1, store 1, add_f64 8
+  subroutine k_add8(n, a, b, s)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), s
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) + s + s + s + s + s + s + s + s
+    end do
+  end subroutine k_add8
+
+  ! load 1, store 1, mul_f64 8 (h close to 1 keeps the values bounded)
+  subroutine k_mul8(n, a, b, h)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), h
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) * h * h * h * h * h * h * h * h
+    end do
+  end subroutine k_mul8
+
+  ! load 1, store 1, mul_f64 4, add_f64 4 (a polynomial by Horner's rule)
+  subroutine k_horner4(n, a, b, h)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), h
+    integer :: i
+    do i = 1, n
+      a(i) = (((b(i) * h + h) * h + h) * h + h) * h + h
+    end do
+  end subroutine k_horner4
+
+  ! load 8, store 1, mul_f64 4, add_f64 3 (the loads outnumber each kind of arithmetic)
+  subroutine k_load8(m, a, x)
+    integer, intent(in) :: m
+    real(dp), intent(out) :: a(m)
+    real(dp), intent(in) :: x(m, 8)
+    integer :: i
+    do i = 1, m
+      a(i) = x(i, 1) * x(i, 2) + x(i, 3) * x(i, 4) + x(i, 5) * x(i, 6) + x(i, 7) * x(i, 8)
+    end do
+  end subroutine k_load8
+
+  ! store 4
+  subroutine k_store4(n, a, e, f, g, s)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n), e(n), f(n), g(n)
+    real(dp), intent(in) :: s
+    integer :: i
+    do i = 1, n
+      a(i) = s
+      e(i) = s
+      f(i) = s
+      g(i) = s
+    end do
+  end subroutine k_store4
+
+  ! Three statements: load 4, store 3, add_f64 2, mul_f64 1 (the front end)
+  subroutine k_mix3(n, a, e, f, b, c, d, p, s)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n), e(n), f(n)
+    real(dp), intent(in) :: b(n), c(n), d(n), p(n), s
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) + c(i)
+      e(i) = d(i) * s
+      f(i) = p(i) - s
+    end do
+  end subroutine k_mix3
+
+  ! load 2, store 1, div_f64 1, add_f64 8 (the divider overlaps the adders)
+  subroutine k_divadd(n, a, b, c, s)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n), s
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) / c(i) + s + s + s + s + s + s + s + s
+    end do
+  end subroutine k_divadd
+
+  ! load 4, store 1, div_f64 2, add_f64 1
+  subroutine k_div2(n, a, b, c, d, p)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: a(n)
+    real(dp), intent(in) :: b(n), c(n), d(n), p(n)
+    integer :: i
+    do i = 1, n
+      a(i) = b(i) / c(i) + d(i) / p(i)
+    end do
+  end subroutine k_div2
 
 end module training_kernels

@@ -27,6 +27,9 @@ program ops
   ! (it learns 16 Ki outcomes replayed over and over).
   integer, parameter :: nbig = 131072
   real(dp) :: a(n), b(n), c(n), d(n), bsorted(n), pos(n), expo(n), brandom(nbig)
+  ! Outputs of the kernels that store more than one array, and the eight inputs of
+  ! load8 (n/2 elements each: 23 KiB).
+  real(dp) :: e(n), f(n), g(n), x8(n / 2, 8)
   real(sp) :: fa(n), fb(n), fc(n)
   integer :: ia(n), ib(n), ic(n)
   integer(i8) :: ka(n), kb(n), kc(n)
@@ -66,6 +69,9 @@ program ops
     kc(i) = int(ic(i), i8)
     bsorted(i) = real(i, dp)
     a(i) = 0.0d0
+  end do
+  do k = 1, 8
+    x8(:, k) = b(1:n / 2) + real(k, dp)
   end do
   ! Uniform random numbers in [0, n): b(i) > half in half of the iterations, as
   ! for the sorted data, but in a random order.
@@ -110,7 +116,16 @@ program ops
   call add_kernel('stencil')
   call add_kernel('dot')
   call add_kernel('recur')
+  call add_kernel('recdiv')
   call add_kernel('call')
+  call add_kernel('add8')
+  call add_kernel('mul8')
+  call add_kernel('horner4')
+  call add_kernel('load8')
+  call add_kernel('store4')
+  call add_kernel('mix3')
+  call add_kernel('divadd')
+  call add_kernel('div2')
 
   do k = 1, nk
     call calibrate(k)
@@ -128,7 +143,7 @@ program ops
       best(k) / (real(reps(k), dp) * real(iterations(trim(names(k))), dp))
   end do
 
-  write (*, '(a, es24.16)') 'checksum ', sum(a) + sum(real(fa, dp)) + real(sum(ia), dp) &
+  write (*, '(a, es24.16)') 'checksum ', sum(a) + sum(e) + sum(f) + sum(g) + sum(real(fa, dp)) + real(sum(ia), dp) &
     + real(sum(ka), dp) + real(count(la), dp)
 
 contains
@@ -156,6 +171,8 @@ contains
       iterations = n - 2
     case ('stencil')
       iterations = (30 - 2) * (n / 30 - 2)
+    case ('load8')
+      iterations = n / 2
     case default
       iterations = n
     end select
@@ -306,9 +323,46 @@ contains
         call k_recur(n, dsum, b, d)
         a(1) = a(1) + dsum
       end do
+    case ('recdiv')
+      do it = 1, reps
+        call k_recdiv(n, dsum, b)
+        a(1) = a(1) + dsum
+      end do
     case ('call')
       do it = 1, reps
         call k_call(n, a)
+      end do
+    case ('add8')
+      do it = 1, reps
+        call k_add8(n, a, b, s)
+      end do
+    case ('mul8')
+      do it = 1, reps
+        call k_mul8(n, a, b, d(1))
+      end do
+    case ('horner4')
+      do it = 1, reps
+        call k_horner4(n, a, b, d(1))
+      end do
+    case ('load8')
+      do it = 1, reps
+        call k_load8(n / 2, a, x8)
+      end do
+    case ('store4')
+      do it = 1, reps
+        call k_store4(n, a, e, f, g, s)
+      end do
+    case ('mix3')
+      do it = 1, reps
+        call k_mix3(n, a, e, f, b, c, d, pos, s)
+      end do
+    case ('divadd')
+      do it = 1, reps
+        call k_divadd(n, a, b, c, s)
+      end do
+    case ('div2')
+      do it = 1, reps
+        call k_div2(n, a, b, c, d, pos)
       end do
     end select
   end subroutine run

@@ -13,6 +13,9 @@ pub struct Kernel {
     pub counts: &'static [(&'static str, f64)],
     /// Inner-loop iterations per call of the kernel (ops.f90 reports per iteration).
     pub iterations: f64,
+    /// Iterations of an enclosing loop of the kernel's own per inner iteration (1/k of
+    /// a k-iteration inner loop); its `loop_iter` count includes them.
+    pub outer: f64,
 }
 
 /// n of ops.f90: the elements of every array a kernel works on.
@@ -23,6 +26,7 @@ const fn k(name: &'static str, counts: &'static [(&'static str, f64)]) -> Kernel
         name,
         counts,
         iterations: N,
+        outer: 0.0,
     }
 }
 
@@ -86,6 +90,7 @@ pub const KERNELS: &[Kernel] = &[
             ("loop_iter", 1.0),
         ],
         iterations: N - 2.0,
+        outer: 0.0,
     },
     k(
         "sqrt",
@@ -282,24 +287,28 @@ pub const KERNELS: &[Kernel] = &[
         ],
     ),
     // do j = 1, m; do i = 1, k: per element the inner iteration and 1/k of an outer one.
-    k(
-        "nest3",
-        &[
+    Kernel {
+        name: "nest3",
+        counts: &[
             ("load", 2.0),
             ("store", 1.0),
             ("add_f64", 1.0),
             ("loop_iter", 1.0 + 1.0 / 3.0),
         ],
-    ),
-    k(
-        "nest8",
-        &[
+        iterations: N,
+        outer: 1.0 / 3.0,
+    },
+    Kernel {
+        name: "nest8",
+        counts: &[
             ("load", 2.0),
             ("store", 1.0),
             ("add_f64", 1.0),
             ("loop_iter", 1.0 + 1.0 / 8.0),
         ],
-    ),
+        iterations: N,
+        outer: 1.0 / 8.0,
+    },
     // The 2-D Jacobi update on a 30 x 24 grid: 28 x 22 interior points, 1/28 of an
     // outer iteration per point.
     Kernel {
@@ -312,6 +321,7 @@ pub const KERNELS: &[Kernel] = &[
             ("loop_iter", 1.0 + 1.0 / 28.0),
         ],
         iterations: 28.0 * 22.0,
+        outer: 1.0 / 28.0,
     },
     // s = s + b(i) * c(i): a scalar sum, no store; the sum is a loop-carried chain, so
     // an iteration takes the add's latency (the fit takes latency_add_f64 from it).
@@ -338,10 +348,92 @@ pub const KERNELS: &[Kernel] = &[
             ("latency_add_f64", 1.0),
         ],
     ),
+    // s = b(i) / s: a recurrence through a division (latency_div_f64).
+    k(
+        "recdiv",
+        &[
+            ("load", 1.0),
+            ("div_f64", 1.0),
+            ("loop_iter", 1.0),
+            ("latency_div_f64", 1.0),
+        ],
+    ),
     // call k_tiny(a(i)); the callee's x = x + 1 on a scalar dummy.
     k(
         "call",
         &[("call", 1.0), ("add_f64", 1.0), ("loop_iter", 1.0)],
+    ),
+    // The port grid (kernels.f90): each keeps one resource of the core busiest.
+    k(
+        "add8",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("add_f64", 8.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "mul8",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("mul_f64", 8.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "horner4",
+        &[
+            ("load", 1.0),
+            ("store", 1.0),
+            ("mul_f64", 4.0),
+            ("add_f64", 4.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    Kernel {
+        name: "load8",
+        counts: &[
+            ("load", 8.0),
+            ("store", 1.0),
+            ("mul_f64", 4.0),
+            ("add_f64", 3.0),
+            ("loop_iter", 1.0),
+        ],
+        iterations: N / 2.0,
+        outer: 0.0,
+    },
+    k("store4", &[("store", 4.0), ("loop_iter", 1.0)]),
+    k(
+        "mix3",
+        &[
+            ("load", 4.0),
+            ("store", 3.0),
+            ("add_f64", 2.0),
+            ("mul_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "divadd",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("div_f64", 1.0),
+            ("add_f64", 8.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "div2",
+        &[
+            ("load", 4.0),
+            ("store", 1.0),
+            ("div_f64", 2.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0),
+        ],
     ),
 ];
 

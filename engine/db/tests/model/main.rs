@@ -9,6 +9,7 @@ mod dependence;
 mod distribution;
 mod dynamic;
 mod freq;
+mod in_core;
 mod initial_values;
 mod intrinsics;
 mod mpi_ranks;

@@ -55,6 +55,11 @@ pub enum OpKey {
     /// start before the previous execution's result is there, so one execution takes
     /// at least this long however well its other operations overlap.
     Latency(OpKind, OpType),
+    /// One micro-operation through the core's front end (`issue`): in the `ports`
+    /// model every operation on a port issues (a DO iteration's increment and
+    /// compare-and-jump two), so an execution takes at least its micro-operations times
+    /// this. No statement counts it: [`Machine::execution_s`] derives it.
+    Issue,
 }
 
 impl OpKind {
@@ -109,11 +114,12 @@ impl OpType {
     }
 }
 
-/// The execution resource an operation occupies in the `ports` overlap model
-/// (a port-pressure model: the loads, the stores, the floating-point adders, the
-/// floating-point multipliers and the integer units of a superscalar core work in
-/// parallel; divisions, powers, transcendental intrinsics, branches, calls and loop
-/// overhead do not overlap and add up).
+/// The execution resource an operation occupies in the `ports` overlap model (a
+/// port-pressure model of a superscalar out-of-order core: the loads, the stores, the
+/// floating-point adders, the floating-point multipliers, the integer units, the
+/// (unpipelined) divider, the taken-branch unit and the front end that issues every
+/// micro-operation work in parallel, so the busiest decides; calls, powers and
+/// transcendental intrinsics (library calls) do not overlap and add up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Port {
     Load,
@@ -121,6 +127,25 @@ pub enum Port {
     FpAdd,
     FpMul,
     Int,
+    /// Divisions and square roots (and integer division, MOD).
+    Div,
+    /// Taken branches: a DO iteration's jump back, an IF's branch.
+    Branch,
+    /// The front end: every micro-operation (see [`OpKey::uops`]).
+    Issue,
+}
+
+impl Port {
+    pub const ALL: [Port; 8] = [
+        Port::Load,
+        Port::Store,
+        Port::FpAdd,
+        Port::FpMul,
+        Port::Int,
+        Port::Div,
+        Port::Branch,
+        Port::Issue,
+    ];
 }
 
 impl OpKey {
@@ -134,10 +159,27 @@ impl OpKey {
             OpKey::Arith(Add | Cmp | Cvt, F32 | F64) => Some(Port::FpAdd),
             OpKey::Arith(Mul, F32 | F64) => Some(Port::FpMul),
             OpKey::Arith(Add | Mul | Cmp | Logic | Cvt, I32 | I64) => Some(Port::Int),
+            OpKey::Arith(Div, F32 | F64 | I32 | I64) => Some(Port::Div),
             OpKey::Intrinsic(n) if matches!(n.as_str(), "abs" | "min" | "max" | "sign") => {
                 Some(Port::FpAdd)
             }
+            OpKey::Intrinsic(n) if matches!(n.as_str(), "sqrt" | "mod" | "modulo") => {
+                Some(Port::Div)
+            }
+            OpKey::LoopIter | OpKey::Branch => Some(Port::Branch),
+            OpKey::Issue => Some(Port::Issue),
             _ => None,
+        }
+    }
+
+    /// Micro-operations the front end issues for one such operation in the `ports`
+    /// model: one per operation on an execution port, two per DO iteration (the
+    /// increment, and the fused compare and jump); none for what does not overlap.
+    pub fn uops(&self) -> f64 {
+        match (self, self.port()) {
+            (OpKey::LoopIter, _) => 2.0,
+            (OpKey::Issue, _) | (_, None) => 0.0,
+            _ => 1.0,
         }
     }
 }
@@ -160,6 +202,7 @@ impl OpKey {
             "branch" => OpKey::Branch,
             "loop_iter" => OpKey::LoopIter,
             "call" => OpKey::Call,
+            "issue" => OpKey::Issue,
             _ => {
                 if let Some(op) = key.strip_prefix("latency_") {
                     return match OpKey::parse(op)? {
@@ -184,7 +227,7 @@ impl OpKey {
     pub fn examples() -> &'static str {
         "add_f64, mul_i32, div_f32, pow_f64, cmp_f64, logic_i32, cvt_f64 (kinds add, mul, div, \
          pow, cmp, logic, cvt; types i32, i64, f32, f64, c64, c128), load, store, branch, \
-         loop_iter, call, intrinsic_<name>, latency_<kind>_<type> (e.g. latency_add_f64)"
+         loop_iter, call, intrinsic_<name>, latency_<kind>_<type> (e.g. latency_add_f64), issue"
     }
 }
 
@@ -199,6 +242,7 @@ impl fmt::Display for OpKey {
             OpKey::Call => f.write_str("call"),
             OpKey::Intrinsic(n) => write!(f, "intrinsic_{n}"),
             OpKey::Latency(k, t) => write!(f, "latency_{}_{}", k.name(), t.name()),
+            OpKey::Issue => f.write_str("issue"),
         }
     }
 }
@@ -218,14 +262,16 @@ pub const REQUIRED: &[&str] = &[
 
 impl Machine {
     /// Seconds for one execution of `counts` operations: their sum, or with the `ports`
-    /// overlap model the busiest port's sum plus the operations outside the ports; and
-    /// never less than the latency of the loop-carried chain through the execution
-    /// (its `latency_*` operations).
+    /// overlap model the busiest port's time (the front end's included: the
+    /// micro-operations times `issue`) plus the operations outside the ports; and never
+    /// less than the latency of the loop-carried chain through the execution (its
+    /// `latency_*` operations).
     pub fn execution_s<'a>(&self, counts: impl IntoIterator<Item = (&'a OpKey, f64)>) -> f64 {
         let ports = self.processor.overlap.as_deref() == Some("ports");
         let mut serial = 0.0;
         let mut chain = 0.0;
-        let mut by_port = [0.0f64; 5];
+        let mut by_port = [0.0f64; Port::ALL.len()];
+        let mut uops = 0.0;
         for (key, n) in counts {
             let t = n * self.op_s(key);
             if matches!(key, OpKey::Latency(..)) {
@@ -233,9 +279,15 @@ impl Machine {
                 continue;
             }
             match key.port().filter(|_| ports) {
-                Some(p) => by_port[p as usize] += t,
+                Some(p) => {
+                    by_port[p as usize] += t;
+                    uops += n * key.uops();
+                }
                 None => serial += t,
             }
+        }
+        if ports {
+            by_port[Port::Issue as usize] += uops * self.op_s(&OpKey::Issue);
         }
         f64::max(chain, serial + by_port.iter().copied().fold(0.0, f64::max))
     }
@@ -371,6 +423,7 @@ mod tests {
             "loop_iter",
             "intrinsic_sqrt",
             "latency_add_f64",
+            "issue",
         ] {
             assert_eq!(OpKey::parse(key).unwrap().to_string(), key);
         }
@@ -388,7 +441,10 @@ mod tests {
             ("store", 2.0),
             ("add_f64", 3.0),
             ("mul_f64", 4.0),
-            ("div_f64", 10.0),
+            ("div_f64", 5.0),
+            ("intrinsic_exp", 10.0),
+            ("loop_iter", 2.5),
+            ("issue", 0.5),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))
@@ -399,13 +455,27 @@ mod tests {
             (OpKey::Arith(OpKind::Add, OpType::F64), 2.0),
             (OpKey::Arith(OpKind::Mul, OpType::F64), 1.0),
             (OpKey::Arith(OpKind::Div, OpType::F64), 1.0),
+            (OpKey::Intrinsic("exp".into()), 1.0),
+            (OpKey::LoopIter, 1.0),
         ];
         let each = || counts.iter().map(|(k, n)| (k, *n));
         m.processor.overlap = None;
-        assert_eq!(m.execution_s(each()), 3.0 + 2.0 + 6.0 + 4.0 + 10.0);
+        assert_eq!(
+            m.execution_s(each()),
+            3.0 + 2.0 + 6.0 + 4.0 + 5.0 + 10.0 + 2.5
+        );
         m.processor.overlap = Some("ports".into());
-        // The adders are busiest (6), the division does not overlap (10).
+        // The adders are busiest (6; the divider 5, the front end 0.5 x 10 uops), the
+        // library call to exp does not overlap (10).
         assert_eq!(m.execution_s(each()), 16.0);
+        // Six more loads: the loads are busiest (9; the front end 0.5 x 16 uops), and
+        // with a slower front end (1 s per uop) the front end is.
+        let more = [(OpKey::Load, 6.0)];
+        let t = m.execution_s(each().chain(more.iter().map(|(k, n)| (k, *n))));
+        assert_eq!(t, 10.0 + 9.0);
+        m.processor.ops.insert("issue".into(), 1.0);
+        let t = m.execution_s(each().chain(more.iter().map(|(k, n)| (k, *n))));
+        assert_eq!(t, 10.0 + 16.0);
     }
 
     /// A loop-carried chain is a floor under the execution's time, not an addend.

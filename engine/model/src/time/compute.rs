@@ -10,6 +10,11 @@
 //! An assignment's execution takes max(operations, memory traffic) (see `memory`); the
 //! first assignment of a loop body overlaps its memory traffic with the loop's
 //! overhead as well: an iteration takes max(operations + loop_iter, memory).
+//! With the `ports` overlap model (an out-of-order core) the operations of a loop's
+//! iteration overlap across statements too: the loop's own overhead and the
+//! assignments directly in its body are priced as one group,
+//! max(execution_s(Σ operations), Σ memory), and each gets the group's time in
+//! proportion to what it would take alone (see [`iteration_groups`]).
 //!
 //! Predicted time, loosely synchronous: each statement at the top of a unit is a phase
 //! (communication before it, then computation); a phase takes its communication's
@@ -137,22 +142,103 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
         processors: p,
     };
     let everyone = vec![1.0; p];
+    let grouped = if inputs.machine.processor.overlap.as_deref() == Some("ports") {
+        iteration_groups(inputs)
+    } else {
+        HashMap::new()
+    };
     for s in &inputs.unit.body {
-        let t = time_stmt(inputs, s, &everyone, &mut out, false);
+        let t = time_stmt(inputs, s, &everyone, &mut out, false, &grouped);
         out.unit.absorb(&t);
         out.unit.time_s += t.time_s;
     }
     out
 }
 
+/// Seconds per execution of a loop's own overhead and of the assignments directly in
+/// its body when one iteration's operations overlap as a group (the `ports` model):
+/// the group takes T = max(execution_s(the loop's operations + Σ the assignments'),
+/// Σ the assignments' memory time, the longest loop-carried cycle through the body),
+/// and a member whose time alone is wᵢ (an assignment's max(operations, memory), the
+/// loop's overhead) gets T · wᵢ / Σ w.
+fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
+    let mut out = HashMap::new();
+    let machine = inputs.machine;
+    walk(&inputs.unit.body, &mut |s, _| {
+        if !matches!(s.kind, StmtKind::Loop(_)) {
+            return;
+        }
+        let assigns: Vec<&Stmt> = s
+            .children()
+            .filter(|c| matches!(c.kind, StmtKind::Assign { .. }))
+            .collect();
+        if assigns.is_empty() {
+            return;
+        }
+        let own = inputs.ops.get(&s.id).cloned().unwrap_or_default();
+        let mut ops = OpCounts::default();
+        let mut memory = 0.0;
+        // The latency floor: the longest loop-carried cycle through the body, and at
+        // least each statement's own chain (a recurrence found where the analysis of
+        // the cycle does not reach, e.g. a vectorized reduction).
+        let mut chain = super::recurrence::carried_cycle_s(inputs.unit, s, machine);
+        let mut members = vec![(s.id, own.seconds(machine))];
+        for o in std::iter::once(&own).chain(assigns.iter().filter_map(|c| inputs.ops.get(&c.id))) {
+            let (latency, rest) = o.split_latency();
+            chain = chain.max(latency.seconds(machine));
+            ops.absorb(&rest);
+        }
+        for c in assigns {
+            let o = inputs.ops.get(&c.id).cloned().unwrap_or_default();
+            let m = (inputs.memory)(c.id);
+            members.push((c.id, o.seconds(machine).max(m)));
+            memory += m;
+        }
+        let total = ops.seconds(machine).max(memory).max(chain);
+        let alone: f64 = members.iter().map(|(_, w)| w).sum();
+        if alone > 0.0 {
+            for (id, w) in members {
+                out.insert(id, total * w / alone);
+            }
+        }
+    });
+    out
+}
+
+/// Under the `ports` model, the operations of one iteration of a loop that contains a
+/// loop: its iteration overlaps the inner loop's, so each `loop_iter` costs its two
+/// micro-operations at the front end (`issue`), not a taken-branch slot of its own.
+fn enclosing_loop_ops(inputs: &Inputs, s: &Stmt) -> Option<OpCounts> {
+    let StmtKind::Loop(l) = &s.kind else {
+        return None;
+    };
+    if inputs.machine.processor.overlap.as_deref() != Some("ports")
+        || !l.body.iter().any(|c| matches!(c.kind, StmtKind::Loop(_)))
+    {
+        return None;
+    }
+    let own = inputs.ops.get(&s.id)?;
+    let mut out = OpCounts::default();
+    for (k, n) in &own.0 {
+        if *k == OpKey::LoopIter {
+            out.add(OpKey::Issue, 2.0 * n);
+        } else {
+            out.add(k.clone(), *n);
+        }
+    }
+    Some(out)
+}
+
 /// The timing of `s` (and of everything inside it, recorded in `table`); `share` is
-/// the fraction of the enclosing loop's iterations each processor executes.
+/// the fraction of the enclosing loop's iterations each processor executes; `grouped`
+/// the seconds per execution of the statements priced with their loop's iteration.
 fn time_stmt(
     inputs: &Inputs,
     s: &Stmt,
     share: &[f64],
     table: &mut UnitTimes,
     overlaps_loop: bool,
+    grouped: &HashMap<StmtId, f64>,
 ) -> Timing {
     let p = share.len();
     let mut t = Timing::zero(p);
@@ -174,6 +260,11 @@ fn time_stmt(
             0.0
         };
         simple = simple.max(memory - overlapped);
+    }
+    if let Some(g) = grouped.get(&s.id) {
+        simple = *g;
+    } else if let Some(o) = enclosing_loop_ops(inputs, s) {
+        simple = o.seconds(inputs.machine);
     }
     // How often each processor executes the statement itself.
     let execs: Vec<f64> = match &s.kind {
@@ -220,7 +311,7 @@ fn time_stmt(
     let mut first = matches!(s.kind, StmtKind::Loop(_));
     for child in s.children() {
         let assign = matches!(child.kind, StmtKind::Assign { .. });
-        let c = time_stmt(inputs, child, &inner_share, table, first && assign);
+        let c = time_stmt(inputs, child, &inner_share, table, first && assign, grouped);
         first &= !assign;
         t.absorb(&c);
     }

@@ -8,6 +8,7 @@ pub mod intrinsic;
 pub mod layout;
 pub mod memory;
 pub mod ops;
+pub mod recurrence;
 pub mod vectorize;
 
 pub use compute::{Inputs, Timing, UnitTimes, unit_times};

@@ -53,6 +53,16 @@ impl OpCounts {
         )
     }
 
+    /// (The `latency_*` entries, the rest.)
+    pub fn split_latency(&self) -> (OpCounts, OpCounts) {
+        let (latency, rest) = self
+            .0
+            .iter()
+            .map(|(k, n)| (k.clone(), *n))
+            .partition(|(k, _)| matches!(k, OpKey::Latency(..)));
+        (OpCounts(latency), OpCounts(rest))
+    }
+
     /// One more operation `key`.
     pub fn add_one(&mut self, key: OpKey) {
         self.add(key, 1.0);

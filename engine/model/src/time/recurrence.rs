@@ -1,0 +1,333 @@
+//! The longest loop-carried dependence cycle through one iteration of a loop's body:
+//! the latency bound of an out-of-order core. Iterations overlap except along a value
+//! one iteration computes and the next reads — a scalar updated from its own value
+//! through several statements (`b5(k) = sa(k) + stb5*sb(k); stb5 = b5(k) - stb5`,
+//! Livermore loop 19), an element written one step ahead of where it is read
+//! (`xx(k+1) = f(xx(k))`, loop 20) — so an iteration takes at least the latencies of
+//! the operations on that cycle, summed along the longest one.
+//!
+//! For each candidate (a scalar the body assigns; an element `a(…, i+c, …)` the body
+//! writes, read one step later as `a(…, i+c−step, …)`) the body is evaluated once as
+//! a dataflow: the candidate's value at the start of the iteration is ready at time 0,
+//! every other input is independent of it; an operation is ready at the latest of its
+//! operands plus its latency (`latency_<kind>_<type>`); an assignment makes its
+//! target ready when its value is (or independent of the candidate when the value is);
+//! the branches of an IF are evaluated apart and the later of their results taken
+//! (the condition is predicted, not waited for). The cycle is the time at which the
+//! candidate's next value is ready.
+
+use super::ops::type_of;
+use crate::machine::Machine;
+use crate::machine::ops::{OpKey, OpKind, OpType, generic_intrinsic};
+use costline_syntax::ir::{BinaryOp, Expr, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit};
+use std::collections::HashMap;
+
+/// A subscript relative to the loop index: `i + c + rest` (`rest` the terms free of
+/// `i`, e.g. `k + kb5i`), or one that does not mention it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Sub {
+    Rel(i64, Vec<String>),
+    Fixed(String),
+}
+
+/// A value of the body: a scalar (no subscripts) or an array element.
+type Key = (String, Vec<Sub>);
+
+/// Seconds of the longest loop-carried cycle through one iteration of the counted DO
+/// loop `stmt` (0 when it has none, or is not such a loop).
+pub fn carried_cycle_s(unit: &Unit, stmt: &Stmt, machine: &Machine) -> f64 {
+    let StmtKind::Loop(l) = &stmt.kind else {
+        return 0.0;
+    };
+    let LoopControl::Counted { var, step, .. } = &l.control else {
+        return 0.0;
+    };
+    let Some(step) = step.as_ref().map_or(Some(1), Expr::as_int) else {
+        return 0.0;
+    };
+    let eval = Eval { unit, machine, var };
+    let mut candidates: Vec<(Key, Key)> = Vec::new();
+    for (lhs, _) in assignments(&l.body) {
+        let Some(written) = eval.key(lhs) else {
+            continue;
+        };
+        // The element the next iteration reads where this one wrote.
+        let read: Key = (
+            written.0.clone(),
+            written
+                .1
+                .iter()
+                .map(|s| match s {
+                    Sub::Rel(c, rest) => Sub::Rel(c - step, rest.clone()),
+                    fixed => fixed.clone(),
+                })
+                .collect(),
+        );
+        // A scalar carries itself; an element carries only when the loop index moves it.
+        let carries = (read == written) == written.1.is_empty();
+        if carries && !candidates.contains(&(read.clone(), written.clone())) {
+            candidates.push((read, written));
+        }
+    }
+    candidates
+        .into_iter()
+        .filter_map(|(read, written)| {
+            let mut state = HashMap::from([(read, 0.0)]);
+            eval.body(&l.body, &mut state);
+            state.get(&written).copied()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// The assignments of `body` and of the IFs in it (not of inner loops), in order.
+fn assignments(body: &[Stmt]) -> Vec<(&Expr, &Expr)> {
+    let mut out = Vec::new();
+    for s in body {
+        match &s.kind {
+            StmtKind::Assign { lhs, rhs } => out.push((lhs, rhs)),
+            StmtKind::If(i) => {
+                for b in &i.branches {
+                    out.extend(assignments(&b.body));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+struct Eval<'a> {
+    unit: &'a Unit,
+    machine: &'a Machine,
+    var: &'a str,
+}
+
+impl Eval<'_> {
+    /// The value an assignment target or an operand names (None for an element whose
+    /// subscript is not `i + c` or free of `i`).
+    fn key(&self, e: &Expr) -> Option<Key> {
+        match e {
+            Expr::Name(n) if n != self.var => Some((n.clone(), Vec::new())),
+            Expr::Array(a) if !a.subscripts.is_empty() => {
+                let subs = a
+                    .subscripts
+                    .iter()
+                    .map(|s| match s {
+                        Subscript::Index(e) if e.mentions(self.var) => {
+                            let (c, mut rest, coef) = self.terms(e)?;
+                            rest.sort();
+                            (coef == 1).then_some(Sub::Rel(c, rest))
+                        }
+                        Subscript::Index(e) => Some(Sub::Fixed(e.to_string())),
+                        Subscript::Range(_) => None,
+                    })
+                    .collect::<Option<Vec<Sub>>>()?;
+                Some((a.name.clone(), subs))
+            }
+            _ => None,
+        }
+    }
+
+    /// A subscript as `coef·i + c + rest`: (c, the terms of rest, coef), through
+    /// additions and subtractions (a negated term of rest is kept as `-term`).
+    fn terms(&self, e: &Expr) -> Option<(i64, Vec<String>, i64)> {
+        match e {
+            Expr::Name(n) if n == self.var => Some((0, Vec::new(), 1)),
+            _ if !e.mentions(self.var) => Some(match e.as_int() {
+                Some(c) => (c, Vec::new(), 0),
+                None => (0, vec![e.to_string()], 0),
+            }),
+            Expr::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), l, r) => {
+                let (c1, mut r1, k1) = self.terms(l)?;
+                let (c2, r2, k2) = self.terms(r)?;
+                let sign = if *op == BinaryOp::Sub { -1 } else { 1 };
+                r1.extend(
+                    r2.into_iter()
+                        .map(|t| if sign < 0 { format!("-{t}") } else { t }),
+                );
+                Some((c1 + sign * c2, r1, k1 + sign * k2))
+            }
+            _ => None,
+        }
+    }
+
+    /// Runs the statements over `state` (ready times of the values that depend on the
+    /// candidate).
+    fn body(&self, body: &[Stmt], state: &mut HashMap<Key, f64>) {
+        for s in body {
+            match &s.kind {
+                StmtKind::Assign { lhs, rhs } => {
+                    let t = self.ready(rhs, state);
+                    if let Some(k) = self.key(lhs) {
+                        match t {
+                            Some(t) => state.insert(k, t),
+                            None => state.remove(&k),
+                        };
+                    }
+                }
+                StmtKind::If(i) => {
+                    let mut merged = state.clone();
+                    let has_else = i.branches.iter().any(|b| b.cond.is_none());
+                    let mut outcomes = Vec::new();
+                    for b in &i.branches {
+                        let mut branch = state.clone();
+                        self.body(&b.body, &mut branch);
+                        outcomes.push(branch);
+                    }
+                    if has_else {
+                        merged.clear();
+                    }
+                    for o in outcomes {
+                        for (k, t) in o {
+                            let e = merged.entry(k).or_insert(t);
+                            *e = e.max(t);
+                        }
+                    }
+                    *state = merged;
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// When `e`'s value is ready, if it depends on the candidate.
+    fn ready(&self, e: &Expr, state: &HashMap<Key, f64>) -> Option<f64> {
+        let after = |operands: Option<f64>, key: OpKey| operands.map(|t| t + self.latency(&key));
+        let ty = || type_of(self.unit, e).unwrap_or(OpType::F64);
+        match e {
+            Expr::Name(_) | Expr::Array(_) => self.key(e).and_then(|k| state.get(&k).copied()),
+            Expr::Unary(UnaryOp::Neg, x) => {
+                after(self.ready(x, state), OpKey::Latency(OpKind::Add, ty()))
+            }
+            Expr::Unary(_, x) => self.ready(x, state),
+            Expr::Binary(op, l, r) => {
+                let operands = max_opt(self.ready(l, state), self.ready(r, state));
+                let kind = match op {
+                    BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
+                    BinaryOp::Mul => OpKind::Mul,
+                    BinaryOp::Div => OpKind::Div,
+                    BinaryOp::Pow => OpKind::Pow,
+                    // Comparisons and logic feed branches and masks: as an addition.
+                    _ => OpKind::Add,
+                };
+                after(operands, OpKey::Latency(kind, ty()))
+            }
+            Expr::Call(c) => {
+                let operands = c
+                    .args
+                    .iter()
+                    .map(|a| self.ready(&a.value, state))
+                    .fold(None, max_opt);
+                let key = match generic_intrinsic(&c.name) {
+                    Some("abs" | "min" | "max" | "sign" | "dim") => {
+                        OpKey::Latency(OpKind::Add, ty())
+                    }
+                    Some("sqrt") => OpKey::Latency(OpKind::Div, ty()),
+                    Some(name) => OpKey::Intrinsic(name.to_string()),
+                    None => OpKey::Call,
+                };
+                after(operands, key)
+            }
+            _ => None,
+        }
+    }
+
+    /// Seconds from an operation's operands to its result: its `latency_*` entry, else
+    /// (a division's or a power's) its cost per operation, a lower bound.
+    fn latency(&self, key: &OpKey) -> f64 {
+        let s = self.machine.op_s(key);
+        match key {
+            OpKey::Latency(kind @ (OpKind::Div | OpKind::Pow), t) if s == 0.0 => {
+                self.machine.op_s(&OpKey::Arith(*kind, *t))
+            }
+            _ => s,
+        }
+    }
+}
+
+fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.max(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costline_syntax::lower::{ParsedUnit, Scope, lower};
+    use costline_syntax::split_units;
+
+    /// The first unit of free-form `text`, lowered on its own.
+    fn unit(text: &str) -> Unit {
+        let (chunks, _) = split_units(text);
+        let chunk = &chunks[0];
+        let parsed = ParsedUnit::parse(chunk.kind, chunk.name.clone(), chunk.text(text));
+        lower(&parsed, None, &Scope::default())
+    }
+
+    /// Latencies: add 2, mul 3, div 13 (seconds, for round numbers).
+    fn machine() -> Machine {
+        let mut m = crate::machine::Catalog::default_machine();
+        for (k, v) in [
+            ("latency_add_f64", 2.0),
+            ("latency_mul_f64", 3.0),
+            ("latency_div_f64", 13.0),
+        ] {
+            m.processor.ops.insert(k.into(), v);
+        }
+        m
+    }
+
+    /// The cycle of the first loop of `body` (declarations: real(8) everything).
+    fn cycle(body: &str) -> f64 {
+        let text = format!(
+            "subroutine k(n, a, b, c, x, s, t)\n  integer n, i, kk\n  real(8) a(n), b(n), c(n), x(n), s, t, u\n{body}\nend subroutine\n"
+        );
+        let u = unit(&text);
+        let l = u
+            .body
+            .iter()
+            .find(|s| matches!(s.kind, StmtKind::Loop(_)))
+            .unwrap();
+        carried_cycle_s(&u, l, &machine())
+    }
+
+    #[test]
+    fn a_scalar_through_two_statements() {
+        // Livermore 19: stb5 → mul → add → b5(i) → sub → stb5.
+        let body = "  do i = 1, n\n    a(i + kk) = b(i) + s*c(i)\n    s = a(i + kk) - s\n  end do";
+        assert_eq!(cycle(body), 3.0 + 2.0 + 2.0);
+    }
+
+    #[test]
+    fn an_element_one_step_ahead_with_a_division() {
+        // Livermore 20's shape: x(i+1) = f(x(i)) through a division.
+        let body =
+            "  do i = 1, n\n    t = b(i) / (x(i) + s)\n    x(i + 1) = t * c(i) + x(i)\n  end do";
+        assert_eq!(cycle(body), 2.0 + 13.0 + 3.0 + 2.0);
+        // Backwards (step -1): the element written as x(i - 1) is the next
+        // iteration's x(i).
+        let body = "  do i = n, 2, -1\n    x(i - 1) = x(i) * s\n  end do";
+        assert_eq!(cycle(body), 3.0);
+    }
+
+    #[test]
+    fn independent_iterations_have_no_cycle() {
+        let body = "  do i = 1, n\n    t = b(i) * s\n    a(i) = t + c(i)\n  end do";
+        assert_eq!(cycle(body), 0.0);
+        // Distance 2 is not one iteration's cycle (two chains interleave).
+        let body = "  do i = 3, n\n    a(i) = a(i - 2) * s\n  end do";
+        assert_eq!(cycle(body), 0.0);
+    }
+
+    #[test]
+    fn the_later_branch_decides() {
+        let body = "  do i = 1, n\n    if (b(i) > 0) then\n      s = s / c(i)\n    else\n      s = s + c(i)\n    end if\n  end do";
+        assert_eq!(cycle(body), 13.0);
+        // Two sums: the longer one.
+        let body = "  do i = 1, n\n    s = s + b(i)\n    t = t * c(i) + b(i)\n  end do";
+        assert_eq!(cycle(body), 5.0);
+    }
+}
