@@ -70,13 +70,27 @@ pub(super) fn reported_verdicts(
     };
     // The original line of an offset into the unit's text.
     let line = |offset: u32| f.source.line_col(chunk.file_offset(offset)).0;
-    ir.walk(&mut |s, _| {
+    // The first lines of the loops around the statement visited, with their depths.
+    let mut around: Vec<(usize, u32)> = Vec::new();
+    ir.walk(&mut |s, depth| {
         let StmtKind::Loop(l) = &s.kind else {
             return;
         };
         let first = line(l.header.start);
+        while around.last().is_some_and(|(d, _)| *d >= depth) {
+            around.pop();
+        }
+        // A nest written on one line (array syntax of rank 2 and more, FORALL,
+        // WHERE): a message that the loop there was not vectorized may be about an
+        // outer one (gfortran makes an inner copy a memcpy, of which it says
+        // nothing), so only a vectorized one is taken as the innermost's.
+        let one_line_nest = around.last().is_some_and(|(_, l)| *l == first);
+        around.push((depth, first));
         let last = line(l.header.end.saturating_sub(1)).max(first);
-        let Some((_, said)) = report.loop_at(first..=last) else {
+        let Some((_, said)) = report
+            .loop_at(first..=last)
+            .filter(|(_, said)| said.vectorized || !one_line_nest)
+        else {
             return;
         };
         let end = line(s.span.end.saturating_sub(1)).max(last);
