@@ -43,8 +43,8 @@ pub fn report_state(db: &dyn salsa::Database, file: File) -> ReportState {
 }
 
 /// The verdicts the fresh compiler report of `unit`'s file gives its innermost DO
-/// loops (`ir`, compiled by `compiler`): each loop whose header's lines carry a
-/// message about a loop ([`vectorize::reported`]). Empty when the report is not fresh.
+/// loops (`ir`, compiled by `compiler`): each loop with a message about a loop on its
+/// lines ([`vectorize::reported`]). Empty when the report is not fresh.
 pub(super) fn reported_verdicts(
     db: &dyn salsa::Database,
     unit: UnitText<'_>,
@@ -87,13 +87,16 @@ pub(super) fn reported_verdicts(
         let one_line_nest = around.last().is_some_and(|(_, l)| *l == first);
         around.push((depth, first));
         let last = line(l.header.end.saturating_sub(1)).max(first);
+        let end = line(s.span.end.saturating_sub(1)).max(last);
+        // At its header, else inside it: gfortran places a loop it rotated (one with
+        // an exit) at its first statement; a loop message inside an innermost loop
+        // can only be about it.
         let Some((_, said)) = report
-            .loop_at(first..=last)
+            .loop_at(first..=end)
             .filter(|(_, said)| said.vectorized || !one_line_nest)
         else {
             return;
         };
-        let end = line(s.span.end.saturating_sub(1)).max(last);
         let slp = report.slp_within(first..=end);
         if let Some(v) = vectorize::reported(ir, s, compiler, said, slp) {
             out.insert(s.id, v);

@@ -185,3 +185,23 @@ fn a_missed_loop_on_the_line_of_a_nest_may_be_an_outer_one() {
     "#]]
     .assert_eq(&verdicts);
 }
+
+#[test]
+fn a_loop_with_an_exit_is_reported_at_its_first_statement() {
+    // gfortran 12 -O3 on Livermore kernel 16: the inner loop (DO at line 22 there)
+    // is reported at the line of its first statement.
+    let text = "subroutine s(n, zone, k2)\n  integer :: n, k, k2, zone(n)\n  \
+                do k = 1, n\n    k2 = k2 + 1\n    if (zone(k) > n) exit\n  end do\n\
+                end subroutine\n";
+    let report = "v.f90:4:17: missed: couldn't vectorize loop\n\
+                  v.f90:4:17: missed: not vectorized: control flow in loop.\n";
+    let (verdicts, _) = analyze(
+        text,
+        "gfortran -O3",
+        Some(output(text, "gfortran -O3", Ok(report))),
+    );
+    assert_eq!(
+        verdicts,
+        "s: scalar (compiler) not vectorized: control flow in loop.\n"
+    );
+}
