@@ -6,7 +6,8 @@
 //! tenths of a second to seconds.
 //!
 //! The file is compiled under its own name (its extension decides the source form and
-//! the preprocessor) with `-I` its own directory and the include directories, so its
+//! the preprocessor; an extension gfortran does not know, such as `.hpf`, is given as
+//! free form, `.f77` as fixed) with `-I` its own directory and the include directories, so its
 //! INCLUDEs and the module files built next to it are found. A file that does not
 //! compile alone (a module no `.mod` provides, an unknown flag) gets its first error
 //! instead of a report: costline's rules answer for it.
@@ -77,9 +78,22 @@ fn compile(
     let report = dir.path().join("vec.txt");
     let modules = modules.unwrap_or(dir.path());
     let mut cmd = Command::new(program);
-    cmd.args(words)
-        .arg("-c")
-        .arg(&name)
+    cmd.args(words).arg("-c");
+    // A Fortran extension gfortran does not know (.hpf, .f77, .f18) is named.
+    let extension = Path::new(&name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("f" | "for" | "ftn" | "fpp" | "f90" | "f95" | "f03" | "f08") => {}
+        Some("f77") => {
+            cmd.args(["-x", "f77"]);
+        }
+        _ => {
+            cmd.args(["-x", "f95"]);
+        }
+    }
+    cmd.arg(&name)
         .arg("-o")
         .arg(dir.path().join("out.o"))
         .arg("-J")
@@ -182,5 +196,53 @@ pub fn ask_all(
             return Ok(out);
         }
         pending = waiting;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compiler_is_found_on_the_path_or_at_its_path() {
+        assert!(available("sh -c"));
+        assert!(available("/bin/sh"));
+        assert!(!available("no-such-compiler-xyz -O2"));
+        assert!(!available("/no/such/gfortran"));
+        assert!(!available("   "));
+    }
+
+    #[test]
+    fn a_compile_past_its_limit_is_stopped_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        // A driver that starts a child and waits for it, as gfortran waits for f951.
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "sleep 30 & echo $! > child; wait"])
+            .current_dir(dir.path());
+        let start = Instant::now();
+        let e = run(cmd, dir.path(), Duration::from_millis(300)).unwrap_err();
+        assert!(e.contains("did not finish within"), "{e}");
+        assert!(start.elapsed() < Duration::from_secs(5));
+        // The child is gone too (or a zombie waiting for init).
+        let child = std::fs::read_to_string(dir.path().join("child")).unwrap();
+        let stat = format!("/proc/{}/stat", child.trim());
+        let alive = || {
+            std::fs::read_to_string(&stat).is_ok_and(|s| {
+                s.rsplit(')')
+                    .next()
+                    .is_some_and(|r| !r.trim_start().starts_with('Z'))
+            })
+        };
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!alive(), "the compiler's child {} still runs", child.trim());
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo 'Error: bad' >&2; exit 1"]);
+        assert_eq!(
+            run(cmd, dir.path(), LIMIT).unwrap(),
+            (false, "Error: bad\n".to_string())
+        );
     }
 }
