@@ -1,12 +1,14 @@
 //! `costline check`: analyze files, print the report, exit 0 (findings are not errors)
 //! or 1 (an input could not be read or parsed as asked).
 
+use crate::ask_compiler;
 use crate::text::TextReport;
 use crate::{CheckArgs, Format};
+use costline_ide::CompilerOutput;
 use costline_ide::Severity;
 use costline_ide::files::read_source;
 use costline_ide::report::{
-    DiagnosticReport, FileReport, JsonReport, ReportSink, UnitReport, stream,
+    DiagnosticReport, FileReport, JsonReport, ReportSink, UnitReport, stream_with_compiler,
 };
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -48,7 +50,8 @@ pub fn read(files: &[String]) -> Read {
     (inputs, unreadable)
 }
 
-pub fn run(args: &CheckArgs) -> ExitCode {
+/// `costline check`; with `ask_compiler`, the compiler's reports of the files first.
+pub fn run(args: &CheckArgs, ask_compiler: bool) -> ExitCode {
     let options = match options(args) {
         Ok(o) => o,
         Err(e) => {
@@ -58,18 +61,23 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     };
     // Read every file; unreadable ones are reported in place.
     let (inputs, unreadable) = read(&args.files);
+    let compiler = if ask_compiler {
+        compiler_reports(&inputs, &options)
+    } else {
+        BTreeMap::new()
+    };
     let out = std::io::BufWriter::new(std::io::stdout().lock());
     let (machine, params) = (&options.machine.name, &options.bindings);
     let (written, errors) = match args.format {
         Format::Json => {
             let mut sink = InPlace::new(JsonReport::new(out, machine, params), unreadable);
-            stream(&inputs, &options, &mut sink);
+            stream_with_compiler(&inputs, &compiler, &options, &mut sink);
             let (sink, errors) = sink.finish();
             (sink.finish(), errors)
         }
         Format::Text => {
             let mut sink = InPlace::new(TextReport::new(out, machine, params), unreadable);
-            stream(&inputs, &options, &mut sink);
+            stream_with_compiler(&inputs, &compiler, &options, &mut sink);
             let (sink, errors) = sink.finish();
             (sink.finish(), errors)
         }
@@ -82,6 +90,39 @@ pub fn run(args: &CheckArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// What the compiler in force says about each of `inputs` (`--ask-compiler`), with a
+/// note on stderr for each file it could not compile and a warning when it cannot be
+/// run at all (costline's rules answer then).
+fn compiler_reports(
+    inputs: &[(String, Vec<u8>)],
+    options: &costline_ide::Options,
+) -> BTreeMap<String, CompilerOutput> {
+    let command = options.compiler_command();
+    if !ask_compiler::available(&command) {
+        eprintln!(
+            "costline: warning: --ask-compiler: `{command}` cannot be run (not on PATH); \
+             costline's rules say which loops it vectorizes"
+        );
+        return BTreeMap::new();
+    }
+    let outputs = match ask_compiler::ask_all(&command, inputs, &options.include_dirs) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("costline: warning: --ask-compiler: {e}; costline's rules answer");
+            return BTreeMap::new();
+        }
+    };
+    for (path, output) in &outputs {
+        if let Err(why) = &output.report {
+            eprintln!(
+                "costline: note: {path}: compiler report unavailable ({why}); costline's \
+                 rules say which of its loops `{command}` vectorizes"
+            );
+        }
+    }
+    outputs
 }
 
 /// The analyzed files' reports with the unreadable ones in their places among the

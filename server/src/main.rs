@@ -1,6 +1,7 @@
 //! `costline`: performance hints for HPF and Fortran+MPI programs, as a CLI and a
 //! language server.
 
+mod ask_compiler;
 mod check;
 mod compare;
 mod config;
@@ -39,7 +40,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Analyze Fortran/HPF files and print a report per program unit.
-    Check(CheckArgs),
+    Check(CheckCommand),
     /// How much of the program the files make up costline understood: statements read
     /// and counted, work vectors, communication records, MPI calls priced, complete
     /// units.
@@ -58,6 +59,20 @@ enum Command {
     /// Compare each DISTRIBUTE with its alternatives over problem sizes and processor
     /// counts: predicted times, crossing points, an SVG plot.
     Compare(compare::CompareArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckCommand {
+    #[command(flatten)]
+    args: CheckArgs,
+    /// Run the compiler (`--compiler`, else gfortran with the machine model's training
+    /// flags) on each file first and take which loops it vectorizes, and how wide, from
+    /// its own report (gfortran's -fopt-info-vec-all) instead of costline's model of
+    /// its rules. A file it cannot compile alone keeps the rules (a note on stderr says
+    /// why). JSON loops say which in `compiler.source`. Off by default, so that the
+    /// report does not depend on the compilers installed.
+    #[arg(long)]
+    ask_compiler: bool,
 }
 
 #[derive(clap::Args)]
@@ -168,7 +183,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Check(args) => check::run(&args),
+        Command::Check(check) => check::run(&check.args, check.ask_compiler),
         Command::Coverage(args) => coverage::run(&args),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve { .. } => std::process::exit(lsp::serve()),

@@ -1114,3 +1114,92 @@ fn fixed_form_lines_longer_than_72_columns_on_request() {
     ]);
     assert_eq!(code, 2, "clap refuses a length outside 72..=1024");
 }
+
+/// `--ask-compiler`: the compiler's own report answers for the loops of the files it
+/// compiles (a module another file provides is found: the files are compiled again
+/// after the modules they wait for), a file it cannot compile keeps the rules with a
+/// note on stderr, and a compiler that cannot be run leaves everything to the rules.
+/// Skipped, with a note, where gfortran is not installed.
+#[test]
+fn ask_compiler_takes_the_compilers_word_where_it_can() {
+    if Command::new("gfortran").arg("--version").output().is_err() {
+        eprintln!("gfortran not found: --ask-compiler is not tested");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_costline"))
+            .args(["check", "--format", "json", "--compiler", "gfortran -O2"])
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("costline runs");
+        assert_eq!(out.status.code(), Some(0));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        // Per loop with a verdict: its line, source and whether vectorized.
+        let loops: Vec<(u64, String, bool)> = report["files"][0]["units"][0]["loops"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|l| l["compiler"].is_object())
+            .map(|l| {
+                let c = &l["compiler"];
+                (
+                    l["line"].as_u64().unwrap(),
+                    c["source"].as_str().unwrap().to_string(),
+                    c["vectorized"].as_bool().unwrap(),
+                )
+            })
+            .collect();
+        (loops, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let jacobi = "tests/fixtures/free/jacobi_hpf.f90";
+    let params = "tests/fixtures/free/grid_params.f90";
+    let s = |source: &str| source.to_string();
+    // The module comes second: jacobi is compiled again once it is built. Line 14 is
+    // a memset and line 24's column copies are memcpy's (gfortran says nothing of
+    // them as loops); the stencil's inner loop (19) is vectorized.
+    let (loops, stderr) = run(&["--ask-compiler", jacobi, params]);
+    assert_eq!(stderr, "");
+    assert_eq!(
+        loops,
+        [
+            (14, s("rules"), false),
+            (15, s("compiler"), false),
+            (19, s("compiler"), true),
+            (24, s("rules"), false),
+        ]
+    );
+    // Alone, jacobi does not compile: the rules, and a note.
+    let (loops, stderr) = run(&["--ask-compiler", jacobi]);
+    assert!(loops.iter().all(|(_, source, _)| source == "rules"));
+    assert!(
+        stderr.contains(
+            "jacobi_hpf.f90: compiler report unavailable (line 3: Fatal Error: Cannot open \
+             module file 'grid_params.mod' for reading at (1): No such file or directory)"
+        ),
+        "{stderr}"
+    );
+    // A compiler that is not there.
+    let out = Command::new(env!("CARGO_BIN_EXE_costline"))
+        .args([
+            "check",
+            "--ask-compiler",
+            "--compiler",
+            "no-such-fc -O2",
+            jacobi,
+        ])
+        .current_dir(root)
+        .output()
+        .expect("costline runs");
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--ask-compiler: `no-such-fc -O2` cannot be run"),
+        "{stderr}"
+    );
+    // Without the flag, nothing is compiled: the rules.
+    let (loops, stderr) = run(&[jacobi, params]);
+    assert_eq!(stderr, "");
+    assert!(loops.iter().all(|(_, source, _)| source == "rules"));
+}

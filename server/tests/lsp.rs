@@ -702,3 +702,78 @@ fn distribution_actions_deliver_the_time_they_promise() {
     }
     assert_eq!(c.shutdown(), 0);
 }
+
+/// With `askCompiler` (the editor's default) the server compiles an open document in
+/// the background: the loop's hover then says what gfortran itself reported, the editor
+/// is asked to refresh its hints, and a text that does not compile alone leaves the
+/// rules with a word in the hover (never a message window). Skipped, with a note,
+/// where gfortran is not installed.
+#[test]
+fn the_compilers_own_report_reaches_the_hover() {
+    if std::process::Command::new("gfortran")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("gfortran not found: the server's compiler reports are not tested");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("costline-lsp-cc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("scale.f90");
+    let uri = format!("file://{}", path.display());
+    // -O2 vectorizes a constant trip count that is a multiple of the vector.
+    let text = "subroutine scale(a, b)\n  real(8) :: a(1000), b(1000)\n  integer :: i\n  do i = 1, 1000\n    a(i) = b(i) * 2.0d0\n  end do\nend subroutine\n";
+    std::fs::write(&path, text).unwrap();
+    let mut c = Client::start(&[]);
+    c.initialize_with(
+        capabilities(&["utf-16"], true),
+        None,
+        json!({"askCompiler": true, "compiler": "gfortran -O2"}),
+    );
+    c.open(&uri, text);
+    // The hover of the DO line `line`, its line about the compiler.
+    let compiler_line = |c: &mut Client, line: u32| -> String {
+        let response = c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": 4}}),
+        );
+        let value = response["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or("");
+        value
+            .lines()
+            .find(|l| l.starts_with("compiler"))
+            .unwrap_or("")
+            .to_string()
+    };
+    eventually(&mut c, "the hover names the compiler's report", |c| {
+        compiler_line(c, 3).contains("compiler report")
+    });
+    assert_eq!(
+        compiler_line(&mut c, 3),
+        "compiler (`costline.compiler`): **vectorized** by `gfortran -O2` (16-byte vectors, 2 \
+         lanes) — compiler report: loop vectorized using 16 byte vectors"
+    );
+    eventually(&mut c, "the editor is asked to refresh its hints", |c| {
+        c.received("workspace/inlayHint/refresh");
+        c.server_requests
+            .iter()
+            .any(|(m, _)| m == "workspace/inlayHint/refresh")
+    });
+    // A module no file provides: the rules answer, and the hover says why.
+    let broken = text.replace("  real(8)", "  use no_such_module\n  real(8)");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": broken}]}),
+    );
+    let unavailable = "(compiler report unavailable: line 2: Fatal Error: Cannot open module \
+                       file 'no_such_module.mod' for reading at (1): No such file or directory)";
+    eventually(&mut c, "the hover says the report is unavailable", |c| {
+        compiler_line(c, 4).ends_with(unavailable)
+    });
+    let line = compiler_line(&mut c, 4);
+    assert!(line.contains("costline's rules of gfortran -O2"), "{line}");
+    assert!(c.received("window/showMessage").is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
+}

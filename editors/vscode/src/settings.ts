@@ -12,6 +12,8 @@ export interface CostlineSettings {
   imbalanceThreshold: number;
   findingShare: number;
   fixedLineLength?: number;
+  compiler?: string;
+  askCompiler: boolean;
   hints: { enable: boolean };
   codeLens: { enable: boolean };
 }
@@ -60,6 +62,7 @@ export function buildSettings(get: ConfigLookup): CostlineSettings {
   const settings: CostlineSettings = {
     imbalanceThreshold: DEFAULT_IMBALANCE_THRESHOLD,
     findingShare: DEFAULT_FINDING_SHARE,
+    askCompiler: get('askCompiler') !== false,
     hints: { enable: get('hints.enable') !== false },
     codeLens: { enable: get('codeLens.enable') !== false },
   };
@@ -79,6 +82,10 @@ export function buildSettings(get: ConfigLookup): CostlineSettings {
     columns <= FIXED_LINE_LENGTHS.max
   ) {
     settings.fixedLineLength = columns;
+  }
+  const compiler = get('compiler');
+  if (typeof compiler === 'string' && compiler.trim() !== '') {
+    settings.compiler = compiler.trim();
   }
   const machine = get('machine');
   if (typeof machine === 'string' && machine.trim() !== '') {

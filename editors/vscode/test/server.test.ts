@@ -77,6 +77,8 @@ describe('the manifest', () => {
       'costline.imbalanceThreshold': 0.25,
       'costline.findingShare': 0.02,
       'costline.fixedLineLength': null,
+      'costline.compiler': null,
+      'costline.askCompiler': true,
       'costline.hints.enable': true,
       'costline.codeLens.enable': true,
       'costline.path': '',
@@ -110,10 +112,11 @@ describe('the manifest', () => {
 });
 
 describe('settings', () => {
-  test('the defaults send the threshold, the finding share and both switches, no machine and no params', () => {
+  test('the defaults send the threshold, the finding share and the switches, no machine and no params', () => {
     assert.deepEqual(buildSettings(vscodeConfig()), {
       imbalanceThreshold: 0.25,
       findingShare: 0.02,
+      askCompiler: true,
       hints: { enable: true },
       codeLens: { enable: true },
     });
@@ -128,6 +131,8 @@ describe('settings', () => {
           imbalanceThreshold: 0.1,
           findingShare: 0,
           fixedLineLength: 132,
+          compiler: ' gfortran -O3 ',
+          askCompiler: false,
           'hints.enable': false,
         }),
       ),
@@ -137,6 +142,8 @@ describe('settings', () => {
         imbalanceThreshold: 0.1,
         findingShare: 0,
         fixedLineLength: 132,
+        compiler: 'gfortran -O3',
+        askCompiler: false,
         hints: { enable: false },
         codeLens: { enable: true },
       },

@@ -528,23 +528,22 @@ pub(super) fn unit_times_with(
 }
 
 /// The compiler and flags the program is built with: the setting, else the flags the
-/// machine model was trained with, else `gfortran -O2`.
+/// machine model was trained with, else `gfortran -O2` ([`crate::compiler_command`]).
 pub fn compiler(db: &dyn salsa::Database) -> time::vectorize::Compiler {
-    let settings = Settings::get(db);
-    let text = settings.compiler(db).clone().unwrap_or_else(|| {
-        let flags = settings
-            .machine(db)
-            .training
-            .as_ref()
-            .map_or_else(|| "-O2".to_string(), |t| t.flags.clone());
-        format!("gfortran {flags}")
-    });
-    let (command, flags) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
-    time::vectorize::Compiler::gnu(command, flags.trim())
+    let text = compiler_text(db);
+    let (command, flags) = text.split_once(' ').unwrap_or((&text, ""));
+    time::vectorize::Compiler::gnu(command, flags)
 }
 
-/// What the compiler does with each innermost DO loop of the unit (rules of
-/// `time::vectorize`).
+/// The compiler command and flags in force, as [`crate::compiler_command`] writes them.
+pub fn compiler_text(db: &dyn salsa::Database) -> String {
+    let settings = Settings::get(db);
+    crate::compiler_command(settings.compiler(db).as_deref(), settings.machine(db))
+}
+
+/// What the compiler does with each innermost DO loop of the unit: what the compiler's
+/// report of the file as it is says (`compiler_reports`), else costline's model of its
+/// rules (`time::vectorize`).
 #[salsa::tracked(returns(clone))]
 pub fn vector_verdicts<'db>(
     db: &'db dyn salsa::Database,
@@ -552,9 +551,11 @@ pub fn vector_verdicts<'db>(
 ) -> Arc<HashMap<StmtId, time::vectorize::Verdict>> {
     let ir = lower(db, unit);
     let compiler = compiler(db);
-    let mut out = HashMap::new();
+    let mut out = super::compiler_reports::reported_verdicts(db, unit, &ir, &compiler);
     ir.walk(&mut |s, _| {
-        if let Some(v) = time::vectorize::verdict(&ir, s, &compiler) {
+        if !out.contains_key(&s.id)
+            && let Some(v) = time::vectorize::verdict(&ir, s, &compiler)
+        {
             out.insert(s.id, v);
         }
     });

@@ -3,14 +3,14 @@
 //! [`Analysis`] is a snapshot that answers questions on another thread and gives way
 //! (`Err(Cancelled)`) when a change arrives.
 
-use super::inputs::Options;
-use super::inputs::{File, Settings, Workspace};
+use super::inputs::{CompilerOutput, File, Options, Settings, Workspace};
 use super::{Database, ExecutionLog};
 use costline_symbolic::interrupt;
 use salsa::{Database as _, Setter};
 use std::collections::{HashMap, HashSet};
 use std::panic::{AssertUnwindSafe, UnwindSafe};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// A result that a newer change may have cancelled.
 pub type Cancellable<T> = Result<T, salsa::Cancelled>;
@@ -79,7 +79,10 @@ impl AnalysisHost {
             }
         }
         for file in &self.order {
-            host.add_file(file.path(&self.db), file.bytes(&self.db).clone());
+            let path = file.path(&self.db);
+            host.add_file(path, file.bytes(&self.db).clone());
+            let output = file.compiler_output(&self.db).as_deref().cloned();
+            host.set_compiler_output(path, output);
         }
         host
     }
@@ -140,6 +143,19 @@ impl AnalysisHost {
             .set_files(&mut self.db)
             .to(self.order.clone());
         self.search_again_for(path);
+    }
+
+    /// Sets what the compiler said about the workspace's file at `path` (`None`: it was
+    /// not asked); nothing for a file outside the workspace, or an output equal to the
+    /// one it has.
+    pub fn set_compiler_output(&mut self, path: &str, output: Option<CompilerOutput>) {
+        let Some(&file) = self.files.get(path) else {
+            return;
+        };
+        let output = output.map(Arc::new);
+        if *file.compiler_output(&self.db) != output {
+            file.set_compiler_output(&mut self.db).to(output);
+        }
     }
 
     /// Whether `path` is in the workspace.

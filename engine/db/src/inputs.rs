@@ -2,6 +2,7 @@
 
 use costline_model::freq::FreqOptions;
 use costline_model::machine::{Catalog, Machine};
+use costline_model::time::compiler_report::Report;
 use costline_syntax::source::IncludeName;
 use salsa::Setter;
 use std::collections::BTreeMap;
@@ -19,6 +20,50 @@ pub struct File {
     #[default]
     #[returns(ref)]
     pub includes: Includes,
+    /// What the compiler said about the file's loops, when the driver asked it
+    /// ([`CompilerOutput`]; `None`: not asked).
+    #[default]
+    #[returns(ref)]
+    pub compiler_output: Option<Arc<CompilerOutput>>,
+}
+
+/// The compiler's vectorization report of a file (`-fopt-info-vec-all`), and what it
+/// was made from: the file's bytes (their [`content_hash`]) and the compiler command
+/// and flags it was run with ([`compiler_command`]). It answers for the file only as
+/// long as both are still those in force.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompilerOutput {
+    pub content: u64,
+    pub compiler: String,
+    /// The report, or why there is none (the file does not compile alone: the first
+    /// error, `line 4: Fatal Error: Cannot open module file ...`).
+    pub report: Result<Arc<Report>, String>,
+}
+
+/// The identity of a file's bytes that a [`CompilerOutput`] names (SipHash of the
+/// bytes: the same in every run of one build).
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    bytes.hash(&mut h);
+    h.finish()
+}
+
+/// The compiler command and flags the program is built with, words separated by one
+/// space: `setting` (`--compiler`, `compiler` in costline.toml), else gfortran with
+/// the flags `machine` was trained with, else `gfortran -O2`.
+pub fn compiler_command(setting: Option<&str>, machine: &Machine) -> String {
+    let text = match setting {
+        Some(s) if !s.trim().is_empty() => s.to_string(),
+        _ => {
+            let flags = machine
+                .training
+                .as_ref()
+                .map_or("-O2", |t| t.flags.as_str());
+            format!("gfortran {flags}")
+        }
+    };
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// How the host resolved each name a file's INCLUDE lines could ask for.
@@ -69,6 +114,13 @@ pub struct Options {
     /// -march=native`: `--compiler`, `compiler` in costline.toml); `None`: the flags the
     /// machine model was trained with.
     pub compiler: Option<String>,
+}
+
+impl Options {
+    /// The compiler command and flags these options build with ([`compiler_command`]).
+    pub fn compiler_command(&self) -> String {
+        compiler_command(self.compiler.as_deref(), &self.machine)
+    }
 }
 
 impl Default for Options {

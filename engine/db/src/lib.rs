@@ -19,6 +19,7 @@ mod call_effects;
 pub mod calls;
 mod common;
 mod common_reach;
+mod compiler_reports;
 mod functions;
 mod host;
 mod include_search;
@@ -40,8 +41,12 @@ pub use analysis::{
     mpi_ranks, nests, ops, processors, stmt_formula, stmt_load, times, unit_diagnostics, values,
     vector_verdicts, work, work_formulas,
 };
+pub use compiler_reports::{ReportState, report_state};
 pub use host::{ANALYSIS_STACK, Analysis, AnalysisHost, Cancellable};
-pub use inputs::{File, Includes, Options, Resolution, Settings, Workspace};
+pub use inputs::{
+    CompilerOutput, File, Includes, Options, Resolution, Settings, Workspace, compiler_command,
+    content_hash,
+};
 pub use missing::{Missing, MissingList, UnitMissing, gaps, unit_missing};
 pub use modules::duplicate_modules;
 pub use program::{UnitContext, context, loop_wds, warm_lowerings, warm_program, warm_summaries};

@@ -3,7 +3,7 @@
 //! server's surfaces are built from. The results come from the incremental database
 //! ([`crate`]); this module assembles them per file.
 
-use crate::{Analysis, Cancellable, Database, File, Options, UnitText};
+use crate::{Analysis, Cancellable, CompilerOutput, Database, File, Options, UnitText};
 use costline_model::cache::UnitCache;
 use costline_model::comm::ranks::MpiRanks;
 use costline_model::comm::skeleton::ProgramRun;
@@ -163,10 +163,24 @@ impl Project {
     /// graph reads them all) and summarized (the whole-program fold reads them all).
     /// Nothing here changes the database, so nothing cancels the work.
     pub fn load(inputs: &[(String, Vec<u8>)], options: &Options) -> Project {
+        Project::load_with_compiler(inputs, &BTreeMap::new(), options)
+    }
+
+    /// [`Project::load`] with what the compiler said about some of the files (by path:
+    /// `check --ask-compiler`).
+    pub fn load_with_compiler(
+        inputs: &[(String, Vec<u8>)],
+        compiler: &BTreeMap<String, CompilerOutput>,
+        options: &Options,
+    ) -> Project {
         let mut host = crate::AnalysisHost::new(options, None);
         let files = inputs
             .iter()
-            .map(|(path, bytes)| host.add_file(path, bytes.clone()))
+            .map(|(path, bytes)| {
+                let file = host.add_file(path, bytes.clone());
+                host.set_compiler_output(path, compiler.get(path).cloned());
+                file
+            })
             .collect();
         let mut project = Project { host, files };
         let snapshot = project.host.snapshot();

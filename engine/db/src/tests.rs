@@ -466,3 +466,61 @@ fn a_fresh_database_keeps_the_workspace_settings_and_editor_texts_and_recomputes
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_compiler_report_reprices_only_its_file_and_survives_a_fresh_database() {
+    use crate::{CompilerOutput, content_hash};
+    use costline_model::time::compiler_report::Report;
+    use costline_model::time::vectorize::Source;
+    let loops = |name: &str| {
+        (1..=3)
+            .map(|k| {
+                format!(
+                    "subroutine {name}{k}(n, a, b)\n  integer :: n, i\n  real(8) :: a(n), b(n)\n  \
+                     do i = 1, n\n    a(i) = b(i) * {k}.0d0\n  end do\nend subroutine\n"
+                )
+            })
+            .collect::<String>()
+    };
+    let (a, b) = (loops("a"), loops("b"));
+    let mut f = Fixture::new(&[("a.f90", a.clone()), ("b.f90", b)]);
+    let output = |text: &str| CompilerOutput {
+        content: content_hash(text.as_bytes()),
+        compiler: crate::Options::default().compiler_command(),
+        report: Ok(std::sync::Arc::new(Report::parse(
+            "a.f90:4:8: optimized: loop vectorized using 16 byte vectors\n",
+            "a.f90",
+        ))),
+    };
+    let sources = |f: &Fixture| -> Vec<Vec<Source>> {
+        f.analyze_all()
+            .iter()
+            .map(|file| {
+                file.units
+                    .iter()
+                    .flat_map(|u| u.vector.values().map(|v| v.source))
+                    .collect()
+            })
+            .collect()
+    };
+    // The report's verdict (line 4: a1's loop) reaches a1 only, and only a.f90's units
+    // ask again.
+    f.host.set_compiler_output("a.f90", Some(output(&a)));
+    let (r, c) = (Source::Rules, Source::Compiler);
+    assert_eq!(sources(&f), [vec![c, r, r], vec![r, r, r]]);
+    let counts = executions(&f.log.take());
+    assert_eq!(ran(&counts, "vector_verdicts"), 3, "{counts:?}");
+    assert_eq!(ran(&counts, "times"), 1, "{counts:?}");
+    // An edit in b.f90 reads no report.
+    let counts = f.edit(1, "b(i) * 2.0d0", "b(i) * 5.0d0");
+    assert_eq!(ran(&counts, "vector_verdicts"), 1, "{counts:?}");
+    assert_eq!(ran(&counts, "report_state"), 0, "{counts:?}");
+    // A fresh database keeps the report and computes the same.
+    let fresh = f.host.fresh();
+    f.host = fresh;
+    assert_eq!(sources(&f), [vec![c, r, r], vec![r, r, r]]);
+    f.log.take();
+    // An edit in a.f90 makes the report stale: the rules answer, in a1 too.
+    f.edit(0, "b(i) * 3.0d0", "b(i) * 4.0d0");
+    assert_eq!(sources(&f), [vec![r, r, r], vec![r, r, r]]);
+}

@@ -8,7 +8,7 @@ use crate::{
     CodeAction, CodeLens, FileDiagnostic, Hover, InlayHint, actions, diagnostics, distribution,
     header_actions, hints, hover, lenses,
 };
-use costline_db::{Cancellable, File, Options, file_units};
+use costline_db::{Cancellable, CompilerOutput, File, Options, file_units};
 use costline_syntax::span::Span;
 
 /// Owns the database; the only place changes are applied.
@@ -57,6 +57,13 @@ impl AnalysisHost {
     /// not give is read again, and the INCLUDE lines that could name it searched again.
     pub fn reload(&mut self, path: &str) {
         self.host.reload(path);
+    }
+
+    /// Sets what the compiler said about the workspace's file at `path` (`None`: it was
+    /// not asked); its verdicts answer for the file's loops while the file and the
+    /// compiler command are those it was made from.
+    pub fn set_compiler_output(&mut self, path: &str, output: Option<CompilerOutput>) {
+        self.host.set_compiler_output(path, output);
     }
 
     /// A snapshot to answer questions with, on any thread.

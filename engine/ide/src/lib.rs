@@ -35,10 +35,12 @@ pub use lenses::CodeLens;
 
 // What the front ends need of the layers below, named here so that they see this crate
 // only: the settings, cancellation, positions and severities, machine models (listed,
-// trained and written by the binary), and the scaling results compare prints.
-pub use costline_db::{ANALYSIS_STACK, Cancellable, Options};
+// trained and written by the binary), the scaling results compare prints, and the
+// compiler's reports the binary asks for.
+pub use costline_db::{ANALYSIS_STACK, Cancellable, CompilerOutput, Options, content_hash};
 pub use costline_model::comm::Network;
 pub use costline_model::comm::mpi::library_time;
+pub use costline_model::time::compiler_report;
 pub use costline_model::{machine, scaling};
 pub use costline_syntax::diagnostics::Severity;
 pub use costline_syntax::source::LineIndex;

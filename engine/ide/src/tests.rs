@@ -900,3 +900,54 @@ fn hover_on_an_mpi_call_and_its_unit_says_totals_and_ranks() {
         "#]],
     );
 }
+
+#[test]
+fn hover_on_an_innermost_loop_says_what_the_compiler_does_and_where_that_came_from() {
+    use crate::{CompilerOutput, compiler_report::Report, content_hash};
+    let text = "subroutine s(n, a, b)\n  integer :: n, i\n  real(4) :: a(n), b(n)\n  do i = 1, n\n    a(i) = b(i) + 1.0\n  end do\nend subroutine\n";
+    let at = text.find("do i").unwrap() as u32 + 3;
+    let mut host = host(text, &[]);
+    host.set_options(&Options {
+        bindings: BTreeMap::from([("n".to_string(), 1000)]),
+        compiler: Some("gfortran -O2".into()),
+        ..Options::default()
+    });
+    let line = |host: &AnalysisHost| -> String {
+        let hover = host.snapshot().hover(PATH, at).unwrap().unwrap();
+        let line = hover.markdown.lines().find(|l| l.starts_with("compiler"));
+        line.unwrap_or("no compiler line").to_string() + "\n"
+    };
+    let output = |text: &str, report: Result<&str, &str>| CompilerOutput {
+        content: content_hash(text.as_bytes()),
+        compiler: "gfortran -O2".into(),
+        report: report
+            .map(|r| std::sync::Arc::new(Report::parse(r, PATH)))
+            .map_err(str::to_string),
+    };
+    let mut seen = line(&host);
+    // The compiler's report of the file as it is.
+    let vectorized = "t.f90:4:8: optimized: loop vectorized using 16 byte vectors\n";
+    host.set_compiler_output(PATH, Some(output(text, Ok(vectorized))));
+    seen += &line(&host);
+    let missed = "t.f90:4:8: missed: couldn't vectorize loop\n\
+                  t.f90:5:14: missed: not vectorized: unsupported use in stmt.\n";
+    host.set_compiler_output(PATH, Some(output(text, Ok(missed))));
+    seen += &line(&host);
+    // A report that says nothing of the loop, a failed compile, a stale report.
+    host.set_compiler_output(PATH, Some(output(text, Ok(""))));
+    seen += &line(&host);
+    let error = "line 2: Fatal Error: Cannot open module file 'm.mod' for reading at (1)";
+    host.set_compiler_output(PATH, Some(output(text, Err(error))));
+    seen += &line(&host);
+    host.set_compiler_output(PATH, Some(output("other text", Ok(vectorized))));
+    seen += &line(&host);
+    expect![[r#"
+        compiler (`costline.compiler`): **not vectorized** by `gfortran -O2` — costline's rules of gfortran -O2: its trip count is not known when compiling (gfortran -O2: the very cheap cost model vectorizes only a constant trip count; -O3 would)
+        compiler (`costline.compiler`): **vectorized** by `gfortran -O2` (16-byte vectors, 4 lanes) — compiler report: loop vectorized using 16 byte vectors
+        compiler (`costline.compiler`): **not vectorized** by `gfortran -O2` — compiler report: not vectorized: unsupported use in stmt.
+        compiler (`costline.compiler`): **not vectorized** by `gfortran -O2` — costline's rules of gfortran -O2: its trip count is not known when compiling (gfortran -O2: the very cheap cost model vectorizes only a constant trip count; -O3 would) (the compiler's report says nothing of this loop)
+        compiler (`costline.compiler`): **not vectorized** by `gfortran -O2` — costline's rules of gfortran -O2: its trip count is not known when compiling (gfortran -O2: the very cheap cost model vectorizes only a constant trip count; -O3 would) (compiler report unavailable: line 2: Fatal Error: Cannot open module file 'm.mod' for reading at (1))
+        compiler (`costline.compiler`): **not vectorized** by `gfortran -O2` — costline's rules of gfortran -O2: its trip count is not known when compiling (gfortran -O2: the very cheap cost model vectorizes only a constant trip count; -O3 would) (compiler report out of date: the rules answer until the new one arrives)
+    "#]]
+    .assert_eq(&seen);
+}

@@ -5,7 +5,11 @@
 
 use super::{UnitAt, label};
 use crate::completeness;
-use costline_db::{MissingList, Settings, lower, ops, times, unit_missing, vector_verdicts};
+use costline_db::{
+    MissingList, ReportState, Settings, lower, ops, report_state, times, unit_missing,
+    vector_verdicts,
+};
+use costline_model::time::vectorize::{Source, Verdict};
 use costline_syntax::ir::{Stmt, StmtKind};
 use std::fmt::Write;
 
@@ -92,14 +96,12 @@ pub(super) fn time_section(
     if let Some(id) = id
         && let Some(v) = vector_verdicts(db, u.unit).get(&id)
     {
+        let name = costline_db::analysis::compiler(db).name;
+        let report = report_state(db, u.unit.file(db));
         let _ = writeln!(
             out,
-            "compiler (its rules for the flags; `costline.compiler`): {}\n",
-            if v.vectorized {
-                format!("**vectorized** — {}", v.why)
-            } else {
-                format!("**not vectorized** — {}", v.why)
-            }
+            "compiler (`costline.compiler`): {}\n",
+            compiler_line(v, &name, &report)
         );
     }
     if let Some(id) = id
@@ -119,6 +121,38 @@ pub(super) fn time_section(
             }
         );
     }
+}
+
+/// What the compiler `name` does with a loop (`v`), in a line: vectorized or not, how
+/// wide, and where that came from — its report (`report`, with the compiler's own
+/// reason), or costline's rules (with the rules' reason, and why not the report when
+/// one was asked for).
+fn compiler_line(v: &Verdict, name: &str, report: &ReportState) -> String {
+    let what = if v.vectorized {
+        format!(
+            "**vectorized** by `{name}` ({}-byte vectors, {} lanes)",
+            v.vector_bytes, v.lanes
+        )
+    } else {
+        format!("**not vectorized** by `{name}`")
+    };
+    if v.source == Source::Compiler {
+        return format!("{what} — compiler report: {}", v.why);
+    }
+    let rules = if v.vectorized {
+        format!("costline's rules of {name}")
+    } else {
+        format!("costline's rules of {name}: {}", v.why)
+    };
+    let note = match report {
+        ReportState::NotAsked => String::new(),
+        ReportState::Stale => {
+            " (compiler report out of date: the rules answer until the new one arrives)".into()
+        }
+        ReportState::Unavailable(why) => format!(" (compiler report unavailable: {why})"),
+        ReportState::Fresh(_) => " (the compiler's report says nothing of this loop)".into(),
+    };
+    format!("{what} — {rules}{note}")
 }
 
 /// What a figure leaves out, listed (nothing when it is complete).

@@ -4,9 +4,11 @@
 //! `hints.enable`, `codeLens.enable` — and `include` (the directories INCLUDE'd files
 //! are searched in) and `includeAnywhere` (INCLUDE may read outside the workspace and
 //! those directories; default false) and `compiler` (the command and flags the program
-//! is built with, for what the compiler vectorizes) from `costline.toml` at the workspace root and
-//! from the editor (initialization options, `workspace/configuration`), the editor's
-//! winning key by key. Bad values are reported and left out, never fatal. The language
+//! is built with, for what the compiler vectorizes) and `askCompiler` (the language
+//! server runs that compiler on the open documents in the background and takes its
+//! report of what it vectorizes; default true) from `costline.toml` at the workspace
+//! root and from the editor (initialization options, `workspace/configuration`), the
+//! editor's winning key by key. Bad values are reported and left out, never fatal. The language
 //! server and the command line (`file`: `costline.toml` under the flags) read them here.
 
 pub mod file;
@@ -37,6 +39,7 @@ pub struct Layer {
     pub include_anywhere: Option<bool>,
     pub fixed_line_length: Option<i64>,
     pub compiler: Option<String>,
+    pub ask_compiler: Option<bool>,
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -82,6 +85,9 @@ pub struct Config {
     /// The compiler command and flags the program is built with (`gfortran -O3`);
     /// `None`: those the machine model was trained with.
     pub compiler: Option<String>,
+    /// Whether the language server asks that compiler what it vectorizes (its report
+    /// of each open document, in the background) rather than costline's rules alone.
+    pub ask_compiler: bool,
 }
 
 impl Default for Config {
@@ -97,6 +103,7 @@ impl Default for Config {
             include_anywhere: false,
             fixed_line_length: None,
             compiler: None,
+            ask_compiler: true,
         }
     }
 }
@@ -150,6 +157,9 @@ impl Config {
             }
             if let Some(a) = l.include_anywhere {
                 c.include_anywhere = a;
+            }
+            if let Some(a) = l.ask_compiler {
+                c.ask_compiler = a;
             }
             if let Some(cmd) = &l.compiler {
                 if cmd.split_whitespace().next().is_some() {
@@ -285,6 +295,18 @@ mod tests {
         assert_eq!(l.machine.as_deref(), Some("ipsc860"));
         assert!(from_json(&json!({"params": [1]})).is_err());
         assert_eq!(from_json(&json!({})).unwrap().params, None);
+    }
+
+    #[test]
+    fn the_compiler_is_asked_unless_a_layer_says_not() {
+        assert!(Config::default().ask_compiler);
+        let file = from_toml("askCompiler = false\ncompiler = \"gfortran -O3\"\n").unwrap();
+        let (c, problems) = Config::merge(std::slice::from_ref(&file));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert!(!c.ask_compiler);
+        assert_eq!(c.compiler.as_deref(), Some("gfortran -O3"));
+        let editor = from_json(&json!({"costline": {"askCompiler": true}})).unwrap();
+        assert!(Config::merge(&[file, editor]).0.ask_compiler);
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! document's latest change; a request whose document changed meanwhile, or whose
 //! analysis a newer change cancelled, answers `ContentModified`.
 
+use super::compiles::{Compiles, Key};
 use super::convert;
 use super::documents::{Documents, Encoding, Lines, path_of};
 use super::worker::{Change, Worker};
 use super::workspace;
+use crate::ask_compiler;
 use crate::config::{self, Config, Layer};
 use costline_ide::Span;
 use costline_ide::files::read_source;
@@ -65,6 +67,10 @@ struct Settings {
     picked_machine: Option<String>,
     /// Where INCLUDE may read, as last sent to the analysis (it follows the roots).
     include_roots: Option<Vec<PathBuf>>,
+    /// The compiler command and flags in force, and the include directories: what the
+    /// open documents are compiled with (`askCompiler`).
+    compiler_command: String,
+    include_dirs: Vec<PathBuf>,
 }
 
 struct State {
@@ -86,6 +92,8 @@ pub struct Backend {
     /// The diagnostics last pushed per document (and its version then): a document
     /// whose diagnostics did not change is not sent them again.
     published: Arc<Mutex<HashMap<Uri, Published>>>,
+    /// The compiler's reports of the open documents (`askCompiler`).
+    compiles: Arc<Compiles>,
 }
 
 /// What the editor was last sent for a document.
@@ -111,6 +119,7 @@ impl Backend {
             shut_down,
             edits: Arc::new(AtomicU64::new(0)),
             published: Arc::new(Mutex::new(HashMap::new())),
+            compiles: Arc::new(Compiles::default()),
         }
     }
 
@@ -211,12 +220,21 @@ impl Backend {
                 config != s.settings.config || options.include_roots != s.settings.include_roots;
             s.settings.config = config.clone();
             s.settings.include_roots = options.include_roots.clone();
+            s.settings.compiler_command = options.compiler_command();
+            s.settings.include_dirs = options.include_dirs.clone();
             problems.extend(problem);
             // Sent while the state is held: two settings changes handled at once reach
             // the analysis in the order they were merged (sent after the messages
             // below, an older merge could overwrite a newer one).
             if changed {
                 self.worker.send(Change::SetOptions(options));
+                // Turned off: the rules answer again.
+                if !config.ask_compiler {
+                    for path in self.compiles.forget_sent() {
+                        self.worker
+                            .send(Change::SetCompilerOutput { path, output: None });
+                    }
+                }
             }
             (changed, problems)
         };
@@ -227,6 +245,8 @@ impl Backend {
         }
         if changed {
             self.refresh().await;
+            // Another compiler command, or turned on: the open documents' reports.
+            self.ask_compiler();
         }
     }
 
@@ -326,8 +346,81 @@ impl Backend {
             tokio::time::sleep(SETTLE).await;
             if edits.load(Ordering::SeqCst) == mark {
                 this.refresh().await;
+                this.ask_compiler();
             }
         });
+    }
+
+    /// Asks the compiler in force about each open document's text (`askCompiler`), in
+    /// the background ([`Backend::ask_compiler_about`]).
+    fn ask_compiler(&self) {
+        if !lock(&self.state).settings.config.ask_compiler {
+            return;
+        }
+        for uri in lock(&self.docs).uris() {
+            let this = self.clone_for_task();
+            tokio::spawn(async move { this.ask_compiler_about(uri).await });
+        }
+    }
+
+    /// The compiler's report of the document's current text, when the compiler can be
+    /// run: compiled on the blocking pool, one compile at a time, unless that text was
+    /// compiled with that command before; a report the analysis does not have yet is
+    /// sent to it and the editor asked to refresh its hints, lenses and diagnostics. A
+    /// file that does not compile alone sends its first error: the hover says so and
+    /// the rules answer.
+    async fn ask_compiler_about(&self, uri: Uri) {
+        let Ok(turn) = self.compiles.gate.acquire().await else {
+            return;
+        };
+        let (on, command, include_dirs) = {
+            let s = lock(&self.state);
+            let c = &s.settings;
+            (
+                c.config.ask_compiler,
+                c.compiler_command.clone(),
+                c.include_dirs.clone(),
+            )
+        };
+        let path = path_of(&uri);
+        let Some(bytes) = lock(&self.docs)
+            .get(&uri)
+            .map(|d| d.text.clone().into_bytes())
+        else {
+            return;
+        };
+        // Fortran sources only (a header is compiled where it is included).
+        if !on || !workspace::is_fortran(Path::new(&path)) {
+            return;
+        }
+        let key = Key::new(&path, &bytes, &command, &include_dirs);
+        let output = match self.compiles.cached(&key) {
+            Some(output) => output,
+            None => {
+                let file = path.clone();
+                let asked = tokio::task::spawn_blocking(move || {
+                    ask_compiler::available(&command).then(|| {
+                        ask_compiler::ask(&command, Path::new(&file), &bytes, &include_dirs, None)
+                    })
+                })
+                .await;
+                let Ok(Some(output)) = asked else { return };
+                self.compiles.remember(key.clone(), output.clone());
+                output
+            }
+        };
+        drop(turn);
+        // Turned off while it compiled: the rules answer.
+        if !lock(&self.state).settings.config.ask_compiler {
+            return;
+        }
+        if self.compiles.send(&key) {
+            self.worker.send(Change::SetCompilerOutput {
+                path,
+                output: Some(output),
+            });
+            self.refresh().await;
+        }
     }
 
     fn clone_for_task(&self) -> Backend {
@@ -339,6 +432,7 @@ impl Backend {
             shut_down: self.shut_down.clone(),
             edits: self.edits.clone(),
             published: self.published.clone(),
+            compiles: self.compiles.clone(),
         }
     }
 

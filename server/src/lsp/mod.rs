@@ -2,6 +2,7 @@
 //! runtime; analysis on the blocking pool and a dedicated analysis thread).
 
 mod backend;
+mod compiles;
 mod convert;
 mod documents;
 mod frames;

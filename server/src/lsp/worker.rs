@@ -9,8 +9,7 @@
 //! let go of their snapshots. Memory over long sessions: see `memory.rs`.
 
 use super::memory::{self, Memory, WarmUp};
-use costline_ide::Options;
-use costline_ide::{Analysis, AnalysisHost};
+use costline_ide::{Analysis, AnalysisHost, CompilerOutput, Options};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Condvar, Mutex};
@@ -40,6 +39,11 @@ pub enum Change {
         path: String,
     },
     SetOptions(Options),
+    /// What the compiler said about a file of the workspace (`None`: forget it).
+    SetCompilerOutput {
+        path: String,
+        output: Option<CompilerOutput>,
+    },
 }
 
 /// The newest snapshot and the revision it includes.
@@ -162,6 +166,9 @@ fn run(
                 Change::SetHeader { path, bytes } => host.set_header_text(&path, bytes),
                 Change::Reload { path } => host.reload(&path),
                 Change::SetOptions(options) => host.set_options(&options),
+                Change::SetCompilerOutput { path, output } => {
+                    host.set_compiler_output(&path, output);
+                }
             }
         }
         if memory.after_batch(revision, changes, sent.load(Ordering::SeqCst) == revision) {

@@ -191,8 +191,19 @@ impl Client {
     }
 
     /// `initialize` with `capabilities` and `initialized`; returns the server's
-    /// capabilities.
+    /// capabilities. The server does not ask the compiler (`askCompiler: false`): a
+    /// report arriving in the background would change times while a test reads them.
     pub fn initialize(&mut self, capabilities: Value, root: Option<&str>) -> Value {
+        self.initialize_with(capabilities, root, json!({"askCompiler": false}))
+    }
+
+    /// `initialize` with `capabilities` and the initialization options `options`.
+    pub fn initialize_with(
+        &mut self,
+        capabilities: Value,
+        root: Option<&str>,
+        options: Value,
+    ) -> Value {
         let root_uri = root.map(|r| format!("file://{r}"));
         let folders = root_uri
             .as_ref()
@@ -200,7 +211,7 @@ impl Client {
             .unwrap_or(Value::Null);
         let result = self.result(
             "initialize",
-            json!({"processId": null, "rootUri": root_uri, "workspaceFolders": folders, "capabilities": capabilities}),
+            json!({"processId": null, "rootUri": root_uri, "workspaceFolders": folders, "capabilities": capabilities, "initializationOptions": options}),
         );
         self.notify("initialized", json!({}));
         result["capabilities"].clone()

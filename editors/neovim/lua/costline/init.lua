@@ -6,8 +6,8 @@ local M = {}
 local NAME = 'costline'
 
 --- The options of `setup`, defaults first. `machine`, `params`, `imbalanceThreshold`,
---- `findingShare`, `fixedLineLength`, `hints` and `codeLens` are the server's settings
---- (DESIGN.md section 7).
+--- `findingShare`, `fixedLineLength`, `compiler`, `askCompiler`, `hints` and `codeLens`
+--- are the server's settings (DESIGN.md section 7).
 local defaults = {
   --- The server: `cmd` when given, else `{ path, 'serve' }`.
   cmd = nil,
@@ -25,6 +25,12 @@ local defaults = {
   --- The columns of fixed-form lines, 72 to 1024 (132 for compilers' extended lines);
   --- nil: 72, or `fixedLineLength` in costline.toml.
   fixedLineLength = nil,
+  --- The compiler command and flags the program is built with (`'gfortran -O3'`);
+  --- nil: `compiler` in costline.toml, else gfortran with the machine model's flags.
+  compiler = nil,
+  --- Run that compiler on each open file in the background and take which loops it
+  --- vectorizes from its own report (false: costline's rules alone).
+  askCompiler = true,
   hints = { enable = true },
   codeLens = { enable = true },
   --- Called with (client, bufnr) when the server attaches to a buffer.
@@ -45,6 +51,7 @@ function M.settings()
   local s = {
     imbalanceThreshold = options.imbalanceThreshold,
     findingShare = options.findingShare,
+    askCompiler = options.askCompiler ~= false,
     hints = { enable = options.hints.enable ~= false },
     codeLens = { enable = options.codeLens.enable ~= false },
   }
@@ -53,6 +60,9 @@ function M.settings()
   end
   if options.fixedLineLength then
     s.fixedLineLength = options.fixedLineLength
+  end
+  if options.compiler and options.compiler ~= '' then
+    s.compiler = options.compiler
   end
   if next(options.params) then
     s.params = vim.deepcopy(options.params)

@@ -3,6 +3,7 @@
 //! conditions, the operations of a statement.
 
 mod cache_share;
+mod compiler_report;
 mod datatypes;
 mod default_grid;
 mod dependence;

@@ -11,6 +11,7 @@ use costline_model::comm::ranks::{RankComm, TimeSource};
 use costline_model::comm::{CommMetrics, RefValues};
 use costline_model::freq::Count;
 use costline_model::time::Timing;
+use costline_model::time::vectorize::Source;
 use costline_model::work::{Load, Spread, StmtWork};
 use costline_symbolic::{EvalError, Notation, Num};
 use costline_syntax::diagnostics::{Diagnostic, Severity};
@@ -27,7 +28,7 @@ mod json;
 mod sink;
 
 pub use json::JsonReport;
-pub use sink::{Collect, Output, ReportSink, stream};
+pub use sink::{Collect, Output, ReportSink, stream, stream_with_compiler};
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -564,15 +565,21 @@ pub struct LoopReport {
     pub metrics: Metrics,
 }
 
-/// Whether the compiler vectorizes a loop (by costline's model of its rules for the
-/// flags in effect), how wide, and why (not).
+/// Whether the compiler vectorizes a loop (by its own report of the file, or by
+/// costline's model of its rules for the flags in effect), how wide, and why (not).
 #[derive(Debug, Serialize)]
 pub struct CompilerReport {
     pub vectorized: bool,
     /// Elements per vector operation (1: scalar).
     pub lanes: f64,
+    /// The bytes of its vectors, when vectorized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vector_bytes: Option<u32>,
+    /// Why (not): the rules' reason, or the compiler's own words.
     pub why: String,
-    /// `rules`: costline's model of the compiler's rules.
+    /// `compiler`: the compiler's report of the file as it is (`check
+    /// --ask-compiler`, the editor's `askCompiler`); `rules`: costline's model of the
+    /// compiler's rules.
     pub source: &'static str,
 }
 
@@ -928,8 +935,12 @@ fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
                     compiler: u.vector.get(&s.id).map(|v| CompilerReport {
                         vectorized: v.vectorized,
                         lanes: v.lanes,
+                        vector_bytes: v.vectorized.then_some(v.vector_bytes),
                         why: v.why.clone(),
-                        source: "rules",
+                        source: match v.source {
+                            Source::Compiler => "compiler",
+                            Source::Rules => "rules",
+                        },
                     }),
                     metrics: {
                         let missing = u.missing.within(std::slice::from_ref(s));

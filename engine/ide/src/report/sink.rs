@@ -3,8 +3,9 @@
 //! out in the memory of one batch of analyses ([`Project`]).
 
 use super::{DiagnosticReport, FileReport, FileReporter, UnitReport, form};
-use costline_db::Options;
 use costline_db::project::{Detail, Project};
+use costline_db::{CompilerOutput, Options};
+use std::collections::BTreeMap;
 use std::io::Write;
 
 /// What [`stream`] hands over, in order: for each file, [`ReportSink::file`], its units,
@@ -23,7 +24,18 @@ pub trait ReportSink {
 /// to `sink`, one input after the other; a file that cannot be loaded (binary input)
 /// reports its error.
 pub fn stream(inputs: &[(String, Vec<u8>)], options: &Options, sink: &mut dyn ReportSink) {
-    let mut project = Project::load(inputs, options);
+    stream_with_compiler(inputs, &BTreeMap::new(), options, sink);
+}
+
+/// [`stream`] with what the compiler said about some of the files, by path (its
+/// verdicts on their loops answer where they are fresh).
+pub fn stream_with_compiler(
+    inputs: &[(String, Vec<u8>)],
+    compiler: &BTreeMap<String, CompilerOutput>,
+    options: &Options,
+    sink: &mut dyn ReportSink,
+) {
+    let mut project = Project::load_with_compiler(inputs, compiler, options);
     for (i, (path, _)) in inputs.iter().enumerate() {
         match project.head(i) {
             Ok(head) => {

@@ -3,6 +3,7 @@
 //! lines each level loads (`cache`), computation per processor, and the predicted time on the
 //! critical path.
 
+pub mod compiler_report;
 pub mod compute;
 pub mod intrinsic;
 pub mod layout;

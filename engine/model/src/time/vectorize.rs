@@ -21,7 +21,11 @@
 //!
 //! A vectorized loop's element operations cost 1/lanes each (lanes = vector bytes over
 //! the widest element type the body touches); a recurrence's latency does not shrink.
+//!
+//! When the compiler's own report is at hand (`compiler_report`), [`reported`] reads
+//! the verdict from it instead, with the lanes derived the same way.
 
+use super::compiler_report;
 use super::ops::{chain_to, type_of};
 use crate::machine::ops::{OpKey, OpKind, OpType};
 use costline_syntax::ir::{BinaryOp, Expr, Loop, LoopControl, Stmt, StmtKind, Subscript, Unit};
@@ -103,17 +107,30 @@ pub struct Verdict {
     /// Elements per vector operation (1 when scalar).
     pub lanes: f64,
     pub vector_bytes: u32,
-    /// Why (not), in words.
+    /// Why (not), in words: the rules' reason, or the compiler's own.
     pub why: String,
+    /// Where the verdict comes from.
+    pub source: Source,
+}
+
+/// Where a [`Verdict`] comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// costline's model of the compiler's rules ([`verdict`]).
+    Rules,
+    /// The compiler's own report of the file as it is ([`reported`]).
+    Compiler,
 }
 
 impl Verdict {
+    /// A loop the rules keep scalar, for `why`.
     fn scalar(why: impl Into<String>) -> Verdict {
         Verdict {
             vectorized: false,
             lanes: 1.0,
             vector_bytes: 0,
             why: why.into(),
+            source: Source::Rules,
         }
     }
 }
@@ -256,8 +273,6 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
     let mut accesses = Vec::new();
     let mut assigned: Vec<(String, bool)> = Vec::new();
     let mut read_before: BTreeSet<String> = BTreeSet::new();
-    let mut widest = 0u32;
-    let mut narrowest = u32::MAX;
     let mut why_not: Option<String> = None;
     let mut body: Vec<&Stmt> = Vec::new();
     for s in &l.body {
@@ -276,6 +291,7 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
             _ => body.push(s),
         }
     }
+    let (widest, narrowest) = widths(unit, body.iter().copied());
     for s in body {
         let StmtKind::Assign { lhs, rhs } = &s.kind else {
             why_not.get_or_insert_with(|| "its body has more than assignments".into());
@@ -299,10 +315,6 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
                             .collect(),
                         write: write && std::ptr::eq(x, e),
                     });
-                    if let Some(t) = type_of(unit, x) {
-                        widest = widest.max(bytes(t));
-                        narrowest = narrowest.min(bytes(t));
-                    }
                 }
                 if let Expr::Call(c) = x
                     && unit.symbols.get(&c.name).is_none_or(|s| s.dims.is_none())
@@ -329,10 +341,6 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
                 || matches!(rhs, Expr::Binary(BinaryOp::Add | BinaryOp::Mul, _, r) if matches!(&**r, Expr::Name(n) if n == s_name))
                 || matches!(rhs, Expr::Call(c) if matches!(c.name.as_str(), "max" | "min" | "dmax1" | "dmin1" | "amax1" | "amin1") && c.args.iter().any(|a| matches!(&a.value, Expr::Name(n) if n == s_name)));
             assigned.push((s_name.clone(), reduction));
-            if let Some(t) = type_of(unit, lhs) {
-                widest = widest.max(bytes(t));
-                narrowest = narrowest.min(bytes(t));
-            }
         }
     }
     if let Some(why) = why_not {
@@ -446,6 +454,95 @@ pub fn verdict(unit: &Unit, stmt: &Stmt, compiler: &Compiler) -> Option<Verdict>
             lanes.max(1),
             widest
         ),
+        source: Source::Rules,
+    })
+}
+
+/// The widest and the narrowest element, in bytes, that the assignments of `body`
+/// (and of the IF constructs in it) touch: the array elements they read and write and
+/// the scalars they assign; (0, `u32::MAX`) when there is none of known type.
+fn widths<'a>(unit: &Unit, body: impl IntoIterator<Item = &'a Stmt>) -> (u32, u32) {
+    let (mut widest, mut narrowest) = (0u32, u32::MAX);
+    let mut take = |e: &Expr| {
+        if let Some(t) = type_of(unit, e) {
+            widest = widest.max(bytes(t));
+            narrowest = narrowest.min(bytes(t));
+        }
+    };
+    let mut stack: Vec<&Stmt> = body.into_iter().collect();
+    while let Some(s) = stack.pop() {
+        match &s.kind {
+            StmtKind::Assign { lhs, rhs } => {
+                for side in [rhs, lhs] {
+                    side.visit(&mut |x| {
+                        if let Expr::Array(a) = x
+                            && !a.subscripts.is_empty()
+                            && unit.symbols.get(&a.name).is_some_and(|s| s.dims.is_some())
+                        {
+                            take(x);
+                        }
+                    });
+                }
+                if matches!(lhs, Expr::Name(_)) {
+                    take(lhs);
+                }
+            }
+            StmtKind::If(i) => stack.extend(i.branches.iter().flat_map(|b| b.body.iter())),
+            _ => {}
+        }
+    }
+    (widest, narrowest)
+}
+
+/// What the compiler's report says it did with `stmt` when it is an innermost counted
+/// DO loop: `line` is what the report says at the loop's header, `slp` the first line
+/// of its body with straight-line code the compiler vectorized and those vectors'
+/// bytes. None when `stmt` is no such loop or the report says nothing of a loop there
+/// (the rules answer then).
+///
+/// A vectorized loop takes the report's widest vectors (the main loop's; `compiler`'s
+/// when the report does not say) and lanes = those bytes over the widest element the
+/// body touches, as [`verdict`] derives them; a loop the compiler did not vectorize
+/// keeps the compiler's reason. Straight-line code vectorized inside it is named in
+/// the reason and not priced.
+pub fn reported(
+    unit: &Unit,
+    stmt: &Stmt,
+    compiler: &Compiler,
+    line: &compiler_report::Line,
+    slp: Option<(u32, u32)>,
+) -> Option<Verdict> {
+    let (l, ..) = innermost(stmt)?;
+    if line.vectorized {
+        let (widest, _) = widths(unit, &l.body);
+        let widest = if widest == 0 { 8 } else { widest };
+        let vector_bytes = line.vector_bytes.unwrap_or(compiler.vector_bytes);
+        let mut why = format!("loop vectorized using {vector_bytes} byte vectors");
+        if line.versioned {
+            why.push_str("; loop versioned for vectorization because of possible aliasing");
+        }
+        return Some(Verdict {
+            vectorized: true,
+            lanes: f64::from((vector_bytes / widest).max(1)),
+            vector_bytes,
+            why,
+            source: Source::Compiler,
+        });
+    }
+    let mut why = line.missed.clone()?;
+    match slp {
+        Some((at, 0)) => why.push_str(&format!(
+            "; basic block part vectorized at line {at} (SLP; not priced)"
+        )),
+        Some((at, bytes)) => why.push_str(&format!(
+            "; basic block part vectorized using {bytes} byte vectors at line {at} (SLP; not \
+             priced)"
+        )),
+        None => {}
+    }
+    Some(Verdict {
+        source: Source::Compiler,
+        ..Verdict::scalar(why)
     })
 }
 
