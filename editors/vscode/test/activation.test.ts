@@ -182,7 +182,7 @@ describe('the extension, activated', { timeout: 10 * WAIT_MS }, () => {
 
   test('sends the settings it builds, at initialize and when the server asks', async () => {
     const expected = buildSettings(lookup);
-    assert.deepEqual(expected, { imbalanceThreshold: 0.25, findingShare: 0, hints: { enable: true }, codeLens: { enable: true } });
+    assert.deepEqual(expected, { imbalanceThreshold: 0.25, findingShare: 0, askCompiler: true, hints: { enable: true }, codeLens: { enable: true } });
     const init = messages(wire.toServer).find((m) => m.method === 'initialize');
     assert.deepEqual((init?.params as { initializationOptions?: unknown }).initializationOptions, expected);
     // The server's workspace/configuration request and the client's answer.
