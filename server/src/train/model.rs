@@ -219,6 +219,7 @@ mod tests {
                 cache_line_bytes: 64,
                 latency_s: 2e-7,
                 bandwidth_bytes_per_s: 3e10,
+                strided_line_s: Some(5e-9),
                 levels: vec![CacheLevel {
                     name: "L1".into(),
                     bytes: 32768,

@@ -306,6 +306,15 @@ pub fn memory_model(
     )
     .map(|out| memory::parse(&out, "stride"))
     .unwrap_or_default();
+    let strided_line_s = swept
+        .iter()
+        .find(|(s, _)| *s as u64 == super::plan::STRIDED_BYTES)
+        .map(|(_, t)| *t)
+        .filter(|t| *t > 0.0);
+    let swept: Vec<(f64, f64)> = swept
+        .into_iter()
+        .filter(|(s, _)| (*s as u64) < super::plan::STRIDED_BYTES)
+        .collect();
     let knee = memory::line_from_strides(&swept);
     let sysfs = sysinfo::sysfs_line(Path::new("/sys/devices/system/cpu/cpu0/cache"));
     let line = match (sysfs, knee) {
@@ -411,6 +420,14 @@ pub fn memory_model(
         bandwidth / 1e9,
         human_bytes(memory_size as f64)
     );
+    if let Some(t) = strided_line_s {
+        let _ = write!(
+            table,
+            "\nstrided    {:>6.1} ns per line from memory ({} B apart: no prefetch)",
+            t * 1e9,
+            super::plan::STRIDED_BYTES
+        );
+    }
     ctx.progress.say(&table);
     if out_levels.is_empty() {
         ctx.notes
@@ -421,6 +438,7 @@ pub fn memory_model(
         cache_line_bytes: line,
         latency_s: latency,
         bandwidth_bytes_per_s: bandwidth,
+        strided_line_s,
         levels: out_levels,
     }
 }

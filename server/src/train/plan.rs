@@ -36,9 +36,14 @@ pub struct Plan {
     pub run_limit: Duration,
 }
 
+/// The stride of the sweep whose time per access is `memory.strided_line_s`.
+pub const STRIDED_BYTES: u64 = 8192;
+
 impl Plan {
     pub fn new(quick: bool) -> Plan {
-        let strides = vec![8, 16, 32, 64, 128, 256, 512];
+        // 8 KiB: every access its own line beyond the prefetchers' reach
+        // (`strided_line_s`).
+        let strides = vec![8, 16, 32, 64, 128, 256, 512, STRIDED_BYTES];
         if quick {
             Plan {
                 quick,

@@ -88,3 +88,41 @@ fn a_cycle_through_two_statements_is_a_floor() {
     // stb5 -> mul (3) -> add (2) -> b5(k) -> sub (2) -> stb5: 7 per iteration.
     assert!((t["lfk19"] - 100.0 * 7.0).abs() < 1e-9, "{}", t["lfk19"]);
 }
+
+/// The time of the first unit of `text` with n = 1000 on `machine`.
+fn time_on(text: &str, machine: costline_model::machine::Machine) -> f64 {
+    let options = costline_db::Options {
+        bindings: [("n".to_string(), 1000)].into_iter().collect(),
+        machine: Arc::new(machine),
+        ..Default::default()
+    };
+    let files = project::analyze_with(&[("t.f90".into(), text.as_bytes().to_vec())], &options);
+    let file = files.into_iter().next().unwrap().unwrap();
+    file.units[0].times.unit.time_s
+}
+
+#[test]
+fn lines_too_far_apart_to_prefetch_are_demand_misses() {
+    // A 4 KiB cache, memory at 64 B per second: a line streamed costs 1 s; a line
+    // 8 KiB from the last costs `strided_line_s`.
+    let mut m = Catalog::default_machine();
+    m.processor.ops.values_mut().for_each(|v| *v = 1e-9);
+    m.memory.levels.truncate(1);
+    m.memory.levels[0].bytes = 4096;
+    m.memory.levels[0].bandwidth_bytes_per_s = Some(1e30);
+    m.memory.cache_line_bytes = 64;
+    m.memory.bandwidth_bytes_per_s = 64.0;
+    let row = "subroutine row(n, a, s)\n  integer :: n, i\n  real(8) :: a(1024, n), s\n  \
+               do i = 1, n\n    s = s + a(1, i)\n  end do\nend subroutine\n";
+    let column = "subroutine column(n, a, s)\n  integer :: n, i\n  real(8) :: a(n, 1024), s\n  \
+                  do i = 1, n\n    s = s + a(i, 1)\n  end do\nend subroutine\n";
+    let streamed = time_on(row, m.clone());
+    assert!((streamed - 1000.0).abs() < 1.0, "{streamed}");
+    m.memory.strided_line_s = Some(3.0);
+    // 1000 lines, one per access, 8 KiB apart: 3 s each.
+    let demand = time_on(row, m.clone());
+    assert!((demand - 3000.0).abs() < 1.0, "{demand}");
+    // Unit stride: 125 lines, streamed either way.
+    let unit = time_on(column, m);
+    assert!((unit - 125.0).abs() < 1.0, "{unit}");
+}

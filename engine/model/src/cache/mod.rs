@@ -264,7 +264,10 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
             .collect(),
         memory_s: results
             .iter()
-            .map(|r| memory_seconds(machine, &warm(&r.misses, r.distinct, &caps)))
+            .map(|r| {
+                memory_seconds(machine, &warm(&r.misses, r.distinct, &caps))
+                    + demand_misses_s(machine, nest, r, &caps)
+            })
             .collect(),
         conditions: busiest.map(|r| r.conditions.clone()).unwrap_or_default(),
         classes,
@@ -402,6 +405,38 @@ fn warm(misses: &[f64], distinct: f64, caps: &[f64]) -> Vec<f64> {
             }
         })
         .collect()
+}
+
+/// The stride (bytes) from which a class's lines come from main memory as demand
+/// misses: the prefetchers follow a stream only within a page, a few lines apart.
+pub const DEMAND_STRIDE_BYTES: i64 = 1024;
+
+/// What a nest's lines from main memory cost beyond their bytes at the bandwidth when
+/// its innermost accesses are too far apart to be prefetched (`memory.strided_line_s`,
+/// a stride of at least [`DEMAND_STRIDE_BYTES`] in the class's innermost loop): each
+/// such line takes `strided_line_s` (the latency over the misses in flight) instead of
+/// line / bandwidth. Nothing when the model has no such figure or the nest's lines stay
+/// in a cache.
+fn demand_misses_s(machine: &Machine, nest: &Nest, r: &Counts, caps: &[f64]) -> f64 {
+    let Some(strided) = machine.memory.strided_line_s else {
+        return 0.0;
+    };
+    let streamed = machine.memory.cache_line_bytes as f64 / machine.memory.bandwidth_bytes_per_s;
+    if strided <= streamed || caps.iter().any(|&c| r.distinct <= c) {
+        return 0.0;
+    }
+    nest.classes
+        .iter()
+        .zip(&r.class_misses)
+        .filter(|(c, _)| {
+            !c.irregular
+                && c.path.len().checked_sub(1).is_some_and(|k| {
+                    c.stride_bytes(k)
+                        .is_some_and(|b| b.saturating_abs() >= DEMAND_STRIDE_BYTES)
+                })
+        })
+        .map(|(_, m)| m.last().copied().unwrap_or(0.0) * (strided - streamed))
+        .sum()
 }
 
 /// Seconds to bring one entry's lines through the hierarchy: the lines each level

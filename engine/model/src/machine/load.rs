@@ -99,6 +99,9 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
         "memory.cache_line_bytes".into(),
         m.memory.cache_line_bytes as f64,
     );
+    if let Some(s) = m.memory.strided_line_s {
+        positive("memory.strided_line_s".into(), s);
+    }
     for (i, l) in m.memory.levels.iter().enumerate() {
         positive(format!("memory.levels[{i}].bytes"), l.bytes as f64);
         positive(format!("memory.levels[{i}].latency_s"), l.latency_s);

@@ -58,6 +58,13 @@ pub struct Memory {
     pub latency_s: f64,
     /// Sustained main-memory bandwidth of one core, bytes per second.
     pub bandwidth_bytes_per_s: f64,
+    /// Seconds per line from main memory when the accesses of a loop are too far apart
+    /// for the prefetchers to follow (a stride of 1 KiB or more, or an irregular
+    /// subscript): each line is a demand miss, the latency over the misses the core
+    /// keeps in flight. `costline train` measures it by the stride sweep at 8 KiB;
+    /// without it such lines cost their bytes at the bandwidth.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strided_line_s: Option<f64>,
     /// The cache levels, innermost first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub levels: Vec<CacheLevel>,

@@ -157,7 +157,10 @@ impl Eval<'_> {
         for s in body {
             match &s.kind {
                 StmtKind::Assign { lhs, rhs } => {
-                    let t = self.ready(rhs, state);
+                    let t = match type_of(self.unit, lhs) {
+                        Some(to) => self.converted(rhs, to, state),
+                        None => self.ready(rhs, state),
+                    };
                     if let Some(k) = self.key(lhs) {
                         match t {
                             Some(t) => state.insert(k, t),
@@ -201,7 +204,10 @@ impl Eval<'_> {
             }
             Expr::Unary(_, x) => self.ready(x, state),
             Expr::Binary(op, l, r) => {
-                let operands = max_opt(self.ready(l, state), self.ready(r, state));
+                let operands = max_opt(
+                    self.converted(l, ty(), state),
+                    self.converted(r, ty(), state),
+                );
                 let kind = match op {
                     BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
                     BinaryOp::Mul => OpKind::Mul,
@@ -216,7 +222,7 @@ impl Eval<'_> {
                 let operands = c
                     .args
                     .iter()
-                    .map(|a| self.ready(&a.value, state))
+                    .map(|a| self.converted(&a.value, ty(), state))
                     .fold(None, max_opt);
                 let key = match generic_intrinsic(&c.name) {
                     Some("abs" | "min" | "max" | "sign" | "dim") => {
@@ -232,13 +238,31 @@ impl Eval<'_> {
         }
     }
 
+    /// When `e` is ready as an operand of type `to`: a real operand of the other
+    /// precision is converted first (`min(s, x)` with `s` real(4) and `x` real(8)
+    /// converts `s` on the way in).
+    fn converted(&self, e: &Expr, to: OpType, state: &HashMap<Key, f64>) -> Option<f64> {
+        let t = self.ready(e, state)?;
+        let from = type_of(self.unit, e);
+        let real = |t: Option<OpType>| matches!(t, Some(OpType::F32 | OpType::F64));
+        Some(if real(from) && real(Some(to)) && from != Some(to) {
+            t + self.latency(&OpKey::Latency(OpKind::Cvt, to))
+        } else {
+            t
+        })
+    }
+
     /// Seconds from an operation's operands to its result: its `latency_*` entry, else
-    /// (a division's or a power's) its cost per operation, a lower bound.
+    /// (a division's or a power's) its cost per operation, a lower bound; a conversion
+    /// or comparison without an entry as an addition (both a few cycles on the adders).
     fn latency(&self, key: &OpKey) -> f64 {
         let s = self.machine.op_s(key);
         match key {
             OpKey::Latency(kind @ (OpKind::Div | OpKind::Pow), t) if s == 0.0 => {
                 self.machine.op_s(&OpKey::Arith(*kind, *t))
+            }
+            OpKey::Latency(OpKind::Cvt | OpKind::Cmp, t) if s == 0.0 => {
+                self.machine.op_s(&OpKey::Latency(OpKind::Add, *t))
             }
             _ => s,
         }
@@ -320,6 +344,20 @@ mod tests {
         // Distance 2 is not one iteration's cycle (two chains interleave).
         let body = "  do i = 3, n\n    a(i) = a(i - 2) * s\n  end do";
         assert_eq!(cycle(body), 0.0);
+    }
+
+    #[test]
+    fn a_mixed_precision_chain_converts_both_ways() {
+        let text = "subroutine k(n, a, s)\n  integer n, i\n  real(8) a(n)\n  real(4) s\n  do i = 1, n\n    s = min(s, a(i))\n  end do\nend subroutine\n";
+        let u = unit(text);
+        let l = u
+            .body
+            .iter()
+            .find(|s| matches!(s.kind, StmtKind::Loop(_)))
+            .unwrap();
+        // s converted to real(8) (2), min (2), back to real(4) (2, an addition's
+        // latency of real(8)'s other precision).
+        assert_eq!(carried_cycle_s(&u, l, &machine()), 6.0);
     }
 
     #[test]
