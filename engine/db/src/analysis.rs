@@ -562,7 +562,8 @@ pub fn vector_verdicts<'db>(
     Arc::new(out)
 }
 
-/// The operations of every statement as the compiled code performs them: a recurrence
+/// The operations of every statement as the compiled code performs them: what does
+/// not change in the innermost loop is computed before it (`time::invariant`); a recurrence
 /// through an array (`a(i) = a(i-1)*c + b(i)`) waits for its chain's latencies each
 /// iteration; in a loop the compiler vectorizes, each element operation (and the
 /// loop's own overhead) costs 1/lanes (`OpCounts::vectorized`).
@@ -571,6 +572,11 @@ fn vectorized_ops(db: &dyn salsa::Database, unit: UnitText<'_>) -> HashMap<StmtI
     let verdicts = vector_verdicts(db, unit);
     let ir = lower(db, unit);
     ir.walk(&mut |s, _| {
+        for (id, hoisted) in time::invariant::hoisted(&ir, s) {
+            if let Some(o) = ops.get_mut(&id) {
+                *o = o.without(&hoisted);
+            }
+        }
         for (id, keys) in time::vectorize::recurrences(&ir, s) {
             let o = ops.entry(id).or_default();
             for k in keys {

@@ -8,7 +8,7 @@
 use super::fit::{RelFit, relative_fit};
 use super::kernels::{self, KERNELS};
 use super::nnls::Rows;
-use costline_ide::machine::ops::{OpKey, Port};
+use costline_ide::machine::ops::{OpKey, OpKind, OpType, Port};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -176,7 +176,52 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
         .iter()
         .map(|(n, r, _)| as_ports(n, r).1)
         .collect();
-    let overlapped = ports_fit(&a_ports, &t, &ports, &uops, &extra, &lower);
+    // One unknown per unit: a scalar single- and double-precision addition (or
+    // multiplication), a 32- and 64-bit integer addition, take the same slot of the
+    // same port; kernels bound by their loop cannot tell them apart otherwise.
+    let unit_of: Vec<usize> = keys_used
+        .iter()
+        .enumerate()
+        .map(|(j, k)| {
+            let partner = match k {
+                Some(OpKey::Arith(kind @ (OpKind::Add | OpKind::Mul), OpType::F32)) => {
+                    Some(OpKey::Arith(*kind, OpType::F64))
+                }
+                Some(OpKey::Arith(OpKind::Add, OpType::I64)) => {
+                    Some(OpKey::Arith(OpKind::Add, OpType::I32))
+                }
+                _ => None,
+            };
+            partner
+                .and_then(|p| keys_used.iter().position(|k| k.as_ref() == Some(&p)))
+                .unwrap_or(j)
+        })
+        .collect();
+    let units: Vec<usize> = (0..used.len()).filter(|&j| unit_of[j] == j).collect();
+    let column = |j: usize| units.iter().position(|&u| u == unit_of[j]).unwrap_or(0);
+    let merge = |r: &[f64]| {
+        let mut m = vec![0.0; units.len()];
+        for (j, c) in r.iter().enumerate() {
+            m[column(j)] += c;
+        }
+        m
+    };
+    let a_units: Vec<Vec<f64>> = a_ports.iter().map(|r| merge(r)).collect();
+    let pick = |v: &[Option<Port>]| units.iter().map(|&u| v[u]).collect::<Vec<_>>();
+    let fitted = ports_fit(
+        &a_units,
+        &t,
+        &pick(&ports),
+        &units.iter().map(|&u| uops[u]).collect::<Vec<f64>>(),
+        &extra,
+        &vec![FLOOR_S; units.len()],
+    );
+    // Back to one cost per operation (and the front end's last).
+    let mut overlapped = fitted.clone();
+    overlapped.x = (0..used.len())
+        .map(|j| fitted.x[column(j)])
+        .chain(fitted.x.last().copied())
+        .collect();
     // A latency is its chain kernels' mean time per chained operation; a kernel whose
     // chain has two kinds of operation (`s = s*d(i) + b(i)`: a multiplication and an
     // addition) gives the one not known from a single-kind chain (`dot`) what is left
@@ -426,12 +471,12 @@ fn polish(mut best: RelFit, lower: &[f64], evaluate: &dyn Fn(Vec<f64>) -> RelFit
         }
     }
     // Costs the error barely depends on (an operation whose kernels another port
-    // explains to within the timing noise, e.g. a single-precision add in a loop
-    // bound by its jump) go down as far as the error allows, within NOISE in all: the
-    // least costs that explain the times.
-    const NOISE: f64 = 0.005;
-    let budget = best.rel_rms + NOISE;
+    // explains to within the timing noise, e.g. an integer add in a loop bound by its
+    // jump) go down as far as the error allows, each within NOISE of where it
+    // started: the least costs that explain the times.
+    const NOISE: f64 = 0.002;
     for j in 0..best.x.len() {
+        let budget = best.rel_rms + NOISE;
         while best.x[j] > lower[j] {
             let mut x = best.x.clone();
             x[j] = (x[j] * 0.7).max(lower[j]);

@@ -41,3 +41,25 @@ fn a_scalar_updated_from_itself_is_a_recurrence() {
         ]
     );
 }
+
+/// gfortran turns a division by a constant into a multiplication where the result is
+/// the same: an integer divisor (magic-number multiplication and shifts), a real power
+/// of two (an exact reciprocal); `x / 3.0d0` stays a division without -ffast-math.
+#[test]
+fn a_division_by_a_constant_the_compiler_can_invert_is_a_multiplication() {
+    let ops = assignment_ops(
+        "  do i = 1, n\n    a(i) = b(i) / 2.0d0\n    a(i) = b(i) / 0.25d0\n    \
+         a(i) = b(i) / 3.0d0\n    a(i) = b(i) / s\n    n = i / 2\n    n = i / n\n  end do",
+    );
+    assert_eq!(
+        ops,
+        [
+            "1 mul_f64 + 1 load + 1 store",
+            "1 mul_f64 + 1 load + 1 store",
+            "1 div_f64 + 1 load + 1 store",
+            "1 div_f64 + 1 load + 1 store",
+            "1 add_i32 + 1 mul_i32",
+            "1 div_i32",
+        ]
+    );
+}

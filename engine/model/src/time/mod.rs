@@ -6,6 +6,7 @@
 pub mod compiler_report;
 pub mod compute;
 pub mod intrinsic;
+pub mod invariant;
 pub mod layout;
 pub mod memory;
 pub mod ops;

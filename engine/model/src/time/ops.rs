@@ -7,7 +7,9 @@
 //! - one `store` when the left-hand side is an array element;
 //! - one `add_T` per `+`, `-` (binary or unary), `mul_T`, `div_T` per `*`, `/` on the
 //!   operation's Fortran result type T; `x**2`, `x**3`, `x**4` as 1, 2, 2
-//!   multiplications, other powers `pow_T`;
+//!   multiplications, other powers `pow_T`; a division the compiler turns into a
+//!   multiplication (an integer by a constant: `mul_T` + `add_T`; a real by a power of
+//!   two: `mul_T`, see [`division_by_constant`]);
 //! - `cmp_T` per relational operator (T the operands' type), `logic_i32` per logical one;
 //! - `cvt_T` per conversion of a non-constant integer operand to real type T;
 //! - `intrinsic_<name>` per elemental intrinsic (MIN/MAX with k arguments: k − 1);
@@ -49,6 +51,17 @@ impl OpCounts {
                     let shrinks = !matches!(k, OpKey::Latency(..) | OpKey::Branch | OpKey::Call);
                     (k.clone(), if shrinks { n / lanes } else { *n })
                 })
+                .collect(),
+        )
+    }
+
+    /// These operations less `other`'s (none below zero).
+    pub fn without(&self, other: &OpCounts) -> OpCounts {
+        OpCounts(
+            self.0
+                .iter()
+                .map(|(k, n)| (k.clone(), n - other.0.get(k).copied().unwrap_or(0.0)))
+                .filter(|(_, n)| *n > 0.0)
                 .collect(),
         )
     }
@@ -304,6 +317,14 @@ impl Counter<'_> {
         let kind = match op {
             BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
             BinaryOp::Mul => OpKind::Mul,
+            BinaryOp::Div if division_by_constant(t, r) => {
+                // A multiplication (by the reciprocal, or the integer's magic
+                // number) and, for an integer, the shift and sign fix.
+                if !is_real(Some(t)) {
+                    self.ops.add(OpKey::Arith(OpKind::Add, t), 1.0);
+                }
+                OpKind::Mul
+            }
             BinaryOp::Div => OpKind::Div,
             BinaryOp::Pow => {
                 match r.as_int() {
@@ -447,6 +468,27 @@ fn kind_value(unit: &Unit, k: &Expr) -> Option<i64> {
             Some(if p > 6 { 8 } else { 4 })
         }
         _ => None,
+    }
+}
+
+/// Whether the compiler replaces `x / divisor` of type `t` by a multiplication: an
+/// integer divided by a non-zero integer constant (a multiplication by a "magic"
+/// number and shifts: Granlund and Montgomery), a real divided by a power of two (the
+/// reciprocal is exact, so the result is the same without -ffast-math).
+pub fn division_by_constant(t: OpType, divisor: &Expr) -> bool {
+    match t {
+        OpType::I32 | OpType::I64 => divisor.as_int().is_some_and(|d| d != 0),
+        OpType::F32 | OpType::F64 => match divisor {
+            Expr::Real(text) => text
+                .to_ascii_lowercase()
+                .split('_')
+                .next()
+                .map(|v| v.replace(['d', 'q'], "e"))
+                .and_then(|v| v.parse::<f64>().ok())
+                .is_some_and(|v| v != 0.0 && v.abs().log2().fract() == 0.0),
+            _ => false,
+        },
+        _ => false,
     }
 }
 

@@ -16,7 +16,7 @@
 //! (the condition is predicted, not waited for). The cycle is the time at which the
 //! candidate's next value is ready.
 
-use super::ops::type_of;
+use super::ops::{division_by_constant, type_of};
 use crate::machine::Machine;
 use crate::machine::ops::{OpKey, OpKind, OpType, generic_intrinsic};
 use costline_syntax::ir::{BinaryOp, Expr, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit};
@@ -211,6 +211,7 @@ impl Eval<'_> {
                 let kind = match op {
                     BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
                     BinaryOp::Mul => OpKind::Mul,
+                    BinaryOp::Div if division_by_constant(ty(), r) => OpKind::Mul,
                     BinaryOp::Div => OpKind::Div,
                     BinaryOp::Pow => OpKind::Pow,
                     // Comparisons and logic feed branches and masks: as an addition.
