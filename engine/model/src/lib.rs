@@ -16,3 +16,6 @@ pub mod machine;
 pub mod scaling;
 pub mod time;
 pub mod work;
+
+#[cfg(test)]
+mod testing;

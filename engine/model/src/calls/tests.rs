@@ -2,17 +2,7 @@ use super::*;
 use crate::comm::records::Record;
 use crate::comm::remap::Moved;
 use crate::distribution::{Format, Layout, LayoutDim, TemplateIndex};
-use costline_syntax::ir::Unit;
-use costline_syntax::lower::{ParsedUnit, Scope, lower};
-use costline_syntax::split_units;
-
-/// The first unit of free-form `text`, lowered on its own.
-fn unit(text: &str) -> Unit {
-    let (chunks, _) = split_units(text);
-    let chunk = &chunks[0];
-    let parsed = ParsedUnit::parse(chunk.kind, chunk.name.clone(), chunk.text(text));
-    lower(&parsed, None, &Scope::default())
-}
+use crate::testing::unit;
 
 /// A 1-D array of extent `n` distributed BLOCK(`b`) onto `p` processors.
 fn block(n: i64, b: i64, p: i64) -> ActualMapping {

@@ -111,15 +111,7 @@ fn invariant(e: &Expr, changed: &BTreeSet<String>) -> bool {
 mod tests {
     use super::*;
     use crate::machine::ops::{OpKey, OpKind, OpType};
-    use costline_syntax::lower::{ParsedUnit, Scope, lower};
-    use costline_syntax::split_units;
-
-    fn unit(text: &str) -> Unit {
-        let (chunks, _) = split_units(text);
-        let chunk = &chunks[0];
-        let parsed = ParsedUnit::parse(chunk.kind, chunk.name.clone(), chunk.text(text));
-        lower(&parsed, None, &Scope::default())
-    }
+    use crate::testing::unit;
 
     /// The hoisted operations of each assignment of the first loop, in order.
     fn of(body: &str) -> Vec<OpCounts> {

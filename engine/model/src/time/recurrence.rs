@@ -281,16 +281,7 @@ fn max_opt(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use costline_syntax::lower::{ParsedUnit, Scope, lower};
-    use costline_syntax::split_units;
-
-    /// The first unit of free-form `text`, lowered on its own.
-    fn unit(text: &str) -> Unit {
-        let (chunks, _) = split_units(text);
-        let chunk = &chunks[0];
-        let parsed = ParsedUnit::parse(chunk.kind, chunk.name.clone(), chunk.text(text));
-        lower(&parsed, None, &Scope::default())
-    }
+    use crate::testing::unit;
 
     /// Latencies: add 2, mul 3, div 13 (seconds, for round numbers).
     fn machine() -> Machine {
