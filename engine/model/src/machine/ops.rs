@@ -261,13 +261,19 @@ pub const REQUIRED: &[&str] = &[
 ];
 
 impl Machine {
+    /// Whether the model is an out-of-order core's (`overlap = "ports"`): operations
+    /// overlap on their ports, within a statement and across one loop iteration's.
+    pub fn overlaps_ports(&self) -> bool {
+        self.processor.overlap.as_deref() == Some("ports")
+    }
+
     /// Seconds for one execution of `counts` operations: their sum, or with the `ports`
     /// overlap model the busiest port's time (the front end's included: the
     /// micro-operations times `issue`) plus the operations outside the ports; and never
     /// less than the latency of the loop-carried chain through the execution (its
     /// `latency_*` operations).
     pub fn execution_s<'a>(&self, counts: impl IntoIterator<Item = (&'a OpKey, f64)>) -> f64 {
-        let ports = self.processor.overlap.as_deref() == Some("ports");
+        let ports = self.overlaps_ports();
         let mut serial = 0.0;
         let mut chain = 0.0;
         let mut by_port = [0.0f64; Port::ALL.len()];

@@ -142,7 +142,7 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
         processors: p,
     };
     let everyone = vec![1.0; p];
-    let grouped = if inputs.machine.processor.overlap.as_deref() == Some("ports") {
+    let grouped = if inputs.machine.overlaps_ports() {
         iteration_groups(inputs)
     } else {
         HashMap::new()
@@ -175,7 +175,7 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
         if assigns.is_empty() {
             return;
         }
-        let own = inputs.ops.get(&s.id).cloned().unwrap_or_default();
+        let own = loop_ops(inputs, s);
         let mut ops = OpCounts::default();
         let mut memory = 0.0;
         // The latency floor: the longest loop-carried cycle through the body, and at
@@ -183,15 +183,17 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
         // the cycle does not reach, e.g. a vectorized reduction).
         let mut chain = super::recurrence::carried_cycle_s(inputs.unit, s, machine);
         let mut members = vec![(s.id, own.seconds(machine))];
-        for o in std::iter::once(&own).chain(assigns.iter().filter_map(|c| inputs.ops.get(&c.id))) {
+        let mut add = |o: &OpCounts| {
             let (latency, rest) = o.split_latency();
             chain = chain.max(latency.seconds(machine));
             ops.absorb(&rest);
-        }
+        };
+        add(&own);
         for c in assigns {
             let o = inputs.ops.get(&c.id).cloned().unwrap_or_default();
             let m = (inputs.memory)(c.id);
             members.push((c.id, o.seconds(machine).max(m)));
+            add(&o);
             memory += m;
         }
         let total = ops.seconds(machine).max(memory).max(chain);
@@ -205,19 +207,16 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
     out
 }
 
-/// Under the `ports` model, the operations of one iteration of a loop that contains a
-/// loop: its iteration overlaps the inner loop's, so each `loop_iter` costs its two
-/// micro-operations at the front end (`issue`), not a taken-branch slot of its own.
-fn enclosing_loop_ops(inputs: &Inputs, s: &Stmt) -> Option<OpCounts> {
-    let StmtKind::Loop(l) = &s.kind else {
-        return None;
-    };
-    if inputs.machine.processor.overlap.as_deref() != Some("ports")
-        || !l.body.iter().any(|c| matches!(c.kind, StmtKind::Loop(_)))
-    {
-        return None;
+/// Under the `ports` model, the operations of one iteration of loop `s` itself: those
+/// it counts, except that a loop containing a loop overlaps its iteration with the
+/// inner loop's, so each of its `loop_iter` costs two micro-operations at the front
+/// end (`issue`), not a taken-branch slot of its own.
+fn loop_ops(inputs: &Inputs, s: &Stmt) -> OpCounts {
+    let own = inputs.ops.get(&s.id).cloned().unwrap_or_default();
+    let encloses = s.children().any(|c| matches!(c.kind, StmtKind::Loop(_)));
+    if !encloses {
+        return own;
     }
-    let own = inputs.ops.get(&s.id)?;
     let mut out = OpCounts::default();
     for (k, n) in &own.0 {
         if *k == OpKey::LoopIter {
@@ -226,7 +225,7 @@ fn enclosing_loop_ops(inputs: &Inputs, s: &Stmt) -> Option<OpCounts> {
             out.add(k.clone(), *n);
         }
     }
-    Some(out)
+    out
 }
 
 /// The timing of `s` (and of everything inside it, recorded in `table`); `share` is
@@ -263,8 +262,8 @@ fn time_stmt(
     }
     if let Some(g) = grouped.get(&s.id) {
         simple = *g;
-    } else if let Some(o) = enclosing_loop_ops(inputs, s) {
-        simple = o.seconds(inputs.machine);
+    } else if inputs.machine.overlaps_ports() && matches!(s.kind, StmtKind::Loop(_)) {
+        simple = loop_ops(inputs, s).seconds(inputs.machine);
     }
     // How often each processor executes the statement itself.
     let execs: Vec<f64> = match &s.kind {

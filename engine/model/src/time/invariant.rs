@@ -24,6 +24,7 @@ pub fn hoisted(unit: &Unit, stmt: &Stmt) -> Vec<(StmtId, OpCounts)> {
     }
     // What the loop changes: its index and every variable or array it assigns.
     let mut changed: BTreeSet<String> = BTreeSet::new();
+    let mut calls = false;
     if let LoopControl::Counted { var, .. } = &l.control {
         changed.insert(var.clone());
     }
@@ -40,11 +41,9 @@ pub fn hoisted(unit: &Unit, stmt: &Stmt) -> Vec<(StmtId, OpCounts)> {
             }
         }
         // A call may change anything it is passed or can see.
-        if matches!(s.kind, StmtKind::Call(_)) {
-            changed.insert(String::new());
-        }
+        calls |= matches!(s.kind, StmtKind::Call(_));
     });
-    if changed.contains("") {
+    if calls {
         return Vec::new();
     }
     let mut out = Vec::new();
