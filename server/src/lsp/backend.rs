@@ -1,8 +1,9 @@
 //! The language server's handlers. Document state changes synchronously, before any
 //! `.await` (handlers run concurrently, and an edit applied late would be applied out
 //! of order); analysis runs on the blocking pool against a snapshot that includes the
-//! document's latest change; a request whose document changed meanwhile, or whose
-//! analysis a newer change cancelled, answers `ContentModified`.
+//! document's latest change; a request whose document changed meanwhile answers
+//! `ContentModified`, one whose analysis a change elsewhere cancelled (a compiler report,
+//! another file, settings) is asked again of the newer snapshot.
 
 use super::compiles::{Compiles, Key};
 use super::convert;
@@ -24,6 +25,10 @@ use std::time::Duration;
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
+
+/// How often a request whose analysis was cancelled by a change that left its document
+/// alone is asked again before it answers `ContentModified`.
+const RETRIES_AFTER_CANCEL: u32 = 3;
 
 /// Quiet time after an edit before other documents' results are refreshed.
 const SETTLE: Duration = Duration::from_millis(400);
@@ -170,11 +175,11 @@ impl Backend {
     async fn query<T: Send + 'static>(
         &self,
         uri: &Uri,
-        f: impl FnOnce(&Analysis, &str) -> Cancellable<T> + Send + 'static,
+        f: impl Fn(&Analysis, &str) -> Cancellable<T> + Send + Sync + 'static,
     ) -> Result<Option<(T, Lines)>> {
         // Every change sent so far (this document's, other files', settings) is in the
         // snapshot the request waits for.
-        let (path, lines, revision, version) = {
+        let (path, lines, mut revision, version) = {
             let docs = lock(&self.docs);
             let Some(d) = docs.get(uri) else {
                 return Ok(None);
@@ -186,13 +191,27 @@ impl Backend {
                 d.version,
             )
         };
-        let worker = self.worker.clone();
-        let value = on_blocking_pool(move || f(&worker.snapshot(revision), &path)).await?;
-        let current = lock(&self.docs).get(uri).map(|d| d.version);
-        if current != Some(version) {
-            return Err(Error::content_modified());
+        let f = Arc::new(f);
+        let mut attempts = 0;
+        loop {
+            let (worker, path, f) = (self.worker.clone(), path.clone(), f.clone());
+            let outcome = run_blocking(move || f(&worker.snapshot(revision), &path)).await?;
+            let current = lock(&self.docs).get(uri).map(|d| d.version);
+            if current != Some(version) {
+                return Err(Error::content_modified());
+            }
+            match outcome {
+                Ok(value) => return Ok(Some((value, lines))),
+                // Cancelled by a change that left this document as it was (a compiler
+                // report landing, another file, settings): its answer is still wanted,
+                // so it is asked again of a snapshot with that change.
+                Err(_) if attempts < RETRIES_AFTER_CANCEL => {
+                    attempts += 1;
+                    revision = self.worker.sent();
+                }
+                Err(_) => return Err(Error::content_modified()),
+            }
         }
-        Ok(Some((value, lines)))
     }
 
     /// Applies the merged settings (and says what was wrong with them); refreshes what
@@ -632,9 +651,16 @@ impl Backend {
 async fn on_blocking_pool<T: Send + 'static>(
     f: impl FnOnce() -> Cancellable<T> + Send + 'static,
 ) -> Result<T> {
+    run_blocking(f)
+        .await?
+        .map_err(|_cancelled| Error::content_modified())
+}
+
+/// Runs `f` on the blocking pool and hands back its outcome, cancelled or not; a panic
+/// is an internal error (and a line on stderr); the server goes on.
+async fn run_blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
     match tokio::task::spawn_blocking(f).await {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(_cancelled)) => Err(Error::content_modified()),
+        Ok(v) => Ok(v),
         Err(e) if e.is_panic() => {
             let why = super::panic_message(e.into_panic().as_ref());
             eprintln!("costline: the analysis panicked: {why}");
