@@ -4,7 +4,8 @@
 # compared with `costline check --format json` (metrics.time_s of the kernel's subroutine).
 #
 #   bash tests/validation/compute/run.sh [--quick] [--machine PATH] [--seeds S1,S2,...]
-#        [--count K] [--flags "-O2"] [--costline PATH] [--rounds R] [--gate]
+#        [--count K] [--flags "-O2"] [--costline PATH] [--rounds R] [--gate] [--predict-only]
+#        [--out DIR]
 #
 #   --quick          seed 1 x 12 random kernels; L1 and DRAM sizes only (a Livermore loop's
 #                    standard length and DRAM); shorter batches (>= 0.02 s, 3 of them)
@@ -16,6 +17,10 @@
 #   --costline PATH  the costline binary (default target/release/costline; never built here)
 #   --rounds R       repeat all timings R times, keeping each row's minimum (default 1)
 #   --gate           exit 1 when an accuracy criterion is missed (see compare.py)
+#   --predict-only   keep the last run's kernels and timings (DIR/rows.tsv of --out)
+#                    and only predict and compare again: for a changed costline or machine
+#                    model; no compiling or timing, so it needs no quiet machine
+#   --out DIR        where everything goes (default target/validation/compute)
 #
 # Steps: gen_kernels.py writes the random kernels (target/validation/compute/random/);
 # gen_driver.py writes one timing driver per kernel and the plan (kernel x size); every
@@ -42,7 +47,9 @@ flags="-O2"
 costline="$root/target/release/costline"
 rounds=1
 gate=0
-usage() { sed -n '6,18p' "$0" | sed 's/^# \{0,1\}//'; }
+predict_only=0
+out="$root/target/validation/compute"
+usage() { sed -n '6,23p' "$0" | sed 's/^# \{0,1\}//'; }
 need() { [ "$2" -ge 2 ] || { echo "run.sh: $1 needs a value" >&2; usage >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,6 +61,8 @@ while [ $# -gt 0 ]; do
     --costline) need "$1" $#; costline="$2"; shift 2 ;;
     --rounds) need "$1" $#; rounds="$2"; shift 2 ;;
     --gate) gate=1; shift ;;
+    --predict-only) predict_only=1; shift ;;
+    --out) need "$1" $#; out="$(mkdir -p "$2" && cd "$2" && pwd)"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -76,10 +85,48 @@ if [ -z "$machine" ]; then
 fi
 [ -s "$machine" ] || { echo "run.sh: machine model $machine: no such file" >&2; exit 2; }
 
-out="$root/target/validation/compute"
-rm -rf "$out/random" "$out/build" "$out/reports" "$out/timings"
-mkdir -p "$out/random" "$out/build" "$out/reports" "$out/timings"
 say() { printf '== %s\n' "$*" >&2; }
+binary_label() { echo "costline $("$costline" --version 2>/dev/null | awk '{print $2}') (binary of $(date -u -r "$costline" +%Y-%m-%dT%H:%MZ)), machine model ${machine#"$root"/}"; }
+gate_args=()
+if [ "$gate" = 1 ]; then gate_args=(--gate); fi
+
+predict() { # predict SOURCE JSON PARAMS... (retries: the binary may be replaced under us)
+  local src="$1" json="$2" try; shift 2
+  local pargs=() p
+  for p in "$@"; do pargs+=(--param "$p"); done
+  for try in 1 2 3; do
+    if "$costline" check "$src" --machine "$machine" "${pargs[@]}" --format json >"$json" 2>"${json%.json}.stderr"; then
+      return 0
+    fi
+    sleep 3
+  done
+  return 1
+}
+
+# ---- --predict-only: the last run's timings, predicted again ----------------------------
+if [ "$predict_only" = 1 ]; then
+  rows="$out/rows.tsv"
+  [ -s "$rows" ] || { echo "run.sh: --predict-only needs a previous run's $rows" >&2; exit 2; }
+  measured_rows="$out/rows.measured.tsv"
+  # The first --predict-only keeps the run's own rows; later ones predict from those.
+  [ -s "$measured_rows" ] || cp "$rows" "$measured_rows"
+  head -n 1 "$measured_rows" >"$rows"
+  say "costline check again on $(($(wc -l <"$measured_rows") - 1)) measured rows with $machine"
+  while IFS=$'\t' read -r suite id unit src tag level n ws capped params measured spread json vec note; do
+    read -r -a plist <<<"$params"
+    note="${note%%costline check failed*}"; note="${note%; }"
+    if ! predict "$src" "$json" "${plist[@]}"; then
+      note="${note:+$note; }costline check failed (reports/$id-$n.stderr)"
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$suite" "$id" "$unit" "$src" "$tag" \
+      "$level" "$n" "$ws" "$capped" "$params" "$measured" "$spread" "$json" "$vec" "$note" >>"$rows"
+  done < <(tail -n +2 "$measured_rows")
+  header="$(binary_label); predictions only, on the timings of the last measured run; $(date -u +%Y-%m-%dT%H:%MZ)"
+  exec python3 "$here/compare.py" "$rows" --out-dir "$out" --header "$header" "${gate_args[@]}"
+fi
+
+rm -rf "$out/random" "$out/build" "$out/reports" "$out/timings" "$out/rows.measured.tsv"
+mkdir -p "$out/random" "$out/build" "$out/reports" "$out/timings"
 
 # ---- 1. random kernels, drivers, plan ---------------------------------------------------
 manifests=("$here/livermore/manifest.json" "$here/blas_stencil/manifest.json")
@@ -159,18 +206,6 @@ mean_of() {
 }
 
 # ---- 4. predictions ----------------------------------------------------------------------
-predict() { # predict SOURCE JSON PARAMS... (retries: the binary may be replaced under us)
-  local src="$1" json="$2" try; shift 2
-  local pargs=() p
-  for p in "$@"; do pargs+=(--param "$p"); done
-  for try in 1 2 3; do
-    if "$costline" check "$src" --machine "$machine" "${pargs[@]}" --format json >"$json" 2>"${json%.json}.stderr"; then
-      return 0
-    fi
-    sleep 3
-  done
-  return 1
-}
 rows="$out/rows.tsv"
 printf 'suite\tid\tunit\tsource\ttag\tlevel\tn\tws_bytes\tcapped\tparams\tmeasured_s\tspread\treport_json\tvec_file\tnote\n' >"$rows"
 say "costline check on $nrows (kernel, n) pairs with $machine"
@@ -188,7 +223,5 @@ done < <(tail -n +2 "$plan")
 
 # ---- 5. the table ------------------------------------------------------------------------
 elapsed=$(($(date +%s) - start_s))
-header="costline $("$costline" --version 2>/dev/null | awk '{print $2}') (binary of $(date -u -r "$costline" +%Y-%m-%dT%H:%MZ)), machine model ${machine#"$root"/}; $("$FC" --version | head -1) $flags; $(date -u +%Y-%m-%dT%H:%MZ); $( [ "$quick" = 1 ] && echo quick || echo full ) run, seeds $seeds x $count, $rounds round(s), ${elapsed}s; load average at the end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-gate_args=()
-if [ "$gate" = 1 ]; then gate_args=(--gate); fi
+header="$(binary_label); $("$FC" --version | head -1) $flags; $(date -u +%Y-%m-%dT%H:%MZ); $( [ "$quick" = 1 ] && echo quick || echo full ) run, seeds $seeds x $count, $rounds round(s), ${elapsed}s; load average at the end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
 python3 "$here/compare.py" "$rows" --out-dir "$out" --header "$header" "${gate_args[@]}"
