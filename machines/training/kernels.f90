@@ -519,4 +519,82 @@ contains
     end do
   end subroutine k_div2
 
+  ! A recurrence along a short inner loop (k - 1 iterations per entry): per iteration
+  ! load 2, store 1, mul_f64 1, add_f64 1 and loop_iter 1 + 1/(k - 1). Each entry's
+  ! chain (a multiplication and an addition per iteration) is independent of the
+  ! previous entry's, so the chains of consecutive entries overlap in the out-of-order
+  ! window: the fit takes window_iterations from its time (called with k = 9 and 25).
+  subroutine k_rshort(k, m, a, b, h)
+    integer, intent(in) :: k, m
+    real(dp), intent(inout) :: a(k, m)
+    real(dp), intent(in) :: b(k, m), h
+    integer :: i, j
+    do j = 1, m
+      do i = 2, k
+        a(i, j) = a(i - 1, j) * h + b(i, j)
+      end do
+    end do
+  end subroutine k_rshort
+
+  ! The integer units. Integer arithmetic is associative, so the compiler regroups sums
+  ! and folds constants: these kernels chain operations it cannot regroup. A division by
+  ! a power of two is a shift, an add of the sign bit and a shift (add_i32 3).
+  ! load 2, store 1, add_i32 14 (four divisions, a subtraction, an addition)
+  subroutine k_ishift(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = (ib(i) / 2 - ic(i) / 4) / 2 + ib(i) / 8
+    end do
+  end subroutine k_ishift
+
+  ! load 2, store 1, add_i32 6 (MAX and MIN a compare and a conditional move each)
+  subroutine k_iselect(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = max(ib(i), ic(i)) + min(ib(i) - ic(i), 7)
+    end do
+  end subroutine k_iselect
+
+  ! load 2, store 1, mul_i32 2, add_i32 3 (the integer multiplier)
+  subroutine k_imul2(n, ia, ib, ic)
+    integer, intent(in) :: n
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = ib(i) * ic(i) + (ib(i) + 1) * (ic(i) + 3)
+    end do
+  end subroutine k_imul2
+
+  ! load 2, store 1, mul_i32 3, add_i32 3 (Horner's rule in the integers: the
+  ! multiplier is busiest; the chain within an iteration overlaps the next iteration's)
+  subroutine k_ihorner3(n, ia, ib, ic, k)
+    integer, intent(in) :: n, k
+    integer, intent(out) :: ia(n)
+    integer, intent(in) :: ib(n), ic(n)
+    integer :: i
+    do i = 1, n
+      ia(i) = ((ib(i) * k + ic(i)) * k + ib(i)) * k + ic(i)
+    end do
+  end subroutine k_ihorner3
+
+  ! An integer recurrence: load 1, add_i32 4; each iteration waits for the previous
+  ! one's shift, add, shift and add: latency_add_i32 4 (s stays below twice max(b)).
+  subroutine k_irec(n, s, b)
+    integer, intent(in) :: n
+    integer, intent(out) :: s
+    integer, intent(in) :: b(n)
+    integer :: i
+    s = 0
+    do i = 1, n
+      s = s / 2 + b(i)
+    end do
+  end subroutine k_irec
+
 end module training_kernels

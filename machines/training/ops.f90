@@ -31,7 +31,7 @@ program ops
   ! load8 (n/2 elements each: 23 KiB).
   real(dp) :: e(n), f(n), g(n), x8(n / 2, 8)
   real(sp) :: fa(n), fb(n), fc(n)
-  integer :: ia(n), ib(n), ic(n)
+  integer :: ia(n), ib(n), ic(n), isum
   integer(i8) :: ka(n), kb(n), kc(n)
   logical :: la(n)
   real(dp) :: target, s, half, dsum
@@ -69,6 +69,7 @@ program ops
     kc(i) = int(ic(i), i8)
     bsorted(i) = real(i, dp)
     a(i) = 0.0d0
+    e(i) = 0.0d0
   end do
   do k = 1, 8
     x8(:, k) = b(1:n / 2) + real(k, dp)
@@ -126,6 +127,13 @@ program ops
   call add_kernel('mix3')
   call add_kernel('divadd')
   call add_kernel('div2')
+  call add_kernel('ishift')
+  call add_kernel('iselect')
+  call add_kernel('imul2')
+  call add_kernel('ihorner3')
+  call add_kernel('irec')
+  call add_kernel('rshort8')
+  call add_kernel('rshort24')
 
   do k = 1, nk
     call calibrate(k)
@@ -173,6 +181,10 @@ contains
       iterations = (30 - 2) * (n / 30 - 2)
     case ('load8')
       iterations = n / 2
+    case ('rshort8')
+      iterations = 8 * (n / 9)
+    case ('rshort24')
+      iterations = 24 * (n / 25)
     case default
       iterations = n
     end select
@@ -363,6 +375,35 @@ contains
     case ('div2')
       do it = 1, reps
         call k_div2(n, a, b, c, d, pos)
+      end do
+    case ('ishift')
+      do it = 1, reps
+        call k_ishift(n, ia, ib, ic)
+      end do
+    case ('iselect')
+      do it = 1, reps
+        call k_iselect(n, ia, ib, ic)
+      end do
+    case ('imul2')
+      do it = 1, reps
+        call k_imul2(n, ia, ib, ic)
+      end do
+    case ('rshort8')
+      do it = 1, reps
+        call k_rshort(9, n / 9, e, b, 0.5d0)
+      end do
+    case ('rshort24')
+      do it = 1, reps
+        call k_rshort(25, n / 25, e, b, 0.5d0)
+      end do
+    case ('ihorner3')
+      do it = 1, reps
+        call k_ihorner3(n, ia, ib, ic, 3)
+      end do
+    case ('irec')
+      do it = 1, reps
+        call k_irec(n, isum, ib)
+        ia(1) = ieor(ia(1), isum)
       end do
     end select
   end subroutine run

@@ -16,6 +16,10 @@ pub struct Kernel {
     /// Iterations of an enclosing loop of the kernel's own per inner iteration (1/k of
     /// a k-iteration inner loop); its `loop_iter` count includes them.
     pub outer: f64,
+    /// For the kernel that measures the out-of-order window (`window_iterations`): the
+    /// loop-carried chain of one inner iteration (`latency_*` entries), which starts
+    /// again at each entry of the inner loop. Empty for the others.
+    pub chain: &'static [(&'static str, f64)],
 }
 
 /// n of ops.f90: the elements of every array a kernel works on.
@@ -27,6 +31,7 @@ const fn k(name: &'static str, counts: &'static [(&'static str, f64)]) -> Kernel
         counts,
         iterations: N,
         outer: 0.0,
+        chain: &[],
     }
 }
 
@@ -91,6 +96,7 @@ pub const KERNELS: &[Kernel] = &[
         ],
         iterations: N - 2.0,
         outer: 0.0,
+        chain: &[],
     },
     k(
         "sqrt",
@@ -297,6 +303,7 @@ pub const KERNELS: &[Kernel] = &[
         ],
         iterations: N,
         outer: 1.0 / 3.0,
+        chain: &[],
     },
     Kernel {
         name: "nest8",
@@ -308,6 +315,7 @@ pub const KERNELS: &[Kernel] = &[
         ],
         iterations: N,
         outer: 1.0 / 8.0,
+        chain: &[],
     },
     // The 2-D Jacobi update on a 30 x 24 grid: 28 x 22 interior points, 1/28 of an
     // outer iteration per point.
@@ -322,6 +330,7 @@ pub const KERNELS: &[Kernel] = &[
         ],
         iterations: 28.0 * 22.0,
         outer: 1.0 / 28.0,
+        chain: &[],
     },
     // s = s + b(i) * c(i): a scalar sum, no store; the sum is a loop-carried chain, so
     // an iteration takes the add's latency (the fit takes latency_add_f64 from it).
@@ -403,6 +412,7 @@ pub const KERNELS: &[Kernel] = &[
         ],
         iterations: N / 2.0,
         outer: 0.0,
+        chain: &[],
     },
     k("store4", &[("store", 4.0), ("loop_iter", 1.0)]),
     k(
@@ -433,6 +443,84 @@ pub const KERNELS: &[Kernel] = &[
             ("div_f64", 2.0),
             ("add_f64", 1.0),
             ("loop_iter", 1.0),
+        ],
+    ),
+    // a(i, j) = a(i-1, j)*h + b(i, j) over 8 and 24 iterations per entry of the inner
+    // loop: each entry's chain overlaps the previous ones' in the out-of-order window.
+    Kernel {
+        name: "rshort8",
+        counts: &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_f64", 1.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0 + 1.0 / 8.0),
+        ],
+        iterations: 8.0 * 80.0,
+        outer: 1.0 / 8.0,
+        chain: &[("latency_mul_f64", 1.0), ("latency_add_f64", 1.0)],
+    },
+    Kernel {
+        name: "rshort24",
+        counts: &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_f64", 1.0),
+            ("add_f64", 1.0),
+            ("loop_iter", 1.0 + 1.0 / 24.0),
+        ],
+        iterations: 24.0 * 28.0,
+        outer: 1.0 / 24.0,
+        chain: &[("latency_mul_f64", 1.0), ("latency_add_f64", 1.0)],
+    },
+    // The integer units (kernels.f90): a division by a power of two is three integer
+    // operations, MIN and MAX two (see `costline_model::time::ops`).
+    k(
+        "ishift",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_i32", 14.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "iselect",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("add_i32", 6.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "imul2",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_i32", 2.0),
+            ("add_i32", 3.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    k(
+        "ihorner3",
+        &[
+            ("load", 2.0),
+            ("store", 1.0),
+            ("mul_i32", 3.0),
+            ("add_i32", 3.0),
+            ("loop_iter", 1.0),
+        ],
+    ),
+    // s = s/2 + b(i): an integer recurrence through four integer operations.
+    k(
+        "irec",
+        &[
+            ("load", 1.0),
+            ("add_i32", 4.0),
+            ("loop_iter", 1.0),
+            ("latency_add_i32", 4.0),
         ],
     ),
 ];

@@ -99,6 +99,9 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
         "memory.cache_line_bytes".into(),
         m.memory.cache_line_bytes as f64,
     );
+    if let Some(w) = m.processor.window_iterations {
+        positive("processor.window_iterations".into(), w);
+    }
     if let Some(s) = m.memory.strided_line_s {
         positive("memory.strided_line_s".into(), s);
     }

@@ -44,6 +44,13 @@ pub struct Processor {
     /// [`super::ops::Port`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap: Option<String>,
+    /// Iterations of a loop an out-of-order core runs ahead of the oldest one while
+    /// that waits on a loop-carried chain (`ports` model): past the end of a short
+    /// inner loop they belong to its next entry, whose chain through array elements
+    /// is independent, so short chains overlap. `costline train` fits it from
+    /// recurrences over short inner loops; without it chains do not overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_iterations: Option<f64>,
     /// Seconds per operation, by kind and type: `add_f64`, `mul_i32`, `div_f32`,
     /// `pow_f64`, `cmp_f64`, `load`, `store`, `branch`, `loop_iter`, `call`,
     /// `intrinsic_sqrt`, ... (see [`super::ops::OpKey`]).

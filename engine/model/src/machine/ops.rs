@@ -118,7 +118,9 @@ impl OpType {
 /// port-pressure model of a superscalar out-of-order core: the loads, the stores, the
 /// floating-point adders, the floating-point multipliers, the integer units, the
 /// (unpipelined) divider, the taken-branch unit and the front end that issues every
-/// micro-operation work in parallel, so the busiest decides; calls, powers and
+/// micro-operation work in parallel, so the busiest decides (integer additions, shifts
+/// and compares share the integer units, integer multiplications have a multiplier of
+/// their own); calls, powers and
 /// transcendental intrinsics (library calls) do not overlap and add up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Port {
@@ -127,6 +129,8 @@ pub enum Port {
     FpAdd,
     FpMul,
     Int,
+    /// Integer multiplications.
+    IntMul,
     /// Divisions and square roots (and integer division, MOD).
     Div,
     /// Taken branches: a DO iteration's jump back, an IF's branch.
@@ -136,12 +140,13 @@ pub enum Port {
 }
 
 impl Port {
-    pub const ALL: [Port; 8] = [
+    pub const ALL: [Port; 9] = [
         Port::Load,
         Port::Store,
         Port::FpAdd,
         Port::FpMul,
         Port::Int,
+        Port::IntMul,
         Port::Div,
         Port::Branch,
         Port::Issue,
@@ -158,7 +163,8 @@ impl OpKey {
             OpKey::Store => Some(Port::Store),
             OpKey::Arith(Add | Cmp | Cvt, F32 | F64) => Some(Port::FpAdd),
             OpKey::Arith(Mul, F32 | F64) => Some(Port::FpMul),
-            OpKey::Arith(Add | Mul | Cmp | Logic | Cvt, I32 | I64) => Some(Port::Int),
+            OpKey::Arith(Mul, I32 | I64) => Some(Port::IntMul),
+            OpKey::Arith(Add | Cmp | Logic | Cvt, I32 | I64) => Some(Port::Int),
             OpKey::Arith(Div, F32 | F64 | I32 | I64) => Some(Port::Div),
             OpKey::Intrinsic(n) if matches!(n.as_str(), "abs" | "min" | "max" | "sign") => {
                 Some(Port::FpAdd)

@@ -6,13 +6,17 @@
 //!   subscript arithmetic is folded into the address and free);
 //! - one `store` when the left-hand side is an array element;
 //! - one `add_T` per `+`, `-` (binary or unary), `mul_T`, `div_T` per `*`, `/` on the
-//!   operation's Fortran result type T; `x**2`, `x**3`, `x**4` as 1, 2, 2
-//!   multiplications, other powers `pow_T`; a division the compiler turns into a
-//!   multiplication (an integer by a constant: `mul_T` + `add_T`; a real by a power of
-//!   two: `mul_T`, see [`division_by_constant`]);
+//!   operation's Fortran result type T (an integer times a power of two: a shift,
+//!   `add_T`); `x**2`, `x**3`, `x**4` as 1, 2, 2
+//!   multiplications, other powers `pow_T`; a division by a constant as what the
+//!   compiler turns it into (an integer by a power of two: 3 `add_T`, by another
+//!   constant: `mul_T` + 3 `add_T`; a real by a power of two: `mul_T`, see
+//!   [`division_ops`]);
 //! - `cmp_T` per relational operator (T the operands' type), `logic_i32` per logical one;
 //! - `cvt_T` per conversion of a non-constant integer operand to real type T;
-//! - `intrinsic_<name>` per elemental intrinsic (MIN/MAX with k arguments: k − 1);
+//! - `intrinsic_<name>` per elemental intrinsic (MIN/MAX with k arguments: k − 1); an
+//!   integer MIN, MAX, ABS, SIGN, DIM as a compare and a conditional move (2 `add_T`);
+//!   what the compiler folds costs nothing (`max(x, x)` is `x`, an integer `x - x` is 0);
 //! - `call` per call of a procedure (its own time comes from its analysis); the
 //!   reductions and copies of whole arrays (SUM, MAXVAL, DOT_PRODUCT, TRANSPOSE, ...)
 //!   are priced by their element loops instead (`super::intrinsic`);
@@ -252,6 +256,11 @@ impl Counter<'_> {
                         .is_none_or(|s| s.dims.is_none()) => {}
             Expr::Call(call) => {
                 let generic = generic_intrinsic(&call.name);
+                let args: Vec<&Expr> = call.args.iter().map(|a| &a.value).collect();
+                if generic.is_some_and(|name| idempotent_select(name, &args)) {
+                    self.expr(args[0]);
+                    return;
+                }
                 match (generic, intrinsic_class(&call.name)) {
                     (Some(name), _) => {
                         let n = if matches!(name, "min" | "max") {
@@ -259,7 +268,15 @@ impl Counter<'_> {
                         } else {
                             1
                         };
-                        self.ops.add(OpKey::Intrinsic(name.to_string()), n as f64);
+                        match integer_select_ops(name, self.type_of(e)) {
+                            Some(kinds) => {
+                                let t = self.type_of(e).unwrap_or(OpType::I32);
+                                for kind in kinds {
+                                    self.ops.add(OpKey::Arith(kind, t), n as f64);
+                                }
+                            }
+                            None => self.ops.add(OpKey::Intrinsic(name.to_string()), n as f64),
+                        }
                     }
                     (None, Some(IntrinsicClass::Elemental | IntrinsicClass::Inquiry)) => {}
                     (None, Some(IntrinsicClass::Transformational)) => {
@@ -316,16 +333,14 @@ impl Counter<'_> {
         };
         let kind = match op {
             BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
-            BinaryOp::Mul => OpKind::Mul,
-            BinaryOp::Div if division_by_constant(t, r) => {
-                // A multiplication (by the reciprocal, or the integer's magic
-                // number) and, for an integer, the shift and sign fix.
-                if !is_real(Some(t)) {
-                    self.ops.add(OpKey::Arith(OpKind::Add, t), 1.0);
+            BinaryOp::Mul => multiplication_op(t, l, r),
+            BinaryOp::Div => {
+                for kind in division_ops(t, r) {
+                    self.ops.add(OpKey::Arith(kind, t), 1.0);
                 }
-                OpKind::Mul
+                self.converted_operands(l, r, t);
+                return;
             }
-            BinaryOp::Div => OpKind::Div,
             BinaryOp::Pow => {
                 match r.as_int() {
                     Some(k @ 2..=4) => {
@@ -351,8 +366,20 @@ impl Counter<'_> {
                 return;
             }
         };
+        // An integer minus itself is 0 (the compiler folds it away).
+        if kind == OpKind::Add
+            && op == BinaryOp::Sub
+            && !is_real(Some(t))
+            && l.to_string() == r.to_string()
+        {
+            return;
+        }
         self.ops.add(OpKey::Arith(kind, t), 1.0);
-        // A non-constant integer operand of a real operation is converted.
+        self.converted_operands(l, r, t);
+    }
+
+    /// A non-constant integer operand of a real operation of type `t` is converted.
+    fn converted_operands(&mut self, l: &Expr, r: &Expr, t: OpType) {
         if is_real(Some(t)) {
             for x in [l, r] {
                 if matches!(self.type_of(x), Some(OpType::I32 | OpType::I64)) && !is_constant(x) {
@@ -471,13 +498,20 @@ fn kind_value(unit: &Unit, k: &Expr) -> Option<i64> {
     }
 }
 
-/// Whether the compiler replaces `x / divisor` of type `t` by a multiplication: an
-/// integer divided by a non-zero integer constant (a multiplication by a "magic"
-/// number and shifts: Granlund and Montgomery), a real divided by a power of two (the
-/// reciprocal is exact, so the result is the same without -ffast-math).
-pub fn division_by_constant(t: OpType, divisor: &Expr) -> bool {
-    match t {
-        OpType::I32 | OpType::I64 => divisor.as_int().is_some_and(|d| d != 0),
+/// The machine operations `x / divisor` of type `t` becomes, in the order they run
+/// (each waits for the one before): an integer divided by a power of two is a shift,
+/// an add of the sign bit and a shift (three integer operations, `add_T`); by another
+/// non-zero integer constant a multiplication by a "magic" number, a shift, the sign
+/// fix and a subtraction (Granlund and Montgomery: `mul_T` and three `add_T`); a real
+/// divided by a power of two a multiplication (the reciprocal is exact, so the result is
+/// the same without -ffast-math); anything else a division.
+pub fn division_ops(t: OpType, divisor: &Expr) -> Vec<OpKind> {
+    let power_of_two = match t {
+        OpType::I32 | OpType::I64 => match divisor.as_int() {
+            Some(d) if d != 0 && d.unsigned_abs().is_power_of_two() => true,
+            Some(d) if d != 0 => return vec![OpKind::Mul, OpKind::Add, OpKind::Add, OpKind::Add],
+            _ => return vec![OpKind::Div],
+        },
         OpType::F32 | OpType::F64 => match divisor {
             Expr::Real(text) => text
                 .to_ascii_lowercase()
@@ -489,6 +523,43 @@ pub fn division_by_constant(t: OpType, divisor: &Expr) -> bool {
             _ => false,
         },
         _ => false,
+    };
+    match (power_of_two, t) {
+        (true, OpType::I32 | OpType::I64) => vec![OpKind::Add; 3],
+        (true, _) => vec![OpKind::Mul],
+        (false, _) => vec![OpKind::Div],
+    }
+}
+
+/// The machine operation `l * r` of type `t` is: an integer multiplied by a power of
+/// two is a shift (`add_T`), anything else a multiplication.
+pub fn multiplication_op(t: OpType, l: &Expr, r: &Expr) -> OpKind {
+    let power_of_two = |e: &Expr| {
+        e.as_int()
+            .is_some_and(|v| v > 0 && v.unsigned_abs().is_power_of_two())
+    };
+    if matches!(t, OpType::I32 | OpType::I64) && (power_of_two(l) || power_of_two(r)) {
+        OpKind::Add
+    } else {
+        OpKind::Mul
+    }
+}
+
+/// The machine operations of an elemental MIN, MAX (per pair of arguments), ABS, SIGN or
+/// DIM of integer type `t`: a compare and a conditional move (two integer operations,
+/// `add_T`); None for a real one (an `intrinsic_<name>` of its own) or another intrinsic.
+pub fn integer_select_ops(name: &str, t: Option<OpType>) -> Option<[OpKind; 2]> {
+    (matches!(name, "min" | "max" | "abs" | "sign" | "dim")
+        && matches!(t, Some(OpType::I32 | OpType::I64)))
+    .then_some([OpKind::Add, OpKind::Add])
+}
+
+/// Whether a MIN or MAX call's arguments are all the same expression (as written, wherever
+/// they stand): the compiler folds `max(x, x)` to `x`, so it costs nothing.
+pub fn idempotent_select(name: &str, args: &[&Expr]) -> bool {
+    matches!(name, "min" | "max") && args.len() > 1 && {
+        let first = args[0].to_string();
+        args[1..].iter().all(|a| a.to_string() == first)
     }
 }
 

@@ -16,7 +16,7 @@
 //! (the condition is predicted, not waited for). The cycle is the time at which the
 //! candidate's next value is ready.
 
-use super::ops::{division_by_constant, type_of};
+use super::ops::{division_ops, idempotent_select, integer_select_ops, multiplication_op, type_of};
 use crate::machine::Machine;
 use crate::machine::ops::{OpKey, OpKind, OpType, generic_intrinsic};
 use costline_syntax::ir::{BinaryOp, Expr, LoopControl, Stmt, StmtKind, Subscript, UnaryOp, Unit};
@@ -33,17 +33,42 @@ enum Sub {
 /// A value of the body: a scalar (no subscripts) or an array element.
 type Key = (String, Vec<Sub>);
 
+/// The longest loop-carried cycles through one iteration of a loop, seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Cycles {
+    /// Through a scalar: it goes on from one entry of the loop to the next.
+    pub continuing_s: f64,
+    /// Through array elements: each entry of the loop starts a chain of its own (the
+    /// first element it reads is not one the previous entry's chain wrote), so the
+    /// chains of consecutive entries are independent of each other.
+    pub per_entry_s: f64,
+}
+
+impl Cycles {
+    /// The longest of the two.
+    pub fn longest_s(&self) -> f64 {
+        self.continuing_s.max(self.per_entry_s)
+    }
+}
+
 /// Seconds of the longest loop-carried cycle through one iteration of the counted DO
 /// loop `stmt` (0 when it has none, or is not such a loop).
 pub fn carried_cycle_s(unit: &Unit, stmt: &Stmt, machine: &Machine) -> f64 {
+    carried_cycles(unit, stmt, machine).longest_s()
+}
+
+/// The longest loop-carried cycles through one iteration of the counted DO loop
+/// `stmt`, through scalars and through array elements (0 when there are none).
+pub fn carried_cycles(unit: &Unit, stmt: &Stmt, machine: &Machine) -> Cycles {
+    let none = Cycles::default();
     let StmtKind::Loop(l) = &stmt.kind else {
-        return 0.0;
+        return none;
     };
     let LoopControl::Counted { var, step, .. } = &l.control else {
-        return 0.0;
+        return none;
     };
     let Some(step) = step.as_ref().map_or(Some(1), Expr::as_int) else {
-        return 0.0;
+        return none;
     };
     let eval = Eval { unit, machine, var };
     let mut candidates: Vec<(Key, Key)> = Vec::new();
@@ -69,14 +94,22 @@ pub fn carried_cycle_s(unit: &Unit, stmt: &Stmt, machine: &Machine) -> f64 {
             candidates.push((read, written));
         }
     }
-    candidates
-        .into_iter()
-        .filter_map(|(read, written)| {
-            let mut state = HashMap::from([(read, 0.0)]);
-            eval.body(&l.body, &mut state);
-            state.get(&written).copied()
-        })
-        .fold(0.0, f64::max)
+    let mut out = none;
+    for (read, written) in candidates {
+        let scalar = written.1.is_empty();
+        let mut state = HashMap::from([(read, 0.0)]);
+        eval.body(&l.body, &mut state);
+        let Some(t) = state.get(&written).copied() else {
+            continue;
+        };
+        let longest = if scalar {
+            &mut out.continuing_s
+        } else {
+            &mut out.per_entry_s
+        };
+        *longest = longest.max(t);
+    }
+    out
 }
 
 /// The assignments of `body` and of the IFs in it (not of inner loops), in order.
@@ -208,24 +241,34 @@ impl Eval<'_> {
                     self.converted(l, ty(), state),
                     self.converted(r, ty(), state),
                 );
-                let kind = match op {
-                    BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
-                    BinaryOp::Mul => OpKind::Mul,
-                    BinaryOp::Div if division_by_constant(ty(), r) => OpKind::Mul,
-                    BinaryOp::Div => OpKind::Div,
-                    BinaryOp::Pow => OpKind::Pow,
+                let kinds = match op {
+                    BinaryOp::Add | BinaryOp::Sub => vec![OpKind::Add],
+                    BinaryOp::Mul => vec![multiplication_op(ty(), l, r)],
+                    BinaryOp::Div => division_ops(ty(), r),
+                    BinaryOp::Pow => vec![OpKind::Pow],
                     // Comparisons and logic feed branches and masks: as an addition.
-                    _ => OpKind::Add,
+                    _ => vec![OpKind::Add],
                 };
-                after(operands, OpKey::Latency(kind, ty()))
+                kinds
+                    .into_iter()
+                    .fold(operands, |t, kind| after(t, OpKey::Latency(kind, ty())))
             }
             Expr::Call(c) => {
-                let operands = c
-                    .args
+                let args: Vec<&Expr> = c.args.iter().map(|a| &a.value).collect();
+                let generic = generic_intrinsic(&c.name);
+                if generic.is_some_and(|name| idempotent_select(name, &args)) {
+                    return self.ready(args[0], state);
+                }
+                let operands = args
                     .iter()
-                    .map(|a| self.converted(&a.value, ty(), state))
+                    .map(|a| self.converted(a, ty(), state))
                     .fold(None, max_opt);
-                let key = match generic_intrinsic(&c.name) {
+                if let Some(kinds) = generic.and_then(|name| integer_select_ops(name, Some(ty()))) {
+                    return kinds
+                        .into_iter()
+                        .fold(operands, |t, kind| after(t, OpKey::Latency(kind, ty())));
+                }
+                let key = match generic {
                     Some("abs" | "min" | "max" | "sign" | "dim") => {
                         OpKey::Latency(OpKind::Add, ty())
                     }
