@@ -246,6 +246,7 @@ fn train(args: &TrainArgs) -> Result<(), String> {
         quick: plan.quick,
         ops: processor.ops,
         overlap: processor.overlap,
+        window_iterations: processor.window_iterations,
         memory: processor.memory,
         network,
         launches,

@@ -25,6 +25,8 @@ pub struct Parts {
     pub ops: BTreeMap<String, f64>,
     /// How the operations combine: `ports` or `sum` (the better fit).
     pub overlap: Option<String>,
+    /// Iterations the out-of-order core runs ahead (fitted with `ports`).
+    pub window_iterations: Option<f64>,
     pub memory: Memory,
     pub network: NetworkModel,
     /// The launches that measured `network` (none: it is the shipped default's).
@@ -105,6 +107,7 @@ pub fn assemble(parts: &Parts) -> Machine {
             clock_hz: parts.clock_hz,
             cores: Some(parts.cores),
             overlap: parts.overlap.clone(),
+            window_iterations: parts.window_iterations,
             ops: parts.ops.clone(),
         },
         memory: parts.memory.clone(),
@@ -215,6 +218,7 @@ mod tests {
             quick: true,
             ops,
             overlap: Some("ports".into()),
+            window_iterations: Some(12.0),
             memory: Memory {
                 cache_line_bytes: 64,
                 latency_s: 2e-7,

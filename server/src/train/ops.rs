@@ -27,6 +27,9 @@ pub struct OpsFit {
     pub rel_rms: f64,
     /// The overlap model of the fit chosen (`ports` or `sum`) and the other's error.
     pub overlap: &'static str,
+    /// The out-of-order window, iterations (`ports` only; None when no kernel's chains
+    /// were seen to overlap).
+    pub window_iterations: Option<f64>,
     pub other_rel_rms: f64,
     /// Kernels of the table the run did not report.
     pub missing: Vec<String>,
@@ -123,6 +126,7 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
     let rows_all: Vec<(String, Vec<f64>, f64)> = measured
         .iter()
         .filter(|(name, _)| !excluded.iter().any(|(e, _)| e == name))
+        .filter(|(name, _)| kernels::find(name).is_some_and(|k| k.chain.is_empty()))
         .filter_map(|(name, t)| {
             let k = kernels::find(name)?;
             Some((name.clone(), kernels::row(k, &all), *t))
@@ -304,6 +308,11 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
         (sum, by_port)
     };
     let (costs, predicted, rel_rms, overlap) = chosen;
+    let (window_iterations, window_rows) = if overlap == "ports" {
+        window_fit(measured, &costs)
+    } else {
+        (None, Vec::new())
+    };
     let missing = KERNELS
         .iter()
         .filter(|k| !measured.iter().any(|(n, _)| n == k.name))
@@ -315,13 +324,73 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
             .iter()
             .zip(&predicted)
             .map(|((n, _, t), p)| (n.clone(), *t, *p))
+            .chain(window_rows)
             .collect(),
         rel_rms,
         overlap,
+        window_iterations,
         other_rel_rms: other.2,
         missing,
         excluded,
     })
+}
+
+/// The out-of-order window from the kernels that measure it (`Kernel::chain`), under
+/// the fitted `costs` (`ports`): with c the latency of one inner iteration's chain, L
+/// the inner loop's trips per entry and T its time by the ports, an iteration measured
+/// at t < c means that 1 + W/L = c / max(t, T) chains ran at once (`time::compute`'s
+/// chain overlap), so W = (c / max(t, T) − 1)·L; the mean over those kernels. Also each
+/// such kernel's (name, measured, predicted).
+fn window_fit(
+    measured: &[(String, f64)],
+    costs: &BTreeMap<String, f64>,
+) -> (Option<f64>, Vec<(String, f64, f64)>) {
+    let mut m = costline_ide::machine::Catalog::default_machine();
+    m.processor.overlap = Some("ports".to_string());
+    m.processor.ops = costs.clone();
+    let mut fits = Vec::new();
+    let mut kernels_seen = Vec::new();
+    for (name, t) in measured {
+        let Some(k) = kernels::find(name).filter(|k| !k.chain.is_empty() && k.outer > 0.0) else {
+            continue;
+        };
+        // The inner loop's own iteration, as `time::compute` groups it: the enclosing
+        // loop's share is a group of its own.
+        let counts: Vec<(OpKey, f64)> = k
+            .counts
+            .iter()
+            .filter_map(|(key, c)| {
+                let key = OpKey::parse(key)?;
+                let c = if key == OpKey::LoopIter {
+                    c - k.outer
+                } else {
+                    *c
+                };
+                Some((key, c))
+            })
+            .collect();
+        let throughput = m.execution_s(counts.iter().map(|(key, c)| (key, *c)));
+        let chain: f64 = k
+            .chain
+            .iter()
+            .filter_map(|(key, c)| Some(c * m.op_s(&OpKey::parse(key)?)))
+            .sum();
+        let trips = 1.0 / k.outer;
+        let bound = t.max(throughput);
+        if chain > bound {
+            fits.push((chain / bound - 1.0) * trips);
+        }
+        kernels_seen.push((name.clone(), *t, chain, throughput, trips));
+    }
+    let window = (!fits.is_empty()).then(|| fits.iter().sum::<f64>() / fits.len() as f64);
+    let rows = kernels_seen
+        .into_iter()
+        .map(|(name, t, chain, throughput, trips)| {
+            let overlap = window.map_or(1.0, |w| 1.0 + w / trips);
+            (name, t, throughput.max(chain / overlap))
+        })
+        .collect();
+    (window, rows)
 }
 
 /// One execution under the port-pressure model: the operations outside the ports add

@@ -13,6 +13,7 @@ use std::path::Path;
 pub struct Core {
     pub ops: BTreeMap<String, f64>,
     pub overlap: Option<String>,
+    pub window_iterations: Option<f64>,
     pub clock_hz: f64,
     /// The compiler the operation costs were measured with.
     pub compiler: String,
@@ -80,6 +81,7 @@ pub fn measure(
         ],
         ops: ops.costs,
         overlap: Some(ops.overlap.to_string()),
+        window_iterations: ops.window_iterations,
         clock_hz,
         compiler,
         memory,
@@ -111,6 +113,7 @@ pub fn kept(path: &Path) -> Core {
         )],
         ops: machine.processor.ops,
         overlap: machine.processor.overlap,
+        window_iterations: machine.processor.window_iterations,
         clock_hz: machine.processor.clock_hz,
         compiler,
         memory: machine.memory,

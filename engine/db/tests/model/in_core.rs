@@ -89,10 +89,45 @@ fn a_cycle_through_two_statements_is_a_floor() {
     assert!((t["lfk19"] - 100.0 * 7.0).abs() < 1e-9, "{}", t["lfk19"]);
 }
 
+/// Chains through elements start again at each entry of the inner loop, so those of
+/// consecutive entries overlap in the out-of-order window (`window_iterations`: 1 +
+/// W / trips of them at once); a chain through a scalar goes on from one entry to the
+/// next and does not.
+#[test]
+fn short_chains_of_consecutive_entries_overlap() {
+    let elements = "subroutine rows(n, a, b)\n  integer :: n, i, j\n  real(8) :: a(n, n), b(n, n)\n  \
+                    do j = 1, n\n    do i = 2, n\n      a(i, j) = a(i - 1, j) * 0.5d0 + b(i, j)\n    end do\n  end do\nend subroutine\n";
+    let scalar = "subroutine sums(n, s, b)\n  integer :: n, i, j\n  real(8) :: s, b(n, n)\n  \
+                  do j = 1, n\n    do i = 2, n\n      s = s * 0.5d0 + b(i, j)\n    end do\n  end do\nend subroutine\n";
+    let with_window = |w: Option<f64>| {
+        let mut m = machine();
+        m.processor.window_iterations = w;
+        m
+    };
+    // Chain: mul (3) + add (2) = 5 per inner iteration, above every port; 99 trips per
+    // entry. The outer loop adds 100 x 2 uops x 0.3.
+    let outer = 100.0 * 0.6;
+    let alone = time_on_n(elements, with_window(None), 100);
+    assert!((alone - (100.0 * 99.0 * 5.0 + outer)).abs() < 1e-6, "{alone}");
+    // 1 + 33/99 = 4/3 chains at once.
+    let overlapped = time_on_n(elements, with_window(Some(33.0)), 100);
+    assert!(
+        (overlapped - (100.0 * 99.0 * 5.0 * 0.75 + outer)).abs() < 1e-6,
+        "{overlapped}"
+    );
+    let sums = time_on_n(scalar, with_window(Some(33.0)), 100);
+    assert!((sums - (100.0 * 99.0 * 5.0 + outer)).abs() < 1e-6, "{sums}");
+}
+
 /// The time of the first unit of `text` with n = 1000 on `machine`.
 fn time_on(text: &str, machine: costline_model::machine::Machine) -> f64 {
+    time_on_n(text, machine, 1000)
+}
+
+/// The time of the first unit of `text` with n = `n` on `machine`.
+fn time_on_n(text: &str, machine: costline_model::machine::Machine, n: i64) -> f64 {
     let options = costline_db::Options {
-        bindings: [("n".to_string(), 1000)].into_iter().collect(),
+        bindings: [("n".to_string(), n)].into_iter().collect(),
         machine: Arc::new(machine),
         ..Default::default()
     };

@@ -28,7 +28,7 @@ use super::ops::OpCounts;
 use crate::machine::Machine;
 use crate::machine::ops::OpKey;
 use crate::work::Load;
-use costline_syntax::ir::{Stmt, StmtId, StmtKind, Unit, walk};
+use costline_syntax::ir::{Expr, Stmt, StmtId, StmtKind, Unit, walk};
 use std::collections::HashMap;
 
 /// Computation and communication of a statement, a loop (with its body) or a unit,
@@ -158,12 +158,15 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
 /// Seconds per execution of a loop's own overhead and of the assignments directly in
 /// its body when one iteration's operations overlap as a group (the `ports` model):
 /// the group takes T = max(execution_s(the loop's operations + Σ the assignments'),
-/// Σ the assignments' memory time, the longest loop-carried cycle through the body),
+/// Σ the assignments' memory time, the longest loop-carried cycle through the body;
+/// one through array elements over how many entries' chains overlap,
+/// [`chain_overlap`]),
 /// and a member whose time alone is wᵢ (an assignment's max(operations, memory), the
 /// loop's overhead) gets T · wᵢ / Σ w.
 fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
     let mut out = HashMap::new();
     let machine = inputs.machine;
+    let outer = enclosing_loop_of_loops(&inputs.unit.body);
     walk(&inputs.unit.body, &mut |s, _| {
         if !matches!(s.kind, StmtKind::Loop(_)) {
             return;
@@ -181,21 +184,37 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
         // The latency floor: the longest loop-carried cycle through the body, and at
         // least each statement's own chain (a recurrence found where the analysis of
         // the cycle does not reach, e.g. a vectorized reduction).
-        let mut chain = super::recurrence::carried_cycle_s(inputs.unit, s, machine);
+        let cycles = super::recurrence::carried_cycles(inputs.unit, s, machine);
+        let (mut chain, mut per_entry) = (cycles.continuing_s, cycles.per_entry_s);
         let mut members = vec![(s.id, own.seconds(machine))];
-        let mut add = |o: &OpCounts| {
+        // A statement's own chain goes on across entries when it updates a scalar; one
+        // through the elements it assigns (an array recurrence) starts at each entry.
+        let mut add = |o: &OpCounts, element: bool| {
             let (latency, rest) = o.split_latency();
-            chain = chain.max(latency.seconds(machine));
+            let longest = if element { &mut per_entry } else { &mut chain };
+            *longest = longest.max(latency.seconds(machine));
             ops.absorb(&rest);
         };
-        add(&own);
+        add(&own, false);
         for c in assigns {
             let o = inputs.ops.get(&c.id).cloned().unwrap_or_default();
             let m = (inputs.memory)(c.id);
             members.push((c.id, o.seconds(machine).max(m)));
-            add(&o);
+            let element = matches!(&c.kind, StmtKind::Assign { lhs: Expr::Array(_), .. });
+            add(&o, element);
             memory += m;
         }
+        // Chains through elements start again at each entry of the loop: consecutive
+        // entries' chains overlap in the out-of-order window.
+        let trips = outer
+            .get(&s.id)
+            .and_then(|&o| Some((inputs.freq)(s.id)? / (inputs.freq)(o)?))
+            .filter(|t| t.is_finite() && *t > 0.0);
+        let overlap = match (trips, machine.processor.window_iterations) {
+            (Some(trips), Some(window)) => chain_overlap(window, trips),
+            _ => 1.0,
+        };
+        chain = chain.max(per_entry / overlap);
         let total = ops.seconds(machine).max(memory).max(chain);
         let alone: f64 = members.iter().map(|(_, w)| w).sum();
         if alone > 0.0 {
@@ -204,6 +223,33 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
             }
         }
     });
+    out
+}
+
+/// How many independent chains of a loop's consecutive entries run at once: while the
+/// oldest iteration waits on its chain the core runs `window` iterations ahead, which
+/// reach into the next entries' chains as the entries get shorter than that: 1 +
+/// window / trips.
+fn chain_overlap(window: f64, trips: f64) -> f64 {
+    1.0 + window / trips.max(1.0)
+}
+
+/// Each loop's innermost enclosing loop, for the loops nested in another.
+fn enclosing_loop_of_loops(body: &[Stmt]) -> HashMap<StmtId, StmtId> {
+    fn go(stmts: &[Stmt], outer: Option<StmtId>, out: &mut HashMap<StmtId, StmtId>) {
+        for s in stmts {
+            let is_loop = matches!(s.kind, StmtKind::Loop(_));
+            if let (true, Some(o)) = (is_loop, outer) {
+                out.insert(s.id, o);
+            }
+            let inner = if is_loop { Some(s.id) } else { outer };
+            for c in s.children() {
+                go(std::slice::from_ref(c), inner, out);
+            }
+        }
+    }
+    let mut out = HashMap::new();
+    go(body, None, &mut out);
     out
 }
 
