@@ -25,6 +25,7 @@ use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues
 use costline_model::distribution::{self, Layout, UnitMappings};
 use costline_model::freq::convert::Names;
 use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies_with};
+use costline_model::machine::ops::OpKey;
 use costline_model::time::{self, OpCounts, UnitTimes};
 use costline_model::work::{
     self as work_model, Load, UnitFormulas, UnitValues, UnitWork, imbalance,
@@ -553,7 +554,10 @@ pub fn vector_verdicts<'db>(
     let compiler = compiler(db);
     let mut out = super::compiler_reports::reported_verdicts(db, unit, &ir, &compiler);
     ir.walk(&mut |s, _| {
-        if !out.contains_key(&s.id)
+        // A copy loop becomes a call of memcpy before the vectorizer sees it.
+        if time::library::copy_loop(&ir, s, &compiler).is_some() {
+            out.insert(s.id, time::vectorize::Verdict::library("memcpy"));
+        } else if !out.contains_key(&s.id)
             && let Some(v) = time::vectorize::verdict(&ir, s, &compiler)
         {
             out.insert(s.id, v);
@@ -566,12 +570,21 @@ pub fn vector_verdicts<'db>(
 /// not change in the innermost loop is computed before it (`time::invariant`); a recurrence
 /// through an array (`a(i) = a(i-1)*c + b(i)`) waits for its chain's latencies each
 /// iteration; in a loop the compiler vectorizes, each element operation (and the
-/// loop's own overhead) costs 1/lanes (`OpCounts::vectorized`).
+/// loop's own overhead) costs 1/lanes (`OpCounts::vectorized`); a loop it replaces by
+/// memcpy is the bytes it copies (`time::library`).
 fn vectorized_ops(db: &dyn salsa::Database, unit: UnitText<'_>) -> HashMap<StmtId, OpCounts> {
     let mut ops = (*ops(db, unit)).clone();
     let verdicts = vector_verdicts(db, unit);
     let ir = lower(db, unit);
+    let compiler = compiler(db);
     ir.walk(&mut |s, _| {
+        if let Some(copy) = time::library::copy_loop(&ir, s, &compiler) {
+            ops.insert(s.id, OpCounts::default());
+            let mut bytes = OpCounts::default();
+            bytes.add(OpKey::MemcpyByte, f64::from(copy.bytes));
+            ops.insert(copy.assign, bytes);
+            return;
+        }
         for (id, hoisted) in time::invariant::hoisted(&ir, s) {
             if let Some(o) = ops.get_mut(&id) {
                 *o = o.without(&hoisted);

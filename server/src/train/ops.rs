@@ -39,7 +39,8 @@ pub struct OpsFit {
 
 /// Kernels the counting convention cannot describe in this run: a copy loop faster
 /// than the store-only loop was replaced by a library call (gfortran turns it into
-/// memcpy), so its time says nothing about a load and a store in a loop.
+/// memcpy), so its time says nothing about a load and a store in a loop; it gives
+/// `memcpy_byte` instead.
 pub fn excluded(measured: &[(String, f64)]) -> Vec<(String, String)> {
     let t = |name: &str| measured.iter().find(|(n, _)| n == name).map(|(_, t)| *t);
     match (t("copy"), t("store")) {
@@ -47,7 +48,7 @@ pub fn excluded(measured: &[(String, f64)]) -> Vec<(String, String)> {
             "copy".to_string(),
             format!(
                 "the copy loop ({copy:.2e} s per element) is faster than the store-only loop \
-                 ({store:.2e} s): the compiler replaced it by memcpy"
+                 ({store:.2e} s): the compiler replaced it by memcpy (its rate is memcpy_byte)"
             ),
         )],
         _ => Vec::new(),
@@ -307,7 +308,17 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
     } else {
         (sum, by_port)
     };
-    let (costs, predicted, rel_rms, overlap) = chosen;
+    let (mut costs, predicted, rel_rms, overlap) = chosen;
+    // The copy loop the compiler replaced by memcpy gives memcpy's rate (8-byte
+    // elements).
+    if let Some(t) = excluded
+        .iter()
+        .find(|(e, _)| e == "copy")
+        .and_then(|_| measured.iter().find(|(n, _)| n == "copy"))
+        .map(|(_, t)| *t)
+    {
+        costs.insert("memcpy_byte".to_string(), t / 8.0);
+    }
     let (window_iterations, window_rows) = if overlap == "ports" {
         window_fit(measured, &costs)
     } else {
@@ -669,8 +680,10 @@ mod tests {
         assert!(f.costs.values().all(|v| *v >= FLOOR_S));
         assert!(f.missing.contains(&"div".to_string()));
         assert!(!f.costs.contains_key("div_f64"));
-        // The copy is faster than the store: memcpy, left out.
+        // The copy is faster than the store: memcpy, left out of the fit, its rate
+        // memcpy's: 1e-11 s per 8 bytes.
         assert_eq!(f.excluded.len(), 1);
         assert!(!f.rows.iter().any(|r| r.0 == "copy"));
+        assert_eq!(f.costs["memcpy_byte"], 1.0e-11 / 8.0);
     }
 }

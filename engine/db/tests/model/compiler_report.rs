@@ -166,8 +166,8 @@ fn a_reported_vector_prices_the_loop_and_a_silent_report_leaves_the_rules() {
 #[test]
 fn a_missed_loop_on_the_line_of_a_nest_may_be_an_outer_one() {
     // gfortran copies the columns of line 3 with memcpy and reports only that the loop
-    // over them was not vectorized: the innermost loop keeps the rules' verdict. Line
-    // 4 is one loop: the report's word is its.
+    // over them was not vectorized: the innermost loop is the rules' memcpy, as the
+    // report's memcpy says. Line 4 is one loop: the report's word is its.
     let text = "subroutine s(a, b, c)\n  real(8) :: a(100, 100), b(100, 100), c(100)\n  \
                 a(:, :) = b(:, :)\n  c(:) = a(:, 1) * 2.0d0\nend subroutine\n";
     let report = "v.f90:3:13: missed: couldn't vectorize loop\n\
@@ -180,8 +180,8 @@ fn a_missed_loop_on_the_line_of_a_nest_may_be_an_outer_one() {
         Some(output(text, "gfortran -O3", Ok(report))),
     );
     expect![[r#"
-        s: 2 lanes (rules) gfortran -O3 vectorizes it: 2 lanes of 8 bytes
         s: scalar (compiler) not vectorized: unsupported use in stmt.
+        s: scalar (rules) replaced by a call of memcpy (loop distribution of patterns)
     "#]]
     .assert_eq(&verdicts);
 }

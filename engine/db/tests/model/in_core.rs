@@ -108,7 +108,10 @@ fn short_chains_of_consecutive_entries_overlap() {
     // entry. The outer loop adds 100 x 2 uops x 0.3.
     let outer = 100.0 * 0.6;
     let alone = time_on_n(elements, with_window(None), 100);
-    assert!((alone - (100.0 * 99.0 * 5.0 + outer)).abs() < 1e-6, "{alone}");
+    assert!(
+        (alone - (100.0 * 99.0 * 5.0 + outer)).abs() < 1e-6,
+        "{alone}"
+    );
     // 1 + 33/99 = 4/3 chains at once.
     let overlapped = time_on_n(elements, with_window(Some(33.0)), 100);
     assert!(

@@ -60,6 +60,9 @@ pub enum OpKey {
     /// compare-and-jump two), so an execution takes at least its micro-operations times
     /// this. No statement counts it: [`Machine::execution_s`] derives it.
     Issue,
+    /// One byte of a loop the compiler replaced by a call of memcpy
+    /// (`time::library`): the library's rate, call included (`memcpy_byte`).
+    MemcpyByte,
 }
 
 impl OpKind {
@@ -209,6 +212,7 @@ impl OpKey {
             "loop_iter" => OpKey::LoopIter,
             "call" => OpKey::Call,
             "issue" => OpKey::Issue,
+            "memcpy_byte" => OpKey::MemcpyByte,
             _ => {
                 if let Some(op) = key.strip_prefix("latency_") {
                     return match OpKey::parse(op)? {
@@ -233,7 +237,8 @@ impl OpKey {
     pub fn examples() -> &'static str {
         "add_f64, mul_i32, div_f32, pow_f64, cmp_f64, logic_i32, cvt_f64 (kinds add, mul, div, \
          pow, cmp, logic, cvt; types i32, i64, f32, f64, c64, c128), load, store, branch, \
-         loop_iter, call, intrinsic_<name>, latency_<kind>_<type> (e.g. latency_add_f64), issue"
+         loop_iter, call, intrinsic_<name>, latency_<kind>_<type> (e.g. latency_add_f64), issue, \
+         memcpy_byte"
     }
 }
 
@@ -249,6 +254,7 @@ impl fmt::Display for OpKey {
             OpKey::Intrinsic(n) => write!(f, "intrinsic_{n}"),
             OpKey::Latency(k, t) => write!(f, "latency_{}_{}", k.name(), t.name()),
             OpKey::Issue => f.write_str("issue"),
+            OpKey::MemcpyByte => f.write_str("memcpy_byte"),
         }
     }
 }
@@ -309,7 +315,8 @@ impl Machine {
     /// arithmetic from its real parts — 2 adds, 4
     /// multiplications and 2 adds, and for a division also 2 real divisions; a missing
     /// comparison or conversion as an add, a power as exp(y·log x), a cheap intrinsic
-    /// as an add, a transcendental one as 10 multiplications).
+    /// as an add, a transcendental one as 10 multiplications, a byte of memcpy as a
+    /// 16-byte load and store per 16 bytes).
     pub fn op_s(&self, key: &OpKey) -> f64 {
         let ops = &self.processor.ops;
         let get = |k: &OpKey| ops.get(&k.to_string()).copied();
@@ -350,6 +357,8 @@ impl Machine {
                 }
             }
             OpKey::Intrinsic(name) => self.intrinsic_s(name),
+            // A 16-byte load and store per 16 bytes.
+            OpKey::MemcpyByte => (base("load") + base("store")) / 16.0,
             // The other precision's; a multiplication's chain as an addition's (both
             // take 3–4 cycles on current x86 cores: Agner Fog's tables); a model with
             // neither sets no floor.
@@ -436,6 +445,7 @@ mod tests {
             "intrinsic_sqrt",
             "latency_add_f64",
             "issue",
+            "memcpy_byte",
         ] {
             assert_eq!(OpKey::parse(key).unwrap().to_string(), key);
         }

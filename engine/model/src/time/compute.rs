@@ -200,7 +200,13 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
             let o = inputs.ops.get(&c.id).cloned().unwrap_or_default();
             let m = (inputs.memory)(c.id);
             members.push((c.id, o.seconds(machine).max(m)));
-            let element = matches!(&c.kind, StmtKind::Assign { lhs: Expr::Array(_), .. });
+            let element = matches!(
+                &c.kind,
+                StmtKind::Assign {
+                    lhs: Expr::Array(_),
+                    ..
+                }
+            );
             add(&o, element);
             memory += m;
         }

@@ -8,6 +8,7 @@ pub mod compute;
 pub mod intrinsic;
 pub mod invariant;
 pub mod layout;
+pub mod library;
 pub mod memory;
 pub mod ops;
 pub mod recurrence;

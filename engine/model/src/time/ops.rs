@@ -39,7 +39,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct OpCounts(pub BTreeMap<OpKey, f64>);
 
 impl OpCounts {
-    pub(crate) fn add(&mut self, key: OpKey, n: f64) {
+    pub fn add(&mut self, key: OpKey, n: f64) {
         *self.0.entry(key).or_default() += n;
     }
 

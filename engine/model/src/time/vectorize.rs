@@ -42,6 +42,9 @@ pub struct Compiler {
     pub vector_bytes: u32,
     /// AVX's masked stores: a conditional store vectorizes.
     pub masked_stores: bool,
+    /// Loops that only copy an array are replaced by a call of memcpy (GCC's
+    /// -ftree-loop-distribute-patterns, on from -O2): see `time::library`.
+    pub library_patterns: bool,
 }
 
 impl Compiler {
@@ -53,8 +56,11 @@ impl Compiler {
         let mut cost_model: Option<String> = None;
         let mut vector_bytes = 16;
         let mut prefer_512 = false;
+        let mut patterns: Option<bool> = None;
         for f in flags.split_whitespace() {
             match f {
+                "-ftree-loop-distribute-patterns" => patterns = Some(true),
+                "-fno-tree-loop-distribute-patterns" => patterns = Some(false),
                 "-O" | "-O1" => level = 1,
                 "-O2" | "-Os" => level = 2,
                 "-O3" | "-Ofast" => level = 3,
@@ -96,6 +102,7 @@ impl Compiler {
             very_cheap,
             vector_bytes,
             masked_stores: vector_bytes >= 32,
+            library_patterns: patterns.unwrap_or(level >= 2),
         }
     }
 }
@@ -123,6 +130,14 @@ pub enum Source {
 }
 
 impl Verdict {
+    /// A loop the compiler replaces by a call of the library function `name`
+    /// (`time::library`).
+    pub fn library(name: &str) -> Verdict {
+        Verdict::scalar(format!(
+            "replaced by a call of {name} (loop distribution of patterns)"
+        ))
+    }
+
     /// A loop the rules keep scalar, for `why`.
     fn scalar(why: impl Into<String>) -> Verdict {
         Verdict {
@@ -136,7 +151,7 @@ impl Verdict {
 }
 
 /// The bytes of an element of type `t`.
-fn bytes(t: OpType) -> u32 {
+pub(super) fn bytes(t: OpType) -> u32 {
     match t {
         OpType::I32 | OpType::F32 => 4,
         OpType::I64 | OpType::F64 | OpType::C64 => 8,
@@ -147,13 +162,13 @@ fn bytes(t: OpType) -> u32 {
 /// A subscript as `coef·i + rest + offset` in the loop index `i` (None: not affine in
 /// `i`, such as `ix(i)`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Affine {
-    coef: i64,
-    rest: String,
-    offset: i64,
+pub(super) struct Affine {
+    pub coef: i64,
+    pub rest: String,
+    pub offset: i64,
 }
 
-fn affine(e: &Expr, var: &str) -> Option<Affine> {
+pub(super) fn affine(e: &Expr, var: &str) -> Option<Affine> {
     if !e.mentions(var) {
         return Some(match e.as_int() {
             Some(c) => Affine {
@@ -214,7 +229,7 @@ struct Access {
 }
 
 /// The compile-time value of `e`: a literal, or a named constant with one.
-fn constant(unit: &Unit, e: &Expr) -> Option<i64> {
+pub(super) fn constant(unit: &Unit, e: &Expr) -> Option<i64> {
     match e {
         Expr::Name(n) => unit
             .symbols
@@ -236,7 +251,7 @@ fn constant(unit: &Unit, e: &Expr) -> Option<i64> {
 
 /// `stmt` as an innermost counted DO loop: the loop and its control's
 /// (variable, lower, upper, step).
-fn innermost(stmt: &Stmt) -> Option<(&Loop, &str, &Expr, &Expr, Option<&Expr>)> {
+pub(super) fn innermost(stmt: &Stmt) -> Option<(&Loop, &str, &Expr, &Expr, Option<&Expr>)> {
     let StmtKind::Loop(l) = &stmt.kind else {
         return None;
     };
