@@ -123,8 +123,8 @@ impl OpType {
 /// (unpipelined) divider, the taken-branch unit and the front end that issues every
 /// micro-operation work in parallel, so the busiest decides (integer additions, shifts
 /// and compares share the integer units, integer multiplications have a multiplier of
-/// their own); calls, powers and
-/// transcendental intrinsics (library calls) do not overlap and add up).
+/// their own, calls of the mathematical library follow one another beside the rest);
+/// calls of procedures do not overlap and add up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Port {
     Load,
@@ -140,10 +140,19 @@ pub enum Port {
     Branch,
     /// The front end: every micro-operation (see [`OpKey::uops`]).
     Issue,
+    /// Calls of the mathematical library (exp, log, sin, a real power, ...): one
+    /// after the other, while the rest of the iteration's work runs beside them.
+    Library,
 }
 
+/// The intrinsics the compiled code calls the mathematical library for.
+const LIBRARY_FUNCTIONS: &[&str] = &[
+    "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+    "tanh", "erf", "erfc", "gamma", "hypot",
+];
+
 impl Port {
-    pub const ALL: [Port; 9] = [
+    pub const ALL: [Port; 10] = [
         Port::Load,
         Port::Store,
         Port::FpAdd,
@@ -153,6 +162,7 @@ impl Port {
         Port::Div,
         Port::Branch,
         Port::Issue,
+        Port::Library,
     ];
 }
 
@@ -175,6 +185,8 @@ impl OpKey {
             OpKey::Intrinsic(n) if matches!(n.as_str(), "sqrt" | "mod" | "modulo") => {
                 Some(Port::Div)
             }
+            OpKey::Intrinsic(n) if LIBRARY_FUNCTIONS.contains(&n.as_str()) => Some(Port::Library),
+            OpKey::Arith(Pow, F32 | F64) => Some(Port::Library),
             OpKey::LoopIter | OpKey::Branch => Some(Port::Branch),
             OpKey::Issue => Some(Port::Issue),
             _ => None,
@@ -464,7 +476,8 @@ mod tests {
             ("add_f64", 3.0),
             ("mul_f64", 4.0),
             ("div_f64", 5.0),
-            ("intrinsic_exp", 10.0),
+            ("call", 10.0),
+            ("intrinsic_exp", 7.0),
             ("loop_iter", 2.5),
             ("issue", 0.5),
         ]
@@ -477,7 +490,7 @@ mod tests {
             (OpKey::Arith(OpKind::Add, OpType::F64), 2.0),
             (OpKey::Arith(OpKind::Mul, OpType::F64), 1.0),
             (OpKey::Arith(OpKind::Div, OpType::F64), 1.0),
-            (OpKey::Intrinsic("exp".into()), 1.0),
+            (OpKey::Call, 1.0),
             (OpKey::LoopIter, 1.0),
         ];
         let each = || counts.iter().map(|(k, n)| (k, *n));
@@ -488,7 +501,7 @@ mod tests {
         );
         m.processor.overlap = Some("ports".into());
         // The adders are busiest (6; the divider 5, the front end 0.5 x 10 uops), the
-        // library call to exp does not overlap (10).
+        // call of a procedure does not overlap (10).
         assert_eq!(m.execution_s(each()), 16.0);
         // Six more loads: the loads are busiest (9; the front end 0.5 x 16 uops), and
         // with a slower front end (1 s per uop) the front end is.
@@ -498,6 +511,15 @@ mod tests {
         m.processor.ops.insert("issue".into(), 1.0);
         let t = m.execution_s(each().chain(more.iter().map(|(k, n)| (k, *n))));
         assert_eq!(t, 10.0 + 16.0);
+        // Two calls of exp (7 each) run one after the other, the rest beside them.
+        m.processor.ops.insert("issue".into(), 0.5);
+        let exps = [(OpKey::Intrinsic("exp".into()), 2.0)];
+        let t = m.execution_s(
+            each()
+                .filter(|(k, _)| **k != OpKey::Call)
+                .chain(exps.iter().map(|(k, n)| (k, *n))),
+        );
+        assert_eq!(t, 14.0);
     }
 
     /// A loop-carried chain is a floor under the execution's time, not an addend.
