@@ -19,6 +19,13 @@
 !     least MIN_BYTES are moved; minimum time of SAMPLES samples. Prints
 !     triad SIZE BYTES_PER_SECOND, counting 24 bytes per iteration (two reads, one
 !     write, as the program sees them: no write-allocate traffic).
+!   memory pages STRIDE COUNT...
+!     Address translation: adds one double every STRIDE bytes, COUNT of them, into
+!     an array, again and again (at least 4 M accesses per sample, minimum of 5
+!     samples). With STRIDE a page and a line the accesses touch COUNT pages: once
+!     they outnumber the TLB's entries every access walks the page tables; with
+!     STRIDE a line, the same lines in a few pages. Prints
+!     pages COUNT SECONDS_PER_ACCESS STRIDE.
 program memory
   use training_kernels, only: k_triad
   implicit none
@@ -27,7 +34,7 @@ program memory
   integer :: k, nargs
 
   nargs = command_argument_count()
-  if (nargs < 1) stop 'usage: memory chase|stride|triad ...'
+  if (nargs < 1) stop 'usage: memory chase|stride|triad|pages ...'
   call get_command_argument(1, mode)
   select case (trim(mode))
   case ('chase')
@@ -41,6 +48,10 @@ program memory
   case ('triad')
     do k = 4, nargs
       call triad(int_arg(2), int(int_arg(3)), int_arg(k))
+    end do
+  case ('pages')
+    do k = 3, nargs
+      call pages(int_arg(2), int_arg(k))
     end do
   case default
     stop 'unknown mode'
@@ -166,5 +177,41 @@ contains
       24.0d0 * real(n, dp) * real(reps, dp) / best, a(n)
     deallocate (a, b, c)
   end subroutine triad
+
+  subroutine pages(stride_bytes, count)
+    integer(i8), intent(in) :: stride_bytes, count
+    real(dp), allocatable :: x(:), b(:)
+    integer(i8) :: step, reps, r
+    real(dp) :: t0, best
+    integer :: sample
+
+    step = max(1_i8, stride_bytes / 8_i8)
+    allocate (x(count * step + 1), b(count))
+    x = 1.0d0
+    b = 0.0d0
+    reps = max(1_i8, 4000000_i8 / count)
+    call gather(count, step, x, b)
+    best = huge(1.0d0)
+    do sample = 1, 5
+      t0 = now()
+      do r = 1, reps
+        call gather(count, step, x, b)
+      end do
+      best = min(best, now() - t0)
+    end do
+    write (*, '(a, 1x, i0, 1x, es14.6, 1x, i0, 1x, es10.3)') 'pages', count, &
+      best / real(reps * count, dp), stride_bytes, b(count)
+    deallocate (x, b)
+  end subroutine pages
+
+  subroutine gather(count, step, x, b)
+    integer(i8), intent(in) :: count, step
+    real(dp), intent(in) :: x(*)
+    real(dp), intent(inout) :: b(count)
+    integer(i8) :: k
+    do k = 1, count
+      b(k) = b(k) + x(1 + (k - 1) * step)
+    end do
+  end subroutine gather
 
 end program memory

@@ -15,7 +15,7 @@ pub struct Level {
 }
 
 /// Parses `TAG X Y ...` lines of memory.f90 into (X, Y) pairs, for TAG = `chase`,
-/// `stride` or `triad`.
+/// `stride`, `triad` or `pages`.
 pub fn parse(output: &str, tag: &str) -> Vec<(f64, f64)> {
     let mut v: Vec<(f64, f64)> = output
         .lines()
@@ -31,6 +31,49 @@ pub fn parse(output: &str, tag: &str) -> Vec<(f64, f64)> {
         .collect();
     v.sort_by(|a, b| a.0.total_cmp(&b.0));
     v
+}
+
+/// The page of the machines costline trains on (x86-64 and most Linux systems).
+pub const PAGE_BYTES: u64 = 4096;
+
+/// The TLB from the page gather (`pages`: elements a page and a line apart, by count)
+/// and the line gather (`lines`: the same count of lines in a few pages): what an
+/// access costs more over P pages is walk · f(P), with f the share of accesses that
+/// miss a TLB of C entries (`machine::tlb_miss_share`); C among the
+/// counts measured and the walk by least squares, the pair that fits best. None when
+/// the largest count costs no more than a tenth of the line gather more (nothing to
+/// see).
+pub fn tlb_from(pages: &[(f64, f64)], lines: &[(f64, f64)]) -> Option<(u64, f64)> {
+    let extra: Vec<(f64, f64)> = pages
+        .iter()
+        .filter_map(|(n, t)| {
+            let l = lines.iter().find(|(m, _)| m == n)?.1;
+            Some((*n, t - l))
+        })
+        .collect();
+    let &(largest, most) = extra.last()?;
+    let line = lines.iter().find(|(m, _)| *m == largest)?.1;
+    if most <= 0.1 * line {
+        return None;
+    }
+    extra
+        .iter()
+        .filter_map(|&(entries, _)| {
+            let share = |p: f64| costline_ide::machine::tlb_miss_share(p, entries);
+            let (num, den) = extra.iter().fold((0.0, 0.0), |(a, b), &(p, e)| {
+                (a + e * share(p), b + share(p) * share(p))
+            });
+            (den > 0.0).then(|| {
+                let walk = num / den;
+                let err: f64 = extra
+                    .iter()
+                    .map(|&(p, e)| (e - walk * share(p)).powi(2))
+                    .sum();
+                (entries as u64, walk, err)
+            })
+        })
+        .min_by(|a, b| a.2.total_cmp(&b.2))
+        .map(|(entries, walk, _)| (entries, walk))
 }
 
 /// The working sets of the pointer chase: powers of two from 4 KiB to `max_bytes`,
@@ -213,6 +256,24 @@ mod tests {
             (256.0, 2.7),
         ];
         assert_eq!(line_from_strides(&pts), Some(64));
+    }
+
+    #[test]
+    fn the_tlb_is_where_an_access_per_page_gets_slower() {
+        let lines: Vec<(f64, f64)> = [256.0, 1024.0, 2048.0, 4096.0, 8192.0]
+            .iter()
+            .map(|n| (*n, 6e-10))
+            .collect();
+        // 5 ns per walk, 2048 entries: 1 - (2048/P)² of the accesses miss.
+        let mut pages = lines.clone();
+        for p in &mut pages {
+            p.1 += 5e-9 * (1.0 - (2048.0 / p.0).powi(2)).max(0.0);
+        }
+        let (entries, walk) = tlb_from(&pages, &lines).unwrap();
+        assert_eq!(entries, 2048);
+        assert!((walk - 5e-9).abs() < 1e-15, "{walk}");
+        // No jump: no TLB to speak of.
+        assert_eq!(tlb_from(&lines, &lines), None);
     }
 
     #[test]

@@ -224,6 +224,7 @@ mod tests {
                 latency_s: 2e-7,
                 bandwidth_bytes_per_s: 3e10,
                 strided_line_s: Some(5e-9),
+                tlb: None,
                 levels: vec![CacheLevel {
                     name: "L1".into(),
                     bytes: 32768,

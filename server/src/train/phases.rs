@@ -10,7 +10,7 @@ use super::ops::{self, OpsFit};
 use super::plan::Plan;
 use super::progress::{Progress, err};
 use super::sysinfo;
-use costline_ide::machine::{CacheLevel, Catalog, Memory, NetworkModel};
+use costline_ide::machine::{CacheLevel, Catalog, Memory, NetworkModel, Tlb};
 use costline_ide::{Network, library_time};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -434,12 +434,60 @@ pub fn memory_model(
             .push("cache levels from the default model (not measured)".into());
         out_levels = fallback.levels.clone();
     }
+    let tlb = tlb(ctx, line);
     Memory {
         cache_line_bytes: line,
         latency_s: latency,
         bandwidth_bytes_per_s: bandwidth,
         strided_line_s,
+        tlb,
         levels: out_levels,
+    }
+}
+
+/// The TLB: one element per page (and line) against one per line, over more and more
+/// pages (`memory::tlb_from`).
+fn tlb(ctx: &mut Ctx, line: u64) -> Option<Tlb> {
+    let page = memory::PAGE_BYTES;
+    let gather = |stride: u64| {
+        let mut args = vec!["pages".to_string(), stride.to_string()];
+        args.extend(ctx.plan.page_counts.iter().map(u64::to_string));
+        run_ok(
+            program(ctx, "memory", &args),
+            ctx.dir,
+            ctx.plan.run_limit,
+            "the page gather",
+        )
+        .map(|out| memory::parse(&out, "pages"))
+    };
+    let measured = gather(page + line).and_then(|p| Ok((p, gather(line)?)));
+    let found = match measured {
+        Ok((pages, lines)) => memory::tlb_from(&pages, &lines),
+        Err(e) => {
+            ctx.note(format!("TLB not measured: {e}"));
+            return None;
+        }
+    };
+    match found {
+        Some((entries, walk_s)) => {
+            ctx.progress.say(&format!(
+                "TLB: {entries} pages of {} KiB, then {:.1} ns per access for the page walk",
+                page / 1024,
+                walk_s * 1e9
+            ));
+            Some(Tlb {
+                page_bytes: page,
+                entries,
+                walk_s,
+            })
+        }
+        None => {
+            ctx.note(
+                "TLB: gathering one element per page costs no more than per line (not modelled)"
+                    .to_string(),
+            );
+            None
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub struct Plan {
     /// The array of the stride sweep (larger than the caches) and its strides.
     pub stride_bytes: u64,
     pub strides: Vec<u64>,
+    /// Pages of the page gather (the TLB's entries and walk).
+    pub page_counts: Vec<u64>,
     /// Bytes the triad moves per sample at least, and samples per working set.
     pub triad_min_bytes: u64,
     pub triad_samples: u32,
@@ -54,6 +56,7 @@ impl Plan {
                 chase_hops: 1 << 19,
                 stride_bytes: 64 << 20,
                 strides,
+                page_counts: vec![256, 1024, 2048, 3072, 4096, 8192],
                 triad_min_bytes: 200_000_000,
                 triad_samples: 3,
                 mpi_seconds: 0.002,
@@ -74,6 +77,9 @@ impl Plan {
                 chase_hops: 1 << 21,
                 stride_bytes: 128 << 20,
                 strides,
+                page_counts: vec![
+                    256, 512, 1024, 1536, 2048, 2560, 3072, 3584, 4096, 6144, 8192,
+                ],
                 triad_min_bytes: 1_000_000_000,
                 triad_samples: 7,
                 mpi_seconds: 0.005,

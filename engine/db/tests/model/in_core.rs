@@ -164,3 +164,32 @@ fn lines_too_far_apart_to_prefetch_are_demand_misses() {
     let unit = time_on(column, m);
     assert!((unit - 125.0).abs() < 1.0, "{unit}");
 }
+
+/// An access per page over more pages than the TLB holds walks the page tables: the
+/// share 1 − (entries / pages)² of them (`machine::tlb_miss_share`), `walk_s` each;
+/// over fewer pages, none.
+#[test]
+fn pages_beyond_the_tlb_walk_the_page_tables() {
+    let mut m = Catalog::default_machine();
+    m.processor.ops.values_mut().for_each(|v| *v = 1e-12);
+    for level in &mut m.memory.levels {
+        level.bandwidth_bytes_per_s = Some(1e30);
+    }
+    m.memory.bandwidth_bytes_per_s = 1e30;
+    m.memory.strided_line_s = None;
+    m.memory.tlb = Some(costline_model::machine::Tlb {
+        page_bytes: 4096,
+        entries: 64,
+        walk_s: 1.0,
+    });
+    // a(j, i) for i = 1..n: a column of 8 KiB per i, a page per access.
+    let text = "subroutine rows(n, a, b)\n  integer :: n, i, j\n  real(8) :: a(1024, n), b(n)\n  \
+                do j = 1, 4\n    do i = 1, n\n      b(i) = b(i) + a(j, i)\n    end do\n  end do\nend subroutine\n";
+    let few = time_on_n(text, m.clone(), 50);
+    assert!(few < 1e-6, "{few}");
+    // 1000 pages of a (and 2 of b) per sweep: the 4 x 1000 accesses to a lose their
+    // page (and b's few pages when a's have pushed them out).
+    let many = time_on_n(text, m, 1000);
+    let share = 1.0 - (64.0f64 / 1002.0).powi(2);
+    assert!((many / (4000.0 * share) - 1.0).abs() < 0.01, "{many}");
+}

@@ -19,7 +19,7 @@ pub mod misses;
 pub mod nest;
 pub mod share;
 
-use crate::machine::Machine;
+use crate::machine::{Machine, tlb_miss_share};
 use costline_syntax::ir::StmtId;
 use misses::Counter;
 use nest::Nest;
@@ -231,6 +231,21 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
         per_proc_results.push(trips);
     }
     let results: Vec<&Counts> = per_proc_results.iter().map(|k| &*by_trips[k]).collect();
+    // The pages each processor's share touches, against the TLB's entries.
+    let tlb = machine.memory.tlb.as_ref();
+    let mut pages: HashMap<Vec<i64>, Arc<Counts>> = HashMap::new();
+    if let Some(t) = tlb {
+        for trips in &per_proc_results {
+            pages.entry(trips.clone()).or_insert_with(|| {
+                (inputs.count)(CountKey::new(
+                    nest,
+                    trips.clone(),
+                    t.page_bytes.max(1),
+                    &[t.entries as f64],
+                ))
+            });
+        }
+    }
     let mean = |f: &dyn Fn(&Counts) -> f64| results.iter().map(|r| f(r)).sum::<f64>() / p as f64;
     let levels = caps.len();
     let misses = (0..levels).map(|i| mean(&|r| r.misses[i])).collect();
@@ -264,9 +279,13 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
             .collect(),
         memory_s: results
             .iter()
-            .map(|r| {
+            .zip(&per_proc_results)
+            .map(|(r, trips)| {
                 memory_seconds(machine, &warm(&r.misses, r.distinct, &caps))
                     + demand_misses_s(machine, nest, r, &caps)
+                    + tlb.zip(pages.get(trips)).map_or(0.0, |(t, p)| {
+                        translation_misses_s(machine, nest, r, p, t, &caps)
+                    })
             })
             .collect(),
         conditions: busiest.map(|r| r.conditions.clone()).unwrap_or_default(),
@@ -428,15 +447,68 @@ fn demand_misses_s(machine: &Machine, nest: &Nest, r: &Counts, caps: &[f64]) -> 
     nest.classes
         .iter()
         .zip(&r.class_misses)
-        .filter(|(c, _)| {
-            !c.irregular
-                && c.path.len().checked_sub(1).is_some_and(|k| {
-                    c.stride_bytes(k)
-                        .is_some_and(|b| b.saturating_abs() >= DEMAND_STRIDE_BYTES)
-                })
-        })
+        .filter(|(c, _)| demand_class(c))
         .map(|(_, m)| m.last().copied().unwrap_or(0.0) * (strided - streamed))
         .sum()
+}
+
+/// What the accesses whose translations miss the TLB cost per entry of a nest (`pages`:
+/// the nest's page counts against the TLB's entries, the page as the line): `walk_s`
+/// each, in the steady state of a nest run again and again (no misses when all its
+/// pages fit). The layer conditions count as an LRU would, all or nothing; of the
+/// accesses that lose their reuse over a footprint of P pages the TLB misses the share
+/// [`tlb_miss_share`]`(P)`, P the footprint of the innermost loop whose reuse it
+/// loses. A line [`demand_misses_s`] prices already paid its walk (the stride sweep
+/// that measured `strided_line_s` crossed a page per access), so a class's demand lines
+/// from memory are taken off its translation misses.
+fn translation_misses_s(
+    machine: &Machine,
+    nest: &Nest,
+    lines: &Counts,
+    pages: &Counts,
+    tlb: &crate::machine::Tlb,
+    caps: &[f64],
+) -> f64 {
+    let entries = tlb.entries as f64;
+    if pages.distinct <= entries {
+        return 0.0;
+    }
+    let footprint = pages
+        .conditions
+        .iter()
+        .filter(|c| !c.holds.first().copied().unwrap_or(true))
+        .map(|c| c.bytes / tlb.page_bytes.max(1) as f64)
+        .fold(f64::INFINITY, f64::min);
+    let share = if footprint.is_finite() {
+        tlb_miss_share(footprint, entries)
+    } else {
+        1.0
+    };
+    let demand =
+        machine.memory.strided_line_s.is_some() && !caps.iter().any(|&c| lines.distinct <= c);
+    nest.classes
+        .iter()
+        .enumerate()
+        .map(|(c, class)| {
+            let missed = pages.class_misses[c].first().copied().unwrap_or(0.0);
+            let paid = if demand && demand_class(class) {
+                lines.class_misses[c].last().copied().unwrap_or(0.0)
+            } else {
+                0.0
+            };
+            (missed - paid).max(0.0) * share * tlb.walk_s
+        })
+        .sum()
+}
+
+/// Whether a class's lines from main memory are demand misses: regular, with an
+/// innermost stride of at least [`DEMAND_STRIDE_BYTES`].
+fn demand_class(c: &nest::Class) -> bool {
+    !c.irregular
+        && c.path.len().checked_sub(1).is_some_and(|k| {
+            c.stride_bytes(k)
+                .is_some_and(|b| b.saturating_abs() >= DEMAND_STRIDE_BYTES)
+        })
 }
 
 /// Seconds to bring one entry's lines through the hierarchy: the lines each level

@@ -105,6 +105,11 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
     if let Some(s) = m.memory.strided_line_s {
         positive("memory.strided_line_s".into(), s);
     }
+    if let Some(t) = &m.memory.tlb {
+        positive("memory.tlb.page_bytes".into(), t.page_bytes as f64);
+        positive("memory.tlb.entries".into(), t.entries as f64);
+        positive("memory.tlb.walk_s".into(), t.walk_s);
+    }
     for (i, l) in m.memory.levels.iter().enumerate() {
         positive(format!("memory.levels[{i}].bytes"), l.bytes as f64);
         positive(format!("memory.levels[{i}].latency_s"), l.latency_s);

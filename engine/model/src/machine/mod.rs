@@ -9,7 +9,8 @@ pub mod ops;
 pub use catalog::{Catalog, DEFAULT, Entry, Source, user_dir};
 pub use load::{MachineError, parse, read};
 pub use model::{
-    CacheLevel, Collective, Locality, Machine, Memory, NetworkModel, Processor, Segment, Training,
+    CacheLevel, Collective, Locality, Machine, Memory, NetworkModel, Processor, Segment, Tlb,
+    Training, tlb_miss_share,
 };
 
 /// The collective operations a model may price.
