@@ -3,11 +3,13 @@
 
 mod ask_compiler;
 mod check;
+mod child;
 mod compare;
 mod config;
 mod coverage;
 mod lsp;
 mod machines;
+mod scratch;
 mod stdout;
 mod text;
 mod train;
