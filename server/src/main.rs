@@ -55,7 +55,11 @@ enum Command {
         stdio: bool,
     },
     /// List the machine models: the shipped ones and those in the machine directories.
-    Machines,
+    Machines {
+        /// Output format (`json`: versioned, for scripts and editors).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Measure this machine (operation costs, memory, MPI) into a machine model.
     Train(train::TrainArgs),
     /// Compare each DISTRIBUTE with its alternatives over problem sizes and processor
@@ -122,6 +126,7 @@ struct CheckArgs {
     include_dirs: Vec<std::path::PathBuf>,
 }
 
+/// The output formats of `check`, `coverage`, `compare` and `machines`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
@@ -191,6 +196,6 @@ fn run(cli: Cli) -> ExitCode {
         Command::Serve { .. } => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),
         Command::Compare(args) => compare::run(&args),
-        Command::Machines => machines::list(),
+        Command::Machines { format } => machines::list(format),
     }
 }

@@ -13,7 +13,6 @@ use crate::ask_compiler;
 use crate::config::{self, Config, Layer};
 use costline_ide::Span;
 use costline_ide::files::read_source;
-use costline_ide::machine::Catalog;
 use costline_ide::{Analysis, Cancellable};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -586,35 +585,33 @@ impl Backend {
         }
     }
 
-    /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
-    /// pool) or in the handler itself, for the tests that check the server survives
-    /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
-    /// `costline/machines`: the models the editor can offer (name, description,
-    /// provenance, whether it is the one in use), for a picker.
+    /// `costline/machines`: the valid models the editor can offer, as `costline
+    /// machines --format json` lists them, each with whether it is the one in use
+    /// (`current`), for a picker.
     pub async fn list_machines(&self, _: Value) -> Result<Value> {
         let (root, current) = {
             let s = lock(&self.state);
             (s.roots.first().cloned(), s.settings.config.machine.clone())
         };
         let cwd = std::env::current_dir().unwrap_or_default();
-        let catalog = Catalog::discover(&Catalog::default_dirs(root.as_deref().unwrap_or(&cwd)));
+        let catalog = crate::machines::catalog_from(root.as_deref().unwrap_or(&cwd));
         let current = current.unwrap_or_else(|| costline_ide::machine::DEFAULT.to_string());
-        let list: Vec<Value> = catalog
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let m = e.machine.as_ref().ok()?;
-                Some(serde_json::json!({
-                    "name": m.name,
-                    "description": m.description,
-                    "provenance": m.provenance,
-                    "current": m.name.eq_ignore_ascii_case(&current),
-                }))
+        let list: Vec<Value> = crate::machines::listed(&catalog)
+            .into_iter()
+            .filter(|m| m.error.is_none())
+            .map(|m| {
+                let is_current = m.name.eq_ignore_ascii_case(&current);
+                let mut entry = serde_json::to_value(m).expect("a listed machine serializes");
+                entry["current"] = Value::Bool(is_current);
+                entry
             })
             .collect();
         Ok(Value::Array(list))
     }
 
+    /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
+    /// pool) or in the handler itself, for the tests that check the server survives
+    /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
     pub async fn crash_analysis(&self, params: Value) -> Result<Value> {
         if std::env::var("COSTLINE_TEST_CRASH").as_deref() != Ok("1") {
             return Err(Error::method_not_found());
