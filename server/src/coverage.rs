@@ -19,7 +19,7 @@ struct CoverageReport<'a> {
     coverage: &'a Coverage,
 }
 
-pub fn run(args: &CheckArgs) -> ExitCode {
+pub fn run(args: &CheckArgs, format: Format) -> ExitCode {
     let options = match crate::check::options(args) {
         Ok(o) => o,
         Err(e) => {
@@ -34,7 +34,7 @@ pub fn run(args: &CheckArgs) -> ExitCode {
         }
     }
     let c = coverage(&inputs, &options);
-    let out = match args.format {
+    let out = match format {
         Format::Json => {
             let report = CoverageReport {
                 version: 1,

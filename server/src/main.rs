@@ -9,6 +9,7 @@ mod config;
 mod coverage;
 mod lsp;
 mod machines;
+mod sarif;
 mod scratch;
 mod stdout;
 mod text;
@@ -46,7 +47,7 @@ enum Command {
     /// How much of the program the files make up costline understood: statements read
     /// and counted, work vectors, communication records, MPI calls priced, complete
     /// units.
-    Coverage(CheckArgs),
+    Coverage(CoverageCommand),
     /// Run the language server on stdin/stdout (for editors).
     Serve {
         /// Accepted and ignored: stdio is the only transport (language clients such as
@@ -71,6 +72,15 @@ enum Command {
 struct CheckCommand {
     #[command(flatten)]
     args: CheckArgs,
+    /// Output format: the report as text, as JSON (DESIGN.md section 5) or as SARIF
+    /// 2.1.0 (the findings, for code-scanning dashboards).
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    format: CheckFormat,
+    /// Exit with status 3 when a finding is of this severity or above (`error`,
+    /// `warning`, `info`, `hint`) or has this code (`imbalance`, ...): for CI
+    /// (repeatable, or comma-separated).
+    #[arg(long = "fail-on", value_name = "SEVERITY|CODE", value_delimiter = ',', value_parser = check::FailOn::parse)]
+    fail_on: Vec<check::FailOn>,
     /// Run the compiler (`--compiler`, else gfortran with the machine model's training
     /// flags) on each file first and take which loops it vectorizes, and how wide, from
     /// its own report (gfortran's -fopt-info-vec-all) instead of costline's model of
@@ -90,9 +100,6 @@ struct CheckArgs {
     /// Bind a program unknown, e.g. `--param N=1000` (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     params: Vec<(String, i64)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
     /// The machine model to price times on: a shipped or installed model's name (see
     /// `costline machines`) or the path of a machine file.
     #[arg(long, value_name = "NAME|PATH")]
@@ -126,11 +133,28 @@ struct CheckArgs {
     include_dirs: Vec<std::path::PathBuf>,
 }
 
-/// The output formats of `check`, `coverage`, `compare` and `machines`.
+#[derive(clap::Args)]
+struct CoverageCommand {
+    #[command(flatten)]
+    args: CheckArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// The output formats of `coverage`, `compare` and `machines`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
+}
+
+/// The output formats of `check`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
 }
 
 /// `NAME=VALUE` with an integer value; names are case-insensitive like Fortran's.
@@ -190,8 +214,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Check(check) => check::run(&check.args, check.ask_compiler),
-        Command::Coverage(args) => coverage::run(&args),
+        Command::Check(check) => check::run(&check),
+        Command::Coverage(c) => coverage::run(&c.args, c.format),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve { .. } => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),

@@ -7,6 +7,7 @@
 mod actions;
 mod analysis;
 mod cache_hover;
+pub mod codes;
 mod comm_hover;
 pub mod compare;
 pub mod completeness;
