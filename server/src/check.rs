@@ -4,7 +4,7 @@
 use crate::ask_compiler;
 use crate::sarif::SarifReport;
 use crate::text::TextReport;
-use crate::{CheckArgs, CheckCommand, CheckFormat};
+use crate::{AnalysisFlags, CheckCommand, CheckFormat};
 use costline_ide::CompilerOutput;
 use costline_ide::Severity;
 use costline_ide::files::read_source;
@@ -14,8 +14,9 @@ use costline_ide::report::{
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
-/// The analysis options of `check` and `coverage`: costline.toml, then the flags.
-pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
+/// The analysis options of `check`, `coverage` and `diff` for `files`: costline.toml,
+/// then the flags.
+pub fn options(args: &AnalysisFlags, files: &[String]) -> Result<costline_ide::Options, String> {
     crate::config::file::options(&crate::config::file::Flags {
         machine: args.machine.as_deref(),
         params: args.params.iter().cloned().collect(),
@@ -23,10 +24,55 @@ pub fn options(args: &CheckArgs) -> Result<costline_ide::Options, String> {
         imbalance_threshold: args.imbalance_threshold,
         finding_share: args.finding_share,
         fixed_line_length: args.fixed_line_length,
-        files: &args.files,
+        files,
         include_anywhere: args.include_anywhere,
         compiler: args.compiler.as_deref(),
     })
+}
+
+/// The files to analyze: those given, each directory expanded to the Fortran files
+/// under it (less `exclude` of costline.toml and `--exclude`); none given, those of the
+/// project's `sourceDirs` (a costline.toml's root when it names none). The error and
+/// the exit status it asks for: 2 when no file is given and there is no project.
+pub fn files(given: &[String], flags: &AnalysisFlags) -> Result<Vec<String>, (u8, String)> {
+    let project = crate::config::file::project().map_err(|e| (1, e))?;
+    let mut exclude = project.config.exclude.clone();
+    exclude.extend(flags.exclude.iter().cloned());
+    let args: Vec<String> = if !given.is_empty() {
+        given.to_vec()
+    } else if !project.has_file {
+        return Err((
+            2,
+            "no files given (name Fortran files or directories, or give the project a \
+             costline.toml, whose `sourceDirs` are then analyzed)"
+                .to_string(),
+        ));
+    } else if project.config.source_dirs.is_empty() {
+        vec![project.root.display().to_string()]
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        project
+            .config
+            .source_dirs
+            .iter()
+            .map(|d| {
+                let dir = project.root.join(d);
+                // Shown relative to where the command runs, as given files are.
+                dir.strip_prefix(&cwd).unwrap_or(&dir).display().to_string()
+            })
+            .collect()
+    };
+    crate::sources::expand(&args, &project.root, &exclude).map_err(|e| (1, e))
+}
+
+/// The files to analyze ([`files`]) and the options for them ([`options`]).
+pub fn prepare(
+    given: &[String],
+    flags: &AnalysisFlags,
+) -> Result<(costline_ide::Options, Vec<String>), (u8, String)> {
+    let files = files(given, flags)?;
+    let options = options(flags, &files).map_err(|e| (1, e))?;
+    Ok((options, files))
 }
 
 /// What was read of the command line's files: the contents of the readable ones (path,
@@ -56,15 +102,15 @@ pub fn read(files: &[String]) -> Read {
 /// `--fail-on`, else 0.
 pub fn run(check: &CheckCommand) -> ExitCode {
     let args = &check.args;
-    let options = match options(args) {
+    let (options, files) = match prepare(&args.files, &args.analysis) {
         Ok(o) => o,
-        Err(e) => {
+        Err((code, e)) => {
             eprintln!("costline: {e}");
-            return ExitCode::from(1);
+            return ExitCode::from(code);
         }
     };
     // Read every file; unreadable ones are reported in place.
-    let (inputs, unreadable) = read(&args.files);
+    let (inputs, unreadable) = read(&files);
     let compiler = if check.ask_compiler {
         compiler_reports(&inputs, &options)
     } else {

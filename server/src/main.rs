@@ -7,10 +7,12 @@ mod child;
 mod compare;
 mod config;
 mod coverage;
+mod diff;
 mod lsp;
 mod machines;
 mod sarif;
 mod scratch;
+mod sources;
 mod stdout;
 mod text;
 mod train;
@@ -63,6 +65,10 @@ enum Command {
     },
     /// Measure this machine (operation costs, memory, MPI) into a machine model.
     Train(train::TrainArgs),
+    /// The change in predicted time, communication and wd per unit from BASE to HEAD
+    /// (each a `check --format json` report, a Fortran file or a directory of them),
+    /// for a pull-request comment.
+    Diff(diff::DiffArgs),
     /// Compare each DISTRIBUTE with its alternatives over problem sizes and processor
     /// counts: predicted times, crossing points, an SVG plot.
     Compare(compare::CompareArgs),
@@ -94,9 +100,17 @@ struct CheckCommand {
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Fortran sources (free form .f90/.F90/...; fixed form .f/.for/.F/...), analyzed together:
-    /// a module's constants reach every file that uses it.
-    #[arg(required = true)]
+    /// a module's constants reach every file that uses it. A directory stands for the
+    /// Fortran files under it (as git sees the tree: `.gitignore` is honoured). None:
+    /// the `sourceDirs` of the project's costline.toml (else its root).
     files: Vec<String>,
+    #[command(flatten)]
+    analysis: AnalysisFlags,
+}
+
+/// How to analyze: the flags `check`, `coverage` and `diff` share, over costline.toml.
+#[derive(clap::Args)]
+struct AnalysisFlags {
     /// Bind a program unknown, e.g. `--param N=1000` (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     params: Vec<(String, i64)>,
@@ -131,6 +145,11 @@ struct CheckArgs {
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
     include_dirs: Vec<std::path::PathBuf>,
+    /// Leave out the Fortran files of the directories given that match this
+    /// gitignore-style glob, relative to the project's root (repeatable; after
+    /// `exclude` in costline.toml).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    exclude: Vec<String>,
 }
 
 #[derive(clap::Args)]
@@ -219,6 +238,7 @@ fn run(cli: Cli) -> ExitCode {
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve { .. } => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Compare(args) => compare::run(&args),
         Command::Machines { format } => machines::list(format),
     }

@@ -204,3 +204,132 @@ fn fail_on_decides_the_exit_status() {
     let (_, _, code) = status(&["no-such.f90", "--fail-on", "warning"]);
     assert_eq!(code, 1);
 }
+
+/// A directory holding copies of fixtures, `edit` applied to the text of each.
+fn edited_copy(files: &[&str], edit: impl Fn(&str) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in files {
+        let text = std::fs::read_to_string(root().join(f)).unwrap();
+        let name = Path::new(f).file_name().unwrap();
+        std::fs::write(dir.path().join(name), edit(&text)).unwrap();
+    }
+    dir
+}
+
+/// The triangular update and its copy with (CYCLIC, *) instead of (BLOCK, *): the
+/// program is the one unit that changed, its time and wd fall (signed deltas, in
+/// text, Markdown and JSON), and `--max-increase` fails only the way back up.
+#[test]
+fn diff_reports_the_changed_units_with_signed_deltas() {
+    let fixture = "tests/fixtures/free/triangular_update.f90";
+    let copy = edited_copy(&[fixture], |t| t.replace("(BLOCK, *)", "(CYCLIC, *)"));
+    let edited = copy.path().join("triangular_update.f90");
+    let edited = edited.to_str().unwrap();
+    let (text, stderr, code) = costline(&["diff", fixture, edited]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        text.starts_with("costline diff: 1 unit changed; this change lowered the predicted time of `triangular` by "),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n~ program triangular  (triangular_update.f90:3)\n"),
+        "{text}"
+    );
+    let time_line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("time"))
+        .unwrap();
+    assert!(
+        time_line.contains(" → ") && time_line.contains("(−"),
+        "{time_line}"
+    );
+    let wd_line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("wd"))
+        .unwrap();
+    assert!(
+        wd_line.contains("0.288 → ") && wd_line.contains("(−0.28"),
+        "{wd_line}"
+    );
+
+    let (json, _, _) = costline(&["diff", fixture, edited, "--format", "json"]);
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["version"], 1);
+    let units = doc["units"].as_array().unwrap();
+    assert_eq!(units.len(), 1, "{doc}");
+    let u = &units[0];
+    assert_eq!(
+        (u["status"].as_str(), u["name"].as_str()),
+        (Some("changed"), Some("triangular"))
+    );
+    let (base, head) = (
+        u["base"]["time_s"].as_f64().unwrap(),
+        u["head"]["time_s"].as_f64().unwrap(),
+    );
+    let delta = u["delta"]["time_s"].as_f64().unwrap();
+    assert!(delta < 0.0 && (delta - (head - base)).abs() < 1e-15, "{u}");
+    let pct = u["delta"]["time_percent"].as_f64().unwrap();
+    assert!((pct - 100.0 * (head - base) / base).abs() < 1e-9, "{u}");
+    assert!(u["delta"]["wd"].as_f64().unwrap() < -0.2, "{u}");
+
+    let (md, _, _) = costline(&["diff", fixture, edited, "--format", "markdown"]);
+    assert!(md.starts_with("**costline**: 1 unit changed"), "{md}");
+    assert!(
+        md.contains("| `triangular` (program in triangular_update.f90:3) | "),
+        "{md}"
+    );
+
+    // Back from CYCLIC to BLOCK raises the time by more than 10 %: status 3.
+    assert_eq!(
+        costline(&["diff", fixture, edited, "--max-increase", "10"]).2,
+        0
+    );
+    let (_, stderr, code) = costline(&["diff", edited, fixture, "--max-increase", "10"]);
+    assert_eq!(code, 3);
+    assert!(stderr.contains("triangular +"), "{stderr}");
+}
+
+/// A report of `check --format json` as the base, a directory as the head: the Jacobi
+/// program with a larger grid (its module in the other file) changes, the module does
+/// not; a unit only in one side is added or removed.
+#[test]
+fn diff_takes_reports_and_directories() {
+    let files = [
+        "tests/fixtures/free/jacobi_hpf.f90",
+        "tests/fixtures/free/grid_params.f90",
+    ];
+    let (report, _, code) = costline(&["check", files[0], files[1], "--format", "json"]);
+    assert_eq!(code, 0);
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base.json");
+    std::fs::write(&base, report).unwrap();
+    let head = edited_copy(&files, |t| {
+        t.replace("n = 256", "n = 512").replace(
+            "end module grid_params",
+            "contains\n  subroutine extra\n  end subroutine extra\nend module grid_params",
+        )
+    });
+    let (json, stderr, code) = costline(&[
+        "diff",
+        base.to_str().unwrap(),
+        head.path().to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let shown: Vec<(&str, &str)> = doc["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["status"].as_str().unwrap(), u["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(shown, [("changed", "jacobi"), ("added", "extra")], "{doc}");
+    assert!(doc["units"][0]["delta"]["time_percent"].as_f64().unwrap() > 50.0);
+    // The same program on both sides: nothing changed.
+    let (text, _, _) = costline(&["diff", base.to_str().unwrap(), base.to_str().unwrap()]);
+    assert_eq!(text, "costline diff: 0 units changed\n");
+    let (_, stderr, code) = costline(&["diff", "no-such.json", base.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no-such.json"), "{stderr}");
+}

@@ -81,6 +81,11 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The paths of the workspace's files, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        self.db.paths()
+    }
+
     /// Hints at the end of the DO headers and assignments that end inside `range`
     /// (offsets into the file's text).
     pub fn inlay_hints(&self, path: &str, range: Span) -> Cancellable<Vec<InlayHint>> {

@@ -6,7 +6,9 @@
 //! those directories; default false) and `compiler` (the command and flags the program
 //! is built with, for what the compiler vectorizes) and `askCompiler` (the language
 //! server runs that compiler on the open documents in the background and takes its
-//! report of what it vectorizes; default true) from `costline.toml` at the workspace
+//! report of what it vectorizes; default true) and `sourceDirs` and `exclude` (where
+//! the project's Fortran files are, besides what `.gitignore` leaves out) from
+//! `costline.toml` at the workspace
 //! root and from the editor (initialization options, `workspace/configuration`), the
 //! editor's winning key by key. Bad values are reported and left out, never fatal. The language
 //! server and the command line (`file`: `costline.toml` under the flags) read them here.
@@ -40,6 +42,8 @@ pub struct Layer {
     pub fixed_line_length: Option<i64>,
     pub compiler: Option<String>,
     pub ask_compiler: Option<bool>,
+    pub source_dirs: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -88,6 +92,12 @@ pub struct Config {
     /// Whether the language server asks that compiler what it vectorizes (its report
     /// of each open document, in the background) rather than costline's rules alone.
     pub ask_compiler: bool,
+    /// The directories holding the project's sources, relative to the root (empty:
+    /// the root).
+    pub source_dirs: Vec<String>,
+    /// Gitignore-style globs of the paths (relative to the root) whose Fortran files
+    /// are not the project's.
+    pub exclude: Vec<String>,
 }
 
 impl Default for Config {
@@ -104,6 +114,8 @@ impl Default for Config {
             fixed_line_length: None,
             compiler: None,
             ask_compiler: true,
+            source_dirs: Vec::new(),
+            exclude: Vec::new(),
         }
     }
 }
@@ -160,6 +172,12 @@ impl Config {
             }
             if let Some(a) = l.ask_compiler {
                 c.ask_compiler = a;
+            }
+            if let Some(dirs) = &l.source_dirs {
+                c.source_dirs = dirs.clone();
+            }
+            if let Some(globs) = &l.exclude {
+                c.exclude = globs.clone();
             }
             if let Some(cmd) = &l.compiler {
                 if cmd.split_whitespace().next().is_some() {

@@ -8,9 +8,9 @@ use super::compiles::{Compiles, Key};
 use super::convert;
 use super::documents::{Documents, Encoding, Lines, path_of};
 use super::worker::{Change, Worker};
-use super::workspace;
 use crate::ask_compiler;
 use crate::config::{self, Config, Layer};
+use crate::sources;
 use costline_ide::Span;
 use costline_ide::files::read_source;
 use costline_ide::{Analysis, Cancellable};
@@ -77,6 +77,9 @@ struct State {
     capabilities: Capabilities,
     roots: Vec<PathBuf>,
     settings: Settings,
+    /// Whether the workspace's files were scanned (the first scan follows the first
+    /// settings; a change of `sourceDirs` or `exclude` scans again).
+    scanned: bool,
 }
 
 pub struct Backend {
@@ -114,6 +117,7 @@ impl Backend {
                 capabilities: Capabilities::default(),
                 roots: Vec::new(),
                 settings,
+                scanned: false,
             })),
             shut_down,
             edits: Arc::new(AtomicU64::new(0)),
@@ -125,7 +129,7 @@ impl Backend {
     /// The change that sets a document's text: a file that others include is analyzed
     /// where it is included, any other is analyzed on its own.
     fn set_text(path: String, bytes: Vec<u8>) -> Change {
-        if workspace::is_header(Path::new(&path)) {
+        if sources::is_header(Path::new(&path)) {
             Change::SetHeader { path, bytes }
         } else {
             Change::SetFile { path, bytes }
@@ -164,6 +168,29 @@ impl Backend {
         lock(&self.state).settings.config.clone()
     }
 
+    /// Where the workspace's sources are: per folder, its Fortran files less `exclude`
+    /// (`sourceDirs` name directories of the first folder). A bad glob is left out
+    /// (`apply_settings` says so).
+    fn scopes(&self) -> Vec<sources::Scope> {
+        let s = lock(&self.state);
+        let c = &s.settings.config;
+        s.roots
+            .iter()
+            .enumerate()
+            .filter_map(|(k, root)| {
+                let dirs: &[String] = if k == 0 { &c.source_dirs } else { &[] };
+                sources::Scope::new(root, dirs, &c.exclude)
+                    .or_else(|_| sources::Scope::new(root, dirs, &[]))
+                    .ok()
+            })
+            .collect()
+    }
+
+    /// Whether the Fortran file at `path` is one of the workspace's sources.
+    fn in_workspace(&self, path: &Path) -> bool {
+        self.scopes().iter().any(|s| s.admits(path))
+    }
+
     /// Runs `f` on a snapshot holding the document's latest text, on the blocking pool;
     /// `None` when the document is not open.
     async fn query<T: Send + 'static>(
@@ -197,7 +224,7 @@ impl Backend {
     /// Applies the merged settings (and says what was wrong with them); refreshes what
     /// the editor shows when they changed.
     async fn apply_settings(&self) {
-        let (changed, problems) = {
+        let (changed, rescan, problems) = {
             let mut s = lock(&self.state);
             let picked = Layer {
                 machine: s.settings.picked_machine.clone(),
@@ -217,6 +244,14 @@ impl Backend {
             }
             let changed =
                 config != s.settings.config || options.include_roots != s.settings.include_roots;
+            let rescan = s.scanned
+                && (config.source_dirs != s.settings.config.source_dirs
+                    || config.exclude != s.settings.config.exclude);
+            if let Some(root) = s.roots.first()
+                && let Err(e) = sources::Scope::new(root, &[], &config.exclude)
+            {
+                problems.push(format!("{e}; nothing is excluded"));
+            }
             s.settings.config = config.clone();
             s.settings.include_roots = options.include_roots.clone();
             s.settings.compiler_command = options.compiler_command();
@@ -235,7 +270,7 @@ impl Backend {
                     }
                 }
             }
-            (changed, problems)
+            (changed, rescan, problems)
         };
         for p in problems {
             self.client
@@ -246,6 +281,10 @@ impl Backend {
             self.refresh().await;
             // Another compiler command, or turned on: the open documents' reports.
             self.ask_compiler();
+        }
+        if rescan {
+            let this = self.clone_for_task();
+            tokio::spawn(async move { this.analyze_workspace().await });
         }
     }
 
@@ -389,7 +428,7 @@ impl Backend {
             return;
         };
         // Fortran sources only (a header is compiled where it is included).
-        if !on || !workspace::is_fortran(Path::new(&path)) {
+        if !on || !sources::is_fortran(Path::new(&path)) {
             return;
         }
         let key = Key::new(&path, &bytes, &command, &include_dirs);
@@ -436,10 +475,12 @@ impl Backend {
     }
 
     /// Reads the workspace's Fortran files into the analysis and analyzes them all,
-    /// reporting progress; the editor's open documents keep the editor's text.
+    /// reporting progress; the editor's open documents keep the editor's text. Files
+    /// analyzed before that the scan no longer finds (a changed `exclude`) leave.
     async fn analyze_workspace(&self) {
-        let roots = lock(&self.state).roots.clone();
-        if roots.is_empty() {
+        let scopes = self.scopes();
+        lock(&self.state).scanned = true;
+        if scopes.is_empty() {
             return;
         }
         let caps = self.capabilities();
@@ -463,9 +504,9 @@ impl Backend {
             None
         };
         let found = on_blocking_pool(move || {
-            Ok(roots
+            Ok(scopes
                 .iter()
-                .map(|r| workspace::fortran_files(r))
+                .map(sources::Scope::fortran_files)
                 .collect::<Vec<_>>())
         })
         .await
@@ -476,13 +517,23 @@ impl Backend {
                 self.client
                     .show_message(
                         MessageType::WARNING,
-                        format!("costline: more than {} Fortran files in the workspace; the first {} are analyzed", workspace::MAX_FILES, workspace::MAX_FILES),
+                        format!("costline: more than {} Fortran files in the workspace; the first {} are analyzed", sources::MAX_FILES, sources::MAX_FILES),
                     )
                     .await;
             }
             paths.extend(files);
         }
         let open: Vec<String> = lock(&self.docs).uris().iter().map(path_of).collect();
+        let worker = self.worker.clone();
+        let known = on_blocking_pool(move || Ok(worker.snapshot(worker.sent()).paths()))
+            .await
+            .unwrap_or_default();
+        for path in known {
+            let kept = paths.iter().any(|p| p.as_os_str() == path.as_str());
+            if !kept && !open.contains(&path) {
+                self.worker.send(Change::RemoveFile { path });
+            }
+        }
         let publish = !caps.pull_diagnostics;
         // The text of each file read, kept to place its diagnostics when they are pushed.
         let mut texts = Vec::with_capacity(paths.len());
@@ -557,7 +608,7 @@ impl Backend {
             });
         }
         if caps.watch_registration {
-            let watchers = ["**/costline.toml", workspace::WATCHED]
+            let watchers = ["**/costline.toml", sources::WATCHED]
                 .iter()
                 .map(|g| FileSystemWatcher {
                     glob_pattern: GlobPattern::String(g.to_string()),
@@ -827,12 +878,7 @@ impl LanguageServer for Backend {
         lock(&self.docs).close(&uri);
         let path = path_of(&uri);
         // A file of the workspace goes back to what is on disk; another leaves.
-        let on_disk = Path::new(&path).is_file()
-            && workspace::is_fortran(Path::new(&path))
-            && lock(&self.state)
-                .roots
-                .iter()
-                .any(|r| Path::new(&path).starts_with(r));
+        let on_disk = Path::new(&path).is_file() && self.in_workspace(Path::new(&path));
         match read_source(Path::new(&path)) {
             Ok(bytes) if on_disk => {
                 self.worker.send(Change::SetFile { path, bytes });
@@ -878,12 +924,15 @@ impl LanguageServer for Backend {
             if open.contains(&path) {
                 continue;
             }
-            if !workspace::is_fortran(Path::new(&path)) {
+            if !sources::is_fortran(Path::new(&path)) {
                 self.worker.send(Change::Reload { path });
                 continue;
             }
             match read_source(Path::new(&path)) {
-                Ok(bytes) if change.typ != FileChangeType::DELETED => {
+                Ok(bytes)
+                    if change.typ != FileChangeType::DELETED
+                        && self.in_workspace(Path::new(&path)) =>
+                {
                     self.worker.send(Change::SetFile { path, bytes });
                 }
                 _ => {
