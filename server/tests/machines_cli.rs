@@ -56,7 +56,10 @@ fn the_models_are_listed_as_json_for_scripts_and_editors() {
     assert_eq!(listing["version"], 1);
     assert_eq!(listing["default"], "ib-hdr");
     let machines = listing["machines"].as_array().expect("machines");
-    let names: Vec<&str> = machines.iter().map(|m| m["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = machines
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["ib-hdr", "eth-25g", "multicore", "ipsc860"]);
     let defaults: Vec<&str> = machines
         .iter()
@@ -69,7 +72,10 @@ fn the_models_are_listed_as_json_for_scripts_and_editors() {
         assert_eq!(m["source"], "shipped");
         let description = m["description"].as_str().expect("a description");
         let provenance = m["provenance"].as_str().expect("a provenance");
-        assert!(text.contains(description) && text.contains(provenance), "{m}");
+        assert!(
+            text.contains(description) && text.contains(provenance),
+            "{m}"
+        );
     }
     // The keys in the order the contract lists them, not alphabetically.
     let raw = String::from_utf8(out.stdout).unwrap();
@@ -117,8 +123,14 @@ fn a_malformed_machine_file_names_path_line_and_key() {
         .find(|m| m["name"] == "bad")
         .expect("the bad model is listed");
     assert!(
-        bad["error"].as_str().unwrap().contains("processor.ops.mul_f64")
-            && bad["source"].as_str().unwrap().ends_with("machines/bad.toml")
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("processor.ops.mul_f64")
+            && bad["source"]
+                .as_str()
+                .unwrap()
+                .ends_with("machines/bad.toml")
             && bad.get("description").is_none(),
         "{bad}"
     );
