@@ -27,6 +27,7 @@ pub fn options(args: &AnalysisFlags, files: &[String]) -> Result<costline_ide::O
         files,
         include_anywhere: args.include_anywhere,
         compiler: args.compiler.as_deref(),
+        defines: &args.defines,
     })
 }
 

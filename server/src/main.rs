@@ -145,6 +145,10 @@ struct AnalysisFlags {
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
     include_dirs: Vec<std::path::PathBuf>,
+    /// Define a macro for the preprocessor's conditionals (`#if`, `#ifdef`), as `-D`
+    /// does for cpp (repeatable; value 1 when absent; over `defines` in costline.toml).
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = config::parse_define)]
+    defines: Vec<(String, String)>,
     /// Leave out the Fortran files of the directories given that match this
     /// gitignore-style glob, relative to the project's root (repeatable; after
     /// `exclude` in costline.toml).

@@ -8,6 +8,7 @@ mod lsp_client;
 
 use lsp_client::{Client, capabilities};
 use serde_json::{Value, json};
+use std::path::Path;
 
 const URI: &str = "file:///virtual/triangular.f90";
 
@@ -462,6 +463,96 @@ fn settings_from_the_editor_and_costline_toml_bind_the_unknowns() {
         .filter(|(m, _)| m == "workspace/inlayHint/refresh")
         .count();
     assert!(refreshes >= 3, "{:?}", c.server_requests);
+    assert_eq!(c.shutdown(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// `defines` choose the branches of the preprocessor's conditionals: costline.toml's
+/// at first (n = 1024, CYCLIC), then the editor's, which replace them (n = 64,
+/// BLOCK: an imbalance warning appears); the hints follow each change.
+#[test]
+fn defines_from_the_settings_choose_the_preprocessed_branches() {
+    let root = std::env::temp_dir().join(format!("costline-lsp-defines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("costline.toml"),
+        "[defines]\nBIG = 1\nCYCLIC = true\n",
+    )
+    .unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/free/cpp_branches.F90");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let path = root.join("cpp_branches.F90");
+    std::fs::write(&path, &text).unwrap();
+    let uri = format!("file://{}", path.display());
+
+    let mut c = Client::start(&[]);
+    c.initialize(
+        capabilities(&["utf-16"], true),
+        Some(&root.display().to_string()),
+    );
+    c.open(&uri, &text);
+    let answer = |c: &mut Client, method: &str, params: Value| {
+        let response = c.request(method, params);
+        match response["error"]["code"].as_i64() {
+            Some(-32801) => None,
+            Some(_) => panic!("{method} failed: {response}"),
+            None => Some(response["result"].clone()),
+        }
+    };
+    let hint_of_the_assignment = |c: &mut Client| {
+        answer(
+            c,
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": whole(&text)}),
+        )
+        .map(|h| render_hints(&text, &h, true))
+        .and_then(|r| {
+            r.lines()
+                .find(|l| l.contains("a(i, j) = 1.0"))
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+    };
+    let imbalance = |c: &mut Client| {
+        answer(
+            c,
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .is_some_and(|r| {
+            r["items"]
+                .as_array()
+                .is_some_and(|items| items.iter().any(|d| d["code"] == "imbalance"))
+        })
+    };
+    eventually(&mut c, "costline.toml's defines: n = 1024, CYCLIC", |c| {
+        hint_of_the_assignment(c).contains("⟨×5.2e5 · wd 0.00")
+    });
+    assert!(!imbalance(&mut c));
+    c.settings = json!({"defines": {"NP": "8"}});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    eventually(&mut c, "the editor's defines: n = 64, BLOCK over 8", |c| {
+        hint_of_the_assignment(c).contains("⟨×2080 · wd ")
+    });
+    eventually(&mut c, "the imbalance of (BLOCK, *)", |c| imbalance(c));
+    let hover = answer(
+        &mut c,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 26, "character": 8}}),
+    )
+    .unwrap();
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("over 8 processors"),
+        "{hover}"
+    );
     assert_eq!(c.shutdown(), 0);
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -44,6 +44,10 @@ pub struct CompareArgs {
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
     include_dirs: Vec<std::path::PathBuf>,
+    /// Define a macro for the preprocessor's conditionals, as `-D` does for cpp
+    /// (repeatable; value 1 when absent).
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = crate::config::parse_define)]
+    defines: Vec<(String, String)>,
 }
 
 pub fn run(args: &CompareArgs) -> ExitCode {
@@ -79,6 +83,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         files: &args.files,
         include_anywhere: false,
         compiler: None,
+        defines: &args.defines,
     }) {
         Ok(o) => o,
         Err(e) => {

@@ -3,7 +3,8 @@
 //! the keys the server reads from the workspace's (DESIGN.md section 7, and `include`).
 //! The flags win key by key: `--machine` over `machine`, `--param` over `params`,
 //! `--imbalance-threshold` over `imbalanceThreshold`, `--finding-share` over
-//! `findingShare`, `--fixed-line-length` over `fixedLineLength`; `--include` directories are
+//! `findingShare`, `--fixed-line-length` over `fixedLineLength`, `--define` over `defines`
+//! name by name; `--include` directories are
 //! searched before the file's `include` ones. Paths in the file are relative to its
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
@@ -28,6 +29,8 @@ pub struct Flags<'a> {
     pub include_anywhere: bool,
     /// `--compiler "gfortran -O3"`: the command and flags the program is built with.
     pub compiler: Option<&'a str>,
+    /// `--define NAME[=VALUE]`: macros for the preprocessor, over `defines`.
+    pub defines: &'a [(String, String)],
 }
 
 /// The nearest `costline.toml` from `dir` up.
@@ -99,6 +102,7 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     if let Some(c) = flags.compiler.filter(|c| !c.trim().is_empty()) {
         options.compiler = Some(c.trim().to_string());
     }
+    options.defines.extend(flags.defines.iter().cloned());
     // INCLUDE reads under the project's root, the current directory and the
     // directories of the files given.
     if flags.include_anywhere {
