@@ -557,6 +557,73 @@ fn defines_from_the_settings_choose_the_preprocessed_branches() {
     std::fs::remove_dir_all(&root).unwrap();
 }
 
+/// `costline.compare` compares the document as the editor has it (an unsaved edit of
+/// its DISTRIBUTE included), with the module it uses from another file of the
+/// workspace, which the server finds itself: the versioned report, its text and the
+/// plot.
+#[test]
+fn the_compare_command_compares_the_documents_program() {
+    let root = std::env::temp_dir().join(format!("costline-lsp-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/free");
+    for f in ["jacobi_hpf.f90", "grid_params.f90", "triangular_update.f90"] {
+        std::fs::copy(fixtures.join(f), root.join(f)).unwrap();
+    }
+    let path = root.join("jacobi_hpf.f90");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("DISTRIBUTE t(BLOCK, *)", "DISTRIBUTE t(CYCLIC, *)");
+    assert!(
+        text.contains("t(CYCLIC, *)"),
+        "the fixture's directive moved"
+    );
+    let uri = format!("file://{}", path.display());
+    let mut c = Client::start(&[]);
+    c.initialize(
+        capabilities(&["utf-16"], true),
+        Some(&root.display().to_string()),
+    );
+    c.open(&uri, &text);
+    let result = c.result(
+        "workspace/executeCommand",
+        json!({"command": "costline.compare", "arguments": [
+            {"uri": uri, "params": ["n=64..256"], "procs": "2..8", "top": 2}
+        ]}),
+    );
+    let report = &result["report"];
+    assert_eq!(report["version"], 1, "{result}");
+    let comparisons = report["comparisons"].as_array().unwrap();
+    // The document's DISTRIBUTE only (the triangular update's is not compared), as
+    // edited, its size from the module of the other file.
+    assert_eq!(comparisons.len(), 1, "{report}");
+    assert_eq!(comparisons[0]["path"], path.display().to_string());
+    assert_eq!(
+        comparisons[0]["directive"],
+        "!HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: t"
+    );
+    assert_eq!(comparisons[0]["param"], "n");
+    assert_eq!(comparisons[0]["procs"], json!([2, 4, 8]));
+    assert!(
+        result["text"]
+            .as_str()
+            .unwrap()
+            .contains("DISTRIBUTE (CYCLIC, *) ONTO pr :: t"),
+        "{result}"
+    );
+    assert!(
+        result["svg"].as_str().unwrap().starts_with("<svg"),
+        "{result}"
+    );
+    let bad = c.request(
+        "workspace/executeCommand",
+        json!({"command": "costline.compare", "arguments": [{"uri": uri, "params": ["n=1..2", "m=1..3"]}]}),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
+    assert_eq!(c.shutdown(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
 /// The seconds in the first `≈ …` of a hint label (`×64 · ≈ 1.2 µs`).
 fn predicted(label: &str) -> f64 {
     let t = label.split("≈ ").nth(1).expect("a predicted time");

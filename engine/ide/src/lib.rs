@@ -24,6 +24,7 @@ pub mod label;
 mod lenses;
 mod mpi_hover;
 mod program_alternatives;
+mod program_files;
 pub mod report;
 mod time_hover;
 

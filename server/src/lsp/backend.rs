@@ -41,6 +41,13 @@ async fn ask<T>(request: impl std::future::Future<Output = Result<T>>) -> Result
 /// The command that switches the machine model (argument: its name or path).
 pub const SELECT_MACHINE: &str = "costline.selectMachine";
 
+/// The command that compares a document's distributions (`costline compare` on the
+/// file and the workspace files defining the modules it uses, as the editor has them).
+/// Argument: `{"uri", "params": ["n=16..1024", ...], "procs": "4..64", "top": 4}`;
+/// result: `{"report": <compare --format json>, "text": <its text>, "svg": <the plot>}`,
+/// or `null` when the file has no DISTRIBUTE with formats.
+pub const COMPARE: &str = "costline.compare";
+
 /// What the client can do, from `initialize`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Capabilities {
@@ -66,6 +73,8 @@ struct Settings {
     picked_machine: Option<String>,
     /// Where INCLUDE may read, as last sent to the analysis (it follows the roots).
     include_roots: Option<Vec<PathBuf>>,
+    /// The analysis options in force (what `costline.compare` analyzes with).
+    options: costline_ide::Options,
     /// The compiler command and flags in force, and the include directories: what the
     /// open documents are compiled with (`askCompiler`).
     compiler_command: String,
@@ -255,6 +264,7 @@ impl Backend {
             s.settings.config = config.clone();
             s.settings.include_roots = options.include_roots.clone();
             s.settings.compiler_command = options.compiler_command();
+            s.settings.options = options.clone();
             s.settings.include_dirs = options.include_dirs.clone();
             problems.extend(problem);
             // Sent while the state is held: two settings changes handled at once reach
@@ -660,6 +670,68 @@ impl Backend {
         Ok(Value::Array(list))
     }
 
+    /// `costline.compare` (see [`COMPARE`]): the document's program as the analysis
+    /// has it, compared on the blocking pool under the settings in force.
+    async fn compare(&self, argument: Option<&Value>) -> Result<Option<LSPAny>> {
+        #[derive(serde::Deserialize)]
+        struct Arguments {
+            uri: Uri,
+            #[serde(default)]
+            params: Vec<String>,
+            #[serde(default)]
+            procs: Option<String>,
+            #[serde(default)]
+            top: Option<usize>,
+        }
+        let invalid = |e: String| Error::invalid_params(format!("costline.compare: {e}"));
+        let args: Arguments = argument
+            .cloned()
+            .ok_or_else(|| invalid("takes {\"uri\", \"params\", \"procs\", \"top\"}".into()))
+            .and_then(|v| serde_json::from_value(v).map_err(|e| invalid(e.to_string())))?;
+        let params = args
+            .params
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| crate::compare::parse_param(p))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(invalid)?;
+        let procs = args
+            .procs
+            .as_deref()
+            .filter(|p| !p.trim().is_empty())
+            .map(crate::compare::parse_procs)
+            .transpose()
+            .map_err(invalid)?;
+        let path = path_of(&args.uri);
+        let options = lock(&self.state).settings.options.clone();
+        let worker = self.worker.clone();
+        let revision = self.worker.sent();
+        let rendered = on_blocking_pool(move || {
+            let files = worker.snapshot(revision).program_files(&path)?;
+            if files.is_empty() {
+                return Ok(Err(format!(
+                    "{path} is not a Fortran file of the workspace"
+                )));
+            }
+            let request = crate::compare::Request {
+                params: &params,
+                procs,
+                top: args.top.unwrap_or(4),
+                only: Some(path),
+            };
+            Ok(crate::compare::rendered(&files, options, &request))
+        })
+        .await?
+        .map_err(invalid)?;
+        Ok(rendered.map(|r| {
+            serde_json::json!({
+                "report": serde_json::from_str::<Value>(&r.json).unwrap_or(Value::Null),
+                "text": r.text,
+                "svg": r.svg,
+            })
+        }))
+    }
+
     /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
     /// pool) or in the handler itself, for the tests that check the server survives
     /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
@@ -793,7 +865,7 @@ impl LanguageServer for Backend {
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![SELECT_MACHINE.into()],
+                    commands: vec![SELECT_MACHINE.into(), COMPARE.into()],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
@@ -1001,6 +1073,7 @@ impl LanguageServer for Backend {
                 let current = lock(&self.state).settings.config.machine.clone();
                 Ok(current.map(Value::String))
             }
+            COMPARE => self.compare(p.arguments.first()).await,
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }
