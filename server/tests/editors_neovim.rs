@@ -1,7 +1,9 @@
 //! The Neovim plugin (editors/neovim) in a real headless Neovim with the built server:
 //! editors/neovim/test/editor_test.lua opens the shipped HPF examples and checks, through
 //! Neovim's own LSP client, diagnostics, inlay hints, code lenses, hover, a code action
-//! applied, hints after an edit and the plugin's commands.
+//! applied, hints after an edit and the plugin's commands; runtime_test.lua starts the
+//! server with `vim.lsp.enable('costline')` alone (the plugin on the runtimepath, no
+//! setup), on an `.hpf` file, and runs `:checkhealth costline`.
 //!
 //! The negative runs put editors/neovim/test/lsp_proxy.py between Neovim and the server,
 //! dropping one surface each: the editor test must then fail, naming that surface.
@@ -100,6 +102,54 @@ fn run_editor_test(drop: Option<&str>, wait_ms: u32) -> Run {
         passed: out.status.success(),
         output,
     }
+}
+
+/// The plugin on the runtimepath before startup and the server on $PATH: no `setup()`,
+/// only `vim.lsp.enable('costline')`.
+#[test]
+fn vim_lsp_enable_alone_starts_the_server_and_checkhealth_reports() {
+    let nvim = nvim();
+    let home =
+        std::env::temp_dir().join(format!("costline-nvim-home-{}-runtime", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_costline")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin_dir.to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let out = Command::new(nvim)
+        .args(["--headless", "--clean", "--cmd"])
+        .arg(format!(
+            "set rtp^={}",
+            repo().join("editors/neovim").display()
+        ))
+        .arg("-l")
+        .arg(repo().join("editors/neovim/test/runtime_test.lua"))
+        .env("PATH", path)
+        .env("COSTLINE_TEST_WAIT_MS", "60000")
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_STATE_HOME", home.join("state"))
+        .env("XDG_CACHE_HOME", home.join("cache"))
+        .current_dir(repo())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", nvim.display()));
+    let output = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("--- runtime test, {} ---\n{output}", out.status);
+    let _ = std::fs::remove_dir_all(&home);
+    assert!(out.status.success(), "the runtime test failed:\n{output}");
+    for check in ["filetype", "enable", "checkhealth"] {
+        assert!(
+            output.contains(&format!("ok [{check}]")),
+            "no check of {check} passed:\n{output}"
+        );
+    }
+    assert!(output.contains("all runtime checks passed"));
 }
 
 #[test]
