@@ -12,16 +12,20 @@
 //! compile alone (a module no `.mod` provides, an unknown flag) gets its first error
 //! instead of a report: costline's rules answer for it.
 
+use crate::child::{self, Ended};
 use costline_ide::compiler_report::{Report, first_error};
 use costline_ide::{CompilerOutput, content_hash};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How long one compile may take before it is killed.
+/// How long one compile may take before it is stopped...
 pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// ...and how long it then has to end on SIGTERM before its group is killed.
+const GRACE: Duration = Duration::from_millis(500);
 
 /// Whether `command`'s program (its first word) can be run: a path to a file, or a
 /// name found in a directory of `PATH`.
@@ -65,10 +69,7 @@ fn compile(
 ) -> Result<Report, String> {
     let mut words = command.split_whitespace();
     let program = words.next().ok_or("no compiler command")?;
-    let dir = tempfile::Builder::new()
-        .prefix("costline-cc-")
-        .tempdir()
-        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    let dir = crate::scratch::private_dir("costline-cc-")?;
     let name: OsString = path
         .file_name()
         .map_or_else(|| "source.f90".into(), OsString::from);
@@ -117,45 +118,25 @@ fn compile(
     Ok(Report::parse(&text, &name.to_string_lossy()))
 }
 
-/// Runs `cmd` (in a process group of its own, stderr into a file in `dir`) for at most
-/// `limit`; then its whole group (the driver and the compiler proper it started) is
-/// killed. Whether it succeeded, and what it wrote on stderr.
+/// Runs `cmd` (stderr into a file in `dir`) for at most `limit`; past it, its whole
+/// process group (the driver and the compiler proper it started) is stopped
+/// ([`child::run_with_limit`]). Whether it succeeded, and what it wrote on stderr.
 fn run(mut cmd: Command, dir: &Path, limit: Duration) -> Result<(bool, String), String> {
-    use std::os::unix::process::CommandExt;
     let shown = format!("{:?}", cmd.get_program());
     let err_path = dir.join("stderr.txt");
     let err = std::fs::File::create(&err_path)
         .map_err(|e| format!("cannot write {}: {e}", err_path.display()))?;
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(err))
-        .process_group(0);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(10)),
-            Ok(None) => {
-                // The group's id is the child's: kill every process in it.
-                let _ = Command::new("kill")
-                    .args(["-s", "KILL", "--", &format!("-{}", child.id())])
-                    .stderr(Stdio::null())
-                    .status();
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "{shown} did not finish within {} s and was stopped",
-                    limit.as_secs()
-                ));
-            }
-            Err(e) => return Err(format!("waiting for {shown}: {e}")),
+    cmd.stdout(Stdio::null()).stderr(Stdio::from(err));
+    match child::run_with_limit(cmd, limit, GRACE)? {
+        Ended::Exited(status) => {
+            let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+            Ok((status.success(), stderr))
         }
-    };
-    let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
-    Ok((status.success(), stderr))
+        Ended::Stopped => Err(format!(
+            "{shown} did not finish within {} s and was stopped",
+            limit.as_secs()
+        )),
+    }
 }
 
 /// What `command` says about each of `inputs` (path, text), compiled in order with one
@@ -167,10 +148,7 @@ pub fn ask_all(
     inputs: &[(String, Vec<u8>)],
     include_dirs: &[PathBuf],
 ) -> Result<BTreeMap<String, CompilerOutput>, String> {
-    let modules = tempfile::Builder::new()
-        .prefix("costline-mod-")
-        .tempdir()
-        .map_err(|e| format!("cannot make a temporary directory: {e}"))?;
+    let modules = crate::scratch::private_dir("costline-mod-")?;
     let mut out = BTreeMap::new();
     let mut pending: Vec<&(String, Vec<u8>)> = inputs.iter().collect();
     loop {
@@ -213,31 +191,14 @@ mod tests {
     }
 
     #[test]
-    fn a_compile_past_its_limit_is_stopped_with_its_children() {
+    fn a_compile_past_its_limit_is_an_error_and_a_failure_gives_its_stderr() {
         let dir = tempfile::tempdir().unwrap();
-        // A driver that starts a child and waits for it, as gfortran waits for f951.
-        let mut cmd = Command::new("sh");
-        cmd.args(["-c", "sleep 30 & echo $! > child; wait"])
-            .current_dir(dir.path());
-        let start = Instant::now();
-        let e = run(cmd, dir.path(), Duration::from_millis(300)).unwrap_err();
+        let mut cmd = Command::new("sleep");
+        cmd.arg("30");
+        let start = std::time::Instant::now();
+        let e = run(cmd, dir.path(), Duration::from_millis(200)).unwrap_err();
         assert!(e.contains("did not finish within"), "{e}");
         assert!(start.elapsed() < Duration::from_secs(5));
-        // The child is gone too (or a zombie waiting for init).
-        let child = std::fs::read_to_string(dir.path().join("child")).unwrap();
-        let stat = format!("/proc/{}/stat", child.trim());
-        let alive = || {
-            std::fs::read_to_string(&stat).is_ok_and(|s| {
-                s.rsplit(')')
-                    .next()
-                    .is_some_and(|r| !r.trim_start().starts_with('Z'))
-            })
-        };
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while alive() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert!(!alive(), "the compiler's child {} still runs", child.trim());
         let mut cmd = Command::new("sh");
         cmd.args(["-c", "echo 'Error: bad' >&2; exit 1"]);
         assert_eq!(

@@ -19,33 +19,33 @@ struct CoverageReport<'a> {
     coverage: &'a Coverage,
 }
 
-pub fn run(args: &CheckArgs) -> ExitCode {
-    let options = match crate::check::options(args) {
+pub fn run(args: &CheckArgs, format: Format) -> ExitCode {
+    let (options, files) = match crate::check::prepare(&args.files, &args.analysis) {
         Ok(o) => o,
-        Err(e) => {
+        Err((code, e)) => {
             eprintln!("costline: {e}");
-            return ExitCode::from(1);
+            return ExitCode::from(code);
         }
     };
-    let (inputs, unreadable) = crate::check::read(&args.files);
+    let (inputs, unreadable) = crate::check::read(&files);
     for failed in unreadable.values() {
         for d in &failed.diagnostics {
             eprintln!("{}: error[{}]: {}", failed.path, d.code, d.message);
         }
     }
     let c = coverage(&inputs, &options);
-    let out = match args.format {
+    let out = match format {
         Format::Json => {
             let report = CoverageReport {
                 version: 1,
                 machine: &options.machine.name,
                 params: &options.bindings,
-                files: &args.files,
+                files: &files,
                 coverage: &c,
             };
             serde_json::to_string_pretty(&report).expect("the coverage serializes") + "\n"
         }
-        Format::Text => render(&c, args.files.len()),
+        Format::Text => render(&c, files.len()),
     };
     crate::stdout::write(&out);
     if unreadable.is_empty() {

@@ -3,11 +3,16 @@
 
 mod ask_compiler;
 mod check;
+mod child;
 mod compare;
 mod config;
 mod coverage;
+mod diff;
 mod lsp;
 mod machines;
+mod sarif;
+mod scratch;
+mod sources;
 mod stdout;
 mod text;
 mod train;
@@ -44,7 +49,7 @@ enum Command {
     /// How much of the program the files make up costline understood: statements read
     /// and counted, work vectors, communication records, MPI calls priced, complete
     /// units.
-    Coverage(CheckArgs),
+    Coverage(CoverageCommand),
     /// Run the language server on stdin/stdout (for editors).
     Serve {
         /// Accepted and ignored: stdio is the only transport (language clients such as
@@ -53,9 +58,17 @@ enum Command {
         stdio: bool,
     },
     /// List the machine models: the shipped ones and those in the machine directories.
-    Machines,
+    Machines {
+        /// Output format (`json`: versioned, for scripts and editors).
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Measure this machine (operation costs, memory, MPI) into a machine model.
     Train(train::TrainArgs),
+    /// The change in predicted time, communication and wd per unit from BASE to HEAD
+    /// (each a `check --format json` report, a Fortran file or a directory of them),
+    /// for a pull-request comment.
+    Diff(diff::DiffArgs),
     /// Compare each DISTRIBUTE with its alternatives over problem sizes and processor
     /// counts: predicted times, crossing points, an SVG plot.
     Compare(compare::CompareArgs),
@@ -65,6 +78,15 @@ enum Command {
 struct CheckCommand {
     #[command(flatten)]
     args: CheckArgs,
+    /// Output format: the report as text, as JSON (DESIGN.md section 5) or as SARIF
+    /// 2.1.0 (the findings, for code-scanning dashboards).
+    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
+    format: CheckFormat,
+    /// Exit with status 3 when a finding is of this severity or above (`error`,
+    /// `warning`, `info`, `hint`) or has this code (`imbalance`, ...): for CI
+    /// (repeatable, or comma-separated).
+    #[arg(long = "fail-on", value_name = "SEVERITY|CODE", value_delimiter = ',', value_parser = check::FailOn::parse)]
+    fail_on: Vec<check::FailOn>,
     /// Run the compiler (`--compiler`, else gfortran with the machine model's training
     /// flags) on each file first and take which loops it vectorizes, and how wide, from
     /// its own report (gfortran's -fopt-info-vec-all) instead of costline's model of
@@ -78,15 +100,20 @@ struct CheckCommand {
 #[derive(clap::Args)]
 struct CheckArgs {
     /// Fortran sources (free form .f90/.F90/...; fixed form .f/.for/.F/...), analyzed together:
-    /// a module's constants reach every file that uses it.
-    #[arg(required = true)]
+    /// a module's constants reach every file that uses it. A directory stands for the
+    /// Fortran files under it (as git sees the tree: `.gitignore` is honoured). None:
+    /// the `sourceDirs` of the project's costline.toml (else its root).
     files: Vec<String>,
+    #[command(flatten)]
+    analysis: AnalysisFlags,
+}
+
+/// How to analyze: the flags `check`, `coverage` and `diff` share, over costline.toml.
+#[derive(clap::Args)]
+struct AnalysisFlags {
     /// Bind a program unknown, e.g. `--param N=1000` (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
     params: Vec<(String, i64)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
     /// The machine model to price times on: a shipped or installed model's name (see
     /// `costline machines`) or the path of a machine file.
     #[arg(long, value_name = "NAME|PATH")]
@@ -118,12 +145,39 @@ struct CheckArgs {
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
     include_dirs: Vec<std::path::PathBuf>,
+    /// Define a macro for the preprocessor's conditionals (`#if`, `#ifdef`), as `-D`
+    /// does for cpp (repeatable; value 1 when absent; over `defines` in costline.toml).
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = config::parse_define)]
+    defines: Vec<(String, String)>,
+    /// Leave out the Fortran files of the directories given that match this
+    /// gitignore-style glob, relative to the project's root (repeatable; after
+    /// `exclude` in costline.toml).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    exclude: Vec<String>,
 }
 
+#[derive(clap::Args)]
+struct CoverageCommand {
+    #[command(flatten)]
+    args: CheckArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// The output formats of `coverage`, `compare` and `machines`.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
+}
+
+/// The output formats of `check`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum CheckFormat {
+    Text,
+    Json,
+    Sarif,
 }
 
 /// `NAME=VALUE` with an integer value; names are case-insensitive like Fortran's.
@@ -183,12 +237,13 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> ExitCode {
     match cli.command {
-        Command::Check(check) => check::run(&check.args, check.ask_compiler),
-        Command::Coverage(args) => coverage::run(&args),
+        Command::Check(check) => check::run(&check),
+        Command::Coverage(c) => coverage::run(&c.args, c.format),
         // Exit at once: the runtime's stdin reader would otherwise keep the process.
         Command::Serve { .. } => std::process::exit(lsp::serve()),
         Command::Train(args) => train::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Compare(args) => compare::run(&args),
-        Command::Machines => machines::list(),
+        Command::Machines { format } => machines::list(format),
     }
 }

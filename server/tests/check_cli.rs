@@ -327,6 +327,81 @@ fn binary_garbage_empty_files_and_bad_encodings() {
     snapshot("latin1", &["tests/fixtures/malformed/latin1.f90"], 0);
 }
 
+/// The branches cpp would take are analyzed: `--define` (and `defines` in
+/// costline.toml, under the flags) choose the problem size, the processor count and the
+/// distribution of `cpp_branches.F90`.
+#[test]
+fn preprocessor_conditionals_take_the_branches_the_defines_choose() {
+    let fixture = "tests/fixtures/free/cpp_branches.F90";
+    let figures = |args: &[&str], dir: Option<&Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_costline"));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        cmd.arg("check")
+            .arg(root.join(fixture))
+            .args(args)
+            .args(["--format", "json"])
+            .current_dir(dir.unwrap_or(root));
+        let out = cmd.output().expect("costline runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let unit = &report["files"][0]["units"][0];
+        let assignment = unit["statements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["text"] == "a(i, j) = 1.0")
+            .expect("the assignment")
+            .clone();
+        let directives: Vec<String> = unit["directives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["text"].as_str().unwrap().to_string())
+            .collect();
+        (
+            assignment["metrics"]["freq"].as_i64().unwrap(),
+            unit["processors"].as_i64().unwrap(),
+            directives,
+        )
+    };
+    assert_eq!(
+        figures(&[], None),
+        (
+            2080,
+            4,
+            vec![
+                "PROCESSORS pr(4)".to_string(),
+                "DISTRIBUTE (BLOCK, *) ONTO pr :: a".to_string()
+            ]
+        )
+    );
+    let (freq, procs, directives) =
+        figures(&["-D", "BIG", "--define", "CYCLIC", "-D", "NP=8"], None);
+    assert_eq!((freq, procs), (1024 * 1025 / 2, 8));
+    assert_eq!(directives[1], "DISTRIBUTE (CYCLIC, *) ONTO pr :: a");
+    // SMALL wins over BIG (`defined(BIG) && !defined(SMALL)`); NP=4 is not >= 8.
+    assert_eq!(
+        figures(&["-D", "BIG", "-D", "SMALL", "-D", "NP=4"], None).0,
+        2080
+    );
+    // costline.toml's defines, a flag over one of them.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("costline.toml"),
+        "defines = [\"BIG\", \"NP=8\"]\n",
+    )
+    .unwrap();
+    assert_eq!(figures(&[], Some(dir.path())).0, 524800);
+    assert_eq!(figures(&["-D", "NP=2"], Some(dir.path())).1, 4);
+    let (_, code) = check(&[fixture, "-D", "1BAD"]);
+    assert_eq!(code, 2, "a bad macro name is a usage error");
+}
+
 #[test]
 fn preprocessor_lines_are_skipped_with_a_note() {
     snapshot(

@@ -38,7 +38,14 @@ fn compare_json_carries_the_grid_the_times_and_the_crossings_of_the_text_report(
     let text = compare(&ARGS);
     let mut json_args = ARGS.to_vec();
     json_args.extend(["--format", "json"]);
-    let doc: serde_json::Value = serde_json::from_str(&compare(&json_args)).expect("valid JSON");
+    let raw = compare(&json_args);
+    let doc: serde_json::Value = serde_json::from_str(&raw).expect("valid JSON");
+    assert_eq!(doc["version"], 1);
+    // Typed: the keys in the order of the contract, not alphabetical.
+    let at = |key: &str| raw.find(&format!("\"{key}\"")).expect(key);
+    assert!(at("version") < at("machine") && at("machine") < at("comparisons"));
+    assert!(at("path") < at("unit") && at("sizes") < at("alternatives"));
+    assert!(at("alternatives") < at("crossings_n") && at("crossings_p") < at("isospeed"));
     let c = &doc["comparisons"][0];
     let (sizes, procs) = (
         c["sizes"].as_array().unwrap(),

@@ -85,6 +85,14 @@ fn the_vscode_extension_builds_lints_packages_and_talks_to_the_server() {
     );
 
     if !installed() {
+        if costline_fixtures::network::offline() {
+            costline_fixtures::network::skip(
+                "the_vscode_extension_builds_lints_packages_and_talks_to_the_server",
+                "the extension's npm dependencies (editors/vscode/node_modules)",
+                "(cd editors/vscode && npm ci)",
+            );
+            return;
+        }
         npm(&["ci", "--no-audit", "--no-fund"]);
     }
     npm(&["run", "typecheck"]);

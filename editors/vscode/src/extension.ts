@@ -1,32 +1,36 @@
 // The costline extension: starts `costline serve` for Fortran documents with the
 // language client, sends it the `costline` settings, shows the machine model and the
 // bindings in the status bar, and adds the commands Select machine, Set parameters and
-// Compare distributions.
+// Compare distributions. In an untrusted workspace it runs nothing the workspace chooses
+// (`capabilities.untrustedWorkspaces` is `limited`): the binary comes from the user's
+// settings or the PATH, and the server runs no compiler; granting trust restarts it.
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
+  ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
   type ServerOptions,
+  TransportKind,
 } from 'vscode-languageclient/node';
 import {
   buildSettings,
   checkProcs,
   checkRange,
-  compareArgs,
-  definedModules,
+  compareArgument,
+  compareResult,
+  configuredPath,
   documentSelector,
   FORTRAN_LANGUAGE_IDS,
   formatParams,
   machinesFromServer,
   type MachineEntry,
-  parseMachinesOutput,
+  parseMachinesJson,
   parseParams,
   statusText,
-  usedModules,
 } from './settings';
 
 const SECTION = 'costline';
@@ -39,10 +43,15 @@ function config(scope?: vscode.ConfigurationScope): vscode.WorkspaceConfiguratio
   return vscode.workspace.getConfiguration(SECTION, scope);
 }
 
+/** Whether the workspace is trusted to choose the programs that run. */
+function trusted(): boolean {
+  return vscode.workspace.isTrusted;
+}
+
 /** The settings the server receives, from the `costline` configuration. */
 function currentSettings(scope?: vscode.ConfigurationScope): ReturnType<typeof buildSettings> {
   const c = config(scope);
-  return buildSettings((key) => c.get(key));
+  return buildSettings((key) => c.get(key), trusted());
 }
 
 /** Finds `name` on the PATH (with the Windows extensions there). */
@@ -62,9 +71,10 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-/** The costline binary: the `costline.path` setting, or `costline` on the PATH. */
+/** The costline binary: the `costline.path` setting (a workspace's own value only when
+ * it is trusted), or `costline` on the PATH. */
 function serverBinary(): string | undefined {
-  const configured = config().get<string>('path')?.trim();
+  const configured = configuredPath(config().inspect<string>('path'), trusted());
   if (configured) {
     return configured;
   }
@@ -83,11 +93,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     }
     return;
   }
-  // No `transport`: with TransportKind.stdio the client would append `--stdio` to the
-  // arguments, which `costline serve` rejects; without it, it talks over stdio as is.
+  // Over stdio: the client appends `--stdio`, which `costline serve` accepts.
   const serverOptions: ServerOptions = {
     command: binary,
     args: ['serve'],
+    transport: TransportKind.stdio,
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
@@ -123,7 +133,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   await updateStatus();
 }
 
-/** The machine models: from the server (`costline/machines`), else `costline machines`. */
+/** The machine models: from the server (`costline/machines`), else `costline machines
+ * --format json`. */
 async function listMachines(): Promise<MachineEntry[]> {
   if (client?.isRunning()) {
     try {
@@ -140,8 +151,9 @@ async function listMachines(): Promise<MachineEntry[]> {
     return [];
   }
   return new Promise((resolve) => {
-    execFile(binary, ['machines'], (error, stdout) => {
-      resolve(error ? [] : parseMachinesOutput(stdout));
+    execFile(binary, ['machines', '--format', 'json'], (_error, stdout) => {
+      // An invalid machine file exits 1 but still lists the others.
+      resolve(parseMachinesJson(stdout));
     });
   });
 }
@@ -221,45 +233,18 @@ async function setParameters(): Promise<void> {
   }
 }
 
-/** The file of a document and the files beside it that define the modules it uses. */
-function compareFiles(document: vscode.TextDocument): string[] {
-  const file = document.uri.fsPath;
-  const used = usedModules(document.getText());
-  const files = [file];
-  if (used.size === 0) {
-    return files;
-  }
-  const dir = path.dirname(file);
-  for (const name of fs.readdirSync(dir)) {
-    const other = path.join(dir, name);
-    if (other === file || !/\.(f\w*|hpf)$/i.test(name)) {
-      continue;
-    }
-    try {
-      const defined = definedModules(fs.readFileSync(other, 'utf8'));
-      if ([...defined].some((m) => used.has(m))) {
-        files.push(other);
-      }
-    } catch {
-      // unreadable: left out
-    }
-  }
-  return files;
-}
-
+/** Compare distributions: the server compares the active document's DISTRIBUTEs (with
+ * the workspace files that define the modules it uses, as the editor has them) over the
+ * problem sizes and processor counts asked for; the table goes to the output channel,
+ * the plot opens beside the document. */
 async function compareDistributions(context: vscode.ExtensionContext): Promise<void> {
-  const editor = vscode.window.activeTextEditor;
-  const document = editor?.document;
-  if (!document || document.uri.scheme !== 'file') {
+  const document = vscode.window.activeTextEditor?.document;
+  if (!document || !(FORTRAN_LANGUAGE_IDS as readonly string[]).includes(document.languageId)) {
     void vscode.window.showErrorMessage('costline: open a Fortran file with a DISTRIBUTE directive first.');
     return;
   }
-  const binary = serverBinary();
-  if (!binary) {
-    void vscode.window.showErrorMessage('costline: the `costline` binary is not found (setting `costline.path`).');
-    return;
-  }
-  if (document.isDirty && !(await document.save())) {
+  if (!client?.isRunning()) {
+    void vscode.window.showErrorMessage('costline: the server is not running (see `costline.path`).');
     return;
   }
   const range = await vscode.window.showInputBox({
@@ -280,36 +265,37 @@ async function compareDistributions(context: vscode.ExtensionContext): Promise<v
   if (procs === undefined) {
     return;
   }
-  const dir = context.globalStorageUri.fsPath;
-  fs.mkdirSync(dir, { recursive: true });
-  const svg = path.join(dir, `compare-${path.basename(document.fileName)}.svg`);
-  const settings = currentSettings(document.uri);
-  const args = compareArgs({
-    files: compareFiles(document),
-    params: settings.params,
-    machine: settings.machine,
-    range,
-    procs,
-    svg,
-  });
+  const running = client;
+  const argument = compareArgument(document.uri.toString(), range, procs);
   const channel = output ?? vscode.window.createOutputChannel('costline');
   await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'costline: comparing distributions' },
-    () =>
-      new Promise<void>((resolve) => {
-        execFile(binary, args, { cwd: path.dirname(document.fileName), maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
-          channel.appendLine(`$ costline ${args.join(' ')}`);
-          channel.append(stdout);
-          channel.append(stderr);
-          channel.show(true);
-          if (error) {
-            void vscode.window.showErrorMessage(`costline compare failed: ${stderr.trim() || error.message}`);
-          } else {
-            void vscode.commands.executeCommand('vscode.open', vscode.Uri.file(svg), vscode.ViewColumn.Beside);
-          }
-          resolve();
+    async () => {
+      let answer: unknown;
+      try {
+        answer = await running.sendRequest(ExecuteCommandRequest.type, {
+          command: 'costline.compare',
+          arguments: [argument],
         });
-      }),
+      } catch (e) {
+        void vscode.window.showErrorMessage(`costline compare failed: ${e instanceof Error ? e.message : String(e)}`);
+        return;
+      }
+      const result = compareResult(answer);
+      channel.appendLine(`costline compare ${path.basename(document.fileName)} ${JSON.stringify(argument.params)} ${argument.procs ?? ''}`);
+      if (!result) {
+        channel.appendLine('no DISTRIBUTE directive with formats: nothing to compare');
+        channel.show(true);
+        return;
+      }
+      channel.append(result.text);
+      channel.show(true);
+      const dir = context.globalStorageUri.fsPath;
+      fs.mkdirSync(dir, { recursive: true });
+      const svg = path.join(dir, `compare-${path.basename(document.fileName)}.svg`);
+      fs.writeFileSync(svg, result.svg);
+      await vscode.commands.executeCommand('vscode.open', vscode.Uri.file(svg), vscode.ViewColumn.Beside);
+    },
   );
 }
 
@@ -333,6 +319,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await startClient(context);
     }),
     vscode.window.onDidChangeActiveTextEditor(() => void updateStatus()),
+    // Trusted now: the workspace's own binary and compiler settings count.
+    vscode.workspace.onDidGrantWorkspaceTrust(() => vscode.commands.executeCommand('costline.restartServer')),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration('costline.path')) {
         await vscode.commands.executeCommand('costline.restartServer');

@@ -1,8 +1,9 @@
 // What the extension sends to the server and runs, without VS Code: the settings of
-// DESIGN.md section 7 built from the editor's configuration, the languages it serves, the
-// parameter syntax of "Set parameters", the list `costline machines` prints and the
-// command line of "Compare distributions". The extension and its tests share this module,
-// so the tests check what the extension really sends.
+// DESIGN.md section 7 built from the editor's configuration (with what an untrusted
+// workspace may not choose left out), the binary it starts, the languages it serves, the
+// parameter syntax of "Set parameters", the machine list of `costline machines --format
+// json` and the server's, and the request of "Compare distributions". The extension and
+// its tests share this module, so the tests check what the extension really sends.
 
 /** The `costline` settings the server reads (initialization options and the answer to
  * `workspace/configuration`). Keys left unset are left out. */
@@ -14,6 +15,9 @@ export interface CostlineSettings {
   fixedLineLength?: number;
   compiler?: string;
   askCompiler: boolean;
+  defines?: Record<string, string>;
+  sourceDirs?: string[];
+  exclude?: string[];
   hints: { enable: boolean };
   codeLens: { enable: boolean };
 }
@@ -57,12 +61,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The settings the server receives for the configuration `get` reads. Values of the
  * wrong type fall back to the defaults; a machine that is empty or null is left out (the
- * server then uses its default model). */
-export function buildSettings(get: ConfigLookup): CostlineSettings {
+ * server then uses its default model). In an untrusted workspace (`trusted` false) the
+ * server runs no compiler: `askCompiler` is false whatever the settings or the
+ * workspace's costline.toml say, and no `compiler` is sent. */
+export function buildSettings(get: ConfigLookup, trusted = true): CostlineSettings {
   const settings: CostlineSettings = {
     imbalanceThreshold: DEFAULT_IMBALANCE_THRESHOLD,
     findingShare: DEFAULT_FINDING_SHARE,
-    askCompiler: get('askCompiler') !== false,
+    askCompiler: trusted && get('askCompiler') !== false,
     hints: { enable: get('hints.enable') !== false },
     codeLens: { enable: get('codeLens.enable') !== false },
   };
@@ -84,8 +90,34 @@ export function buildSettings(get: ConfigLookup): CostlineSettings {
     settings.fixedLineLength = columns;
   }
   const compiler = get('compiler');
-  if (typeof compiler === 'string' && compiler.trim() !== '') {
+  if (trusted && typeof compiler === 'string' && compiler.trim() !== '') {
     settings.compiler = compiler.trim();
+  }
+  const defines = get('defines');
+  if (isRecord(defines)) {
+    const macros: Record<string, string> = {};
+    for (const [name, value] of Object.entries(defines)) {
+      if (!/^[A-Za-z_]\w*$/.test(name)) {
+        continue;
+      }
+      if (value === true || (typeof value === 'number' && Number.isInteger(value))) {
+        macros[name] = value === true ? '1' : String(value);
+      } else if (typeof value === 'string' && /^\S+$/.test(value.trim())) {
+        macros[name] = value.trim();
+      }
+    }
+    if (Object.keys(macros).length > 0) {
+      settings.defines = macros;
+    }
+  }
+  for (const key of ['sourceDirs', 'exclude'] as const) {
+    const list = get(key);
+    if (Array.isArray(list)) {
+      const words = list.filter((w): w is string => typeof w === 'string' && w.trim() !== '').map((w) => w.trim());
+      if (words.length > 0) {
+        settings[key] = words;
+      }
+    }
   }
   const machine = get('machine');
   if (typeof machine === 'string' && machine.trim() !== '') {
@@ -104,6 +136,25 @@ export function buildSettings(get: ConfigLookup): CostlineSettings {
     }
   }
   return settings;
+}
+
+/** What `vscode.workspace.getConfiguration('costline').inspect(key)` reports of a setting. */
+export interface Inspected<T> {
+  defaultValue?: T;
+  globalValue?: T;
+  workspaceValue?: T;
+  workspaceFolderValue?: T;
+}
+
+/** The `costline.path` in force: a workspace's own value (workspace or folder settings)
+ * only in a trusted workspace, else the user's (or remote) value; empty or blank when
+ * none is set. */
+export function configuredPath(inspected: Inspected<unknown> | undefined, trusted: boolean): string {
+  const pick = trusted
+    ? [inspected?.workspaceFolderValue, inspected?.workspaceValue, inspected?.globalValue]
+    : [inspected?.globalValue];
+  const value = pick.find((v) => typeof v === 'string' && v.trim() !== '');
+  return typeof value === 'string' ? value.trim() : '';
 }
 
 /** Parses `n=1000, p=16` (commas or spaces between): the bindings, or a message saying
@@ -143,23 +194,27 @@ export interface MachineEntry {
   current: boolean;
 }
 
-/** The models `costline machines` prints: `NAME [(default)]  [PATH]`, then an indented
- * description and an indented `provenance: ...` line. */
-export function parseMachinesOutput(stdout: string): MachineEntry[] {
-  const list: MachineEntry[] = [];
-  for (const line of stdout.split(/\r?\n/)) {
-    const head = /^(\S+)( \(default\))?\s+\[(.*)\]\s*$/.exec(line);
-    if (head) {
-      list.push({ name: head[1], description: '', detail: head[3], current: head[2] === ' (default)' });
-      continue;
-    }
-    const last = list.at(-1);
-    const text = line.trim();
-    if (last && text !== '' && last.description === '' && !text.startsWith('provenance:')) {
-      last.description = text;
-    }
+/** The models of `costline machines --format json` (version 1): the valid ones, the
+ * default as current. */
+export function parseMachinesJson(stdout: string): MachineEntry[] {
+  let listing: unknown;
+  try {
+    listing = JSON.parse(stdout);
+  } catch {
+    return [];
   }
-  return list;
+  if (!isRecord(listing) || listing.version !== 1 || !Array.isArray(listing.machines)) {
+    return [];
+  }
+  return listing.machines
+    .filter(isRecord)
+    .filter((m) => typeof m.name === 'string' && m.error === undefined)
+    .map((m) => ({
+      name: String(m.name),
+      description: typeof m.description === 'string' ? m.description : '',
+      detail: typeof m.source === 'string' ? m.source : '',
+      current: m.default === true,
+    }));
 }
 
 /** The entries of the server's `costline/machines` answer. */
@@ -175,60 +230,44 @@ export function machinesFromServer(result: unknown): MachineEntry[] {
   }));
 }
 
-/** The modules a Fortran text USEs (lower case). */
-export function usedModules(text: string): Set<string> {
-  const used = new Set<string>();
-  for (const m of text.matchAll(/^[ \t]*use[ \t]*(?:,[^:]*::|::)?[ \t]*([A-Za-z_]\w*)/gim)) {
-    used.add(m[1].toLowerCase());
-  }
-  return used;
-}
-
-/** The modules a Fortran text defines (lower case; not `module procedure`). */
-export function definedModules(text: string): Set<string> {
-  const defined = new Set<string>();
-  for (const m of text.matchAll(/^[ \t]*module[ \t]+([A-Za-z_]\w*)[ \t]*(?:!.*)?$/gim)) {
-    if (m[1].toLowerCase() !== 'procedure') {
-      defined.add(m[1].toLowerCase());
-    }
-  }
-  return defined;
-}
-
-/** What "Compare distributions" asks `costline compare` for. */
-export interface CompareRequest {
-  /** The file whose DISTRIBUTEs are compared, then the files of the modules it uses. */
-  files: string[];
-  /** The bindings in effect (`--param NAME=VALUE`), but for the one given a range. */
-  params?: Record<string, number>;
-  machine?: string;
-  /** `n=16..1024`: the problem size's range. */
-  range?: string;
-  /** `4..64` or `16,64`: the processor counts. */
+/** The argument of the server's `costline.compare` for a document: the problem size's
+ * range (`n=16..1024`, empty: as written) and the processor counts (`4..64` or `16,64`,
+ * empty: as written). The server finds the files of the modules the document uses and
+ * takes the bindings in force. */
+export interface CompareArgument {
+  uri: string;
+  params: string[];
   procs?: string;
+}
+
+export function compareArgument(uri: string, range: string | undefined, procs: string | undefined): CompareArgument {
+  const argument: CompareArgument = { uri, params: [] };
+  if (range && range.trim() !== '') {
+    argument.params.push(range.trim());
+  }
+  if (procs && procs.trim() !== '') {
+    argument.procs = procs.trim();
+  }
+  return argument;
+}
+
+/** What the server's `costline.compare` answers: compare's versioned report, its text
+ * and the SVG plot (`undefined`: nothing to compare, or not an answer). */
+export interface CompareResult {
+  report: { version: number; comparisons: unknown[] };
+  text: string;
   svg: string;
 }
 
-/** The arguments of `costline compare` for a request. */
-export function compareArgs(r: CompareRequest): string[] {
-  const args = ['compare', ...r.files];
-  const ranged = r.range?.split('=')[0].trim().toLowerCase();
-  for (const [name, value] of Object.entries(r.params ?? {})) {
-    if (name.toLowerCase() !== ranged) {
-      args.push('--param', `${name}=${String(value)}`);
-    }
+export function compareResult(result: unknown): CompareResult | undefined {
+  if (!isRecord(result) || !isRecord(result.report) || typeof result.text !== 'string' || typeof result.svg !== 'string') {
+    return undefined;
   }
-  if (r.range && r.range.trim() !== '') {
-    args.push('--param', r.range.trim());
+  const report = result.report;
+  if (report.version !== 1 || !Array.isArray(report.comparisons)) {
+    return undefined;
   }
-  if (r.procs && r.procs.trim() !== '') {
-    args.push('--procs', r.procs.trim());
-  }
-  if (r.machine) {
-    args.push('--machine', r.machine);
-  }
-  args.push('--svg', r.svg);
-  return args;
+  return { report: { version: 1, comparisons: report.comparisons }, text: result.text, svg: result.svg };
 }
 
 /** Checks the range a user types for "Compare distributions": `NAME=LO..HI` or empty. */

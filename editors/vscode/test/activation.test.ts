@@ -8,79 +8,18 @@
 // COSTLINE_BIN: the costline binary (required).
 
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { buildSettings, type ConfigLookup } from '../src/settings';
+import { messages, wire } from './wire';
 import * as mock from './vscode-mock';
 
 const BIN = process.env.COSTLINE_BIN ?? '';
 const FIXTURES = path.resolve(__dirname, '../../../../tests/fixtures');
 const BUNDLE = path.resolve(__dirname, '../../dist/extension.js');
 const WAIT_MS = Number(process.env.COSTLINE_TEST_WAIT_MS ?? '60000');
-
-interface Message {
-  id?: number | string;
-  method?: string;
-  params?: unknown;
-  result?: unknown;
-}
-
-/** The messages the client wrote to the server and the server to the client. */
-const wire = { toServer: Buffer.alloc(0), toClient: Buffer.alloc(0) };
-
-function messages(bytes: Buffer): Message[] {
-  const out: Message[] = [];
-  let at = 0;
-  for (;;) {
-    const end = bytes.indexOf('\r\n\r\n', at);
-    if (end < 0) {
-      return out;
-    }
-    const length = Number(/Content-Length: (\d+)/i.exec(bytes.subarray(at, end).toString())?.[1]);
-    const body = bytes.subarray(end + 4, end + 4 + length);
-    if (body.length < length) {
-      return out;
-    }
-    out.push(JSON.parse(body.toString()) as Message);
-    at = end + 4 + length;
-  }
-}
-
-// `vscode` is the stand-in; the server the client spawns is recorded on the wire.
-const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
-const load = loader._load;
-loader._load = function (this: unknown, request: string, ...rest: unknown[]) {
-  if (request === 'vscode') {
-    return mock.vscode;
-  }
-  const loaded = load.call(this, request, ...rest);
-  if (request === 'child_process' || request === 'node:child_process') {
-    const cp = loaded as typeof import('node:child_process');
-    return {
-      ...cp,
-      spawn: (...args: Parameters<typeof cp.spawn>) => {
-        const child: ChildProcess = cp.spawn(...args);
-        child.stdout?.on('data', (d: Buffer) => {
-          wire.toClient = Buffer.concat([wire.toClient, d]);
-        });
-        const stdin = child.stdin;
-        if (stdin) {
-          const write = stdin.write.bind(stdin) as (chunk: unknown, ...rest: unknown[]) => boolean;
-          stdin.write = ((chunk: unknown, ...more: unknown[]) => {
-            wire.toServer = Buffer.concat([wire.toServer, Buffer.from(chunk as string)]);
-            return write(chunk, ...more);
-          }) as typeof stdin.write;
-        }
-        return child;
-      },
-    };
-  }
-  return loaded;
-};
 
 /** Polls `check` until it returns a value other than undefined. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> {
@@ -181,7 +120,7 @@ describe('the extension, activated', { timeout: 10 * WAIT_MS }, () => {
   });
 
   test('sends the settings it builds, at initialize and when the server asks', async () => {
-    const expected = buildSettings(lookup);
+    const expected = buildSettings(lookup, true);
     assert.deepEqual(expected, { imbalanceThreshold: 0.25, findingShare: 0, askCompiler: true, hints: { enable: true }, codeLens: { enable: true } });
     const init = messages(wire.toServer).find((m) => m.method === 'initialize');
     assert.deepEqual((init?.params as { initializationOptions?: unknown }).initializationOptions, expected);
@@ -195,6 +134,8 @@ describe('the extension, activated', { timeout: 10 * WAIT_MS }, () => {
       .filter((m) => m.method === 'textDocument/didOpen')
       .map((m) => (m.params as { textDocument: { languageId: string } }).textDocument.languageId);
     assert.deepEqual(opened.sort(), ['FortranFixedForm', 'FortranFreeForm']);
+    // The costline on the PATH, over stdio with the flag the client appends.
+    assert.deepEqual(wire.spawned[0], [BIN, 'serve', '--stdio']);
   });
 
   test('diagnostics reach the editor through the client (pulled)', async () => {
@@ -241,12 +182,17 @@ describe('the extension, activated', { timeout: 10 * WAIT_MS }, () => {
     assert.equal(mock.recorded.statusText, '$(dashboard) ipsc860 · n=128');
   });
 
-  test('Compare distributions runs costline compare and opens the plot', async () => {
+  test('Compare distributions asks the server (costline.compare) and opens the plot', async () => {
     mock.recorded.inputs.push('n=64..256', '2..8');
     await mock.recorded.commands.get('costline.compareDistributions')?.();
     const output = mock.recorded.output.join('\n');
-    assert.match(output, /\$ costline compare .*jacobi_hpf\.f90 .*grid_params\.f90 --param n=64\.\.256 --procs 2\.\.8 --machine ipsc860 --svg /);
+    assert.match(output, /costline compare jacobi_hpf\.f90 \["n=64\.\.256"\] 2\.\.8/);
+    // The server found the module of the other file and priced on the machine picked.
     assert.match(output, /DISTRIBUTE \(BLOCK, \*\) ONTO pr :: t in `jacobi` on ipsc860/);
+    const request = messages(wire.toServer).find(
+      (m) => m.method === 'workspace/executeCommand' && (m.params as { command: string }).command === 'costline.compare',
+    );
+    assert.ok(request, 'the client sent costline.compare');
     const open = mock.recorded.opened.find((o) => Array.isArray(o) && o[0] === 'vscode.open') as [string, mock.Uri] | undefined;
     assert.ok(open, 'the plot was opened');
     assert.match(fs.readFileSync(open[1].fsPath, 'utf8'), /<svg/);

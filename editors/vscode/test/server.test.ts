@@ -2,8 +2,9 @@
 // layer (vscode-languageserver-protocol over vscode-jsonrpc's node streams) talks to
 // `costline serve` on stdio, initialized and configured with exactly the settings the
 // extension builds (src/settings.ts) from the defaults its manifest contributes, on the
-// shipped HPF examples. Also: the manifest, the parameter syntax, the machine list of
-// `costline machines` and the command line of "Compare distributions".
+// shipped HPF examples. Also: the manifest (activation, untrusted workspaces), the
+// parameter syntax, the binary an untrusted workspace may choose, the machine list of
+// `costline machines --format json` and the server's `costline.compare`.
 //
 // COSTLINE_BIN: the costline binary (required).
 
@@ -43,16 +44,17 @@ import {
   buildSettings,
   checkProcs,
   checkRange,
-  compareArgs,
+  compareArgument,
+  compareResult,
   type ConfigLookup,
-  definedModules,
+  configuredPath,
   documentSelector,
+  FORTRAN_LANGUAGE_IDS,
   formatParams,
   machinesFromServer,
-  parseMachinesOutput,
+  parseMachinesJson,
   parseParams,
   statusText,
-  usedModules,
 } from '../src/settings';
 
 const BIN = process.env.COSTLINE_BIN ?? '';
@@ -79,6 +81,9 @@ describe('the manifest', () => {
       'costline.fixedLineLength': null,
       'costline.compiler': null,
       'costline.askCompiler': true,
+      'costline.defines': {},
+      'costline.sourceDirs': [],
+      'costline.exclude': [],
       'costline.hints.enable': true,
       'costline.codeLens.enable': true,
       'costline.path': '',
@@ -105,9 +110,22 @@ describe('the manifest', () => {
     const selected = documentSelector().map((s) => s.language);
     for (const l of languages) {
       assert.ok(selected.includes(l.id), `the client serves ${l.id}`);
-      assert.ok(manifest.activationEvents.includes(`onLanguage:${l.id}`), `activates on ${l.id}`);
+    }
+    // Every language id the client serves activates the extension.
+    for (const id of FORTRAN_LANGUAGE_IDS) {
+      assert.ok(selected.includes(id), `the client serves ${id}`);
+      assert.ok(manifest.activationEvents.includes(`onLanguage:${id}`), `activates on ${id}`);
     }
     assert.equal(manifest.main, './dist/extension.js');
+  });
+
+  test('supports untrusted workspaces in part: what runs is not the workspace\'s to choose', () => {
+    const untrusted = manifest.capabilities.untrustedWorkspaces;
+    assert.equal(untrusted.supported, 'limited');
+    assert.ok(untrusted.description.length > 40);
+    assert.deepEqual([...untrusted.restrictedConfigurations].sort(), ['costline.askCompiler', 'costline.compiler', 'costline.path']);
+    // The binary is a user (or remote) setting only.
+    assert.equal(properties['costline.path'] && (manifest.contributes.configuration.properties['costline.path'] as { scope: string }).scope, 'machine');
   });
 });
 
@@ -133,6 +151,9 @@ describe('settings', () => {
           fixedLineLength: 132,
           compiler: ' gfortran -O3 ',
           askCompiler: false,
+          defines: { USE_MPI: true, NX: 512, MODE: 'fast', 'bad name': 1, SPACE: 'a b', OFF: false },
+          sourceDirs: ['src', ' '],
+          exclude: ['legacy/'],
           'hints.enable': false,
         }),
       ),
@@ -144,6 +165,9 @@ describe('settings', () => {
         fixedLineLength: 132,
         compiler: 'gfortran -O3',
         askCompiler: false,
+        defines: { USE_MPI: '1', NX: '512', MODE: 'fast' },
+        sourceDirs: ['src'],
+        exclude: ['legacy/'],
         hints: { enable: false },
         codeLens: { enable: true },
       },
@@ -154,6 +178,18 @@ describe('settings', () => {
     for (const columns of [40, 132.5, 2048, '132']) {
       assert.equal(buildSettings(vscodeConfig({ fixedLineLength: columns })).fixedLineLength, undefined);
     }
+  });
+
+  test('an untrusted workspace runs no compiler and cannot choose the binary', () => {
+    const user = vscodeConfig({ compiler: 'gfortran -O3', askCompiler: true });
+    assert.equal(buildSettings(user, false).askCompiler, false);
+    assert.equal(buildSettings(user, false).compiler, undefined);
+    assert.equal(buildSettings(user, true).compiler, 'gfortran -O3');
+    const inspected = { defaultValue: '', globalValue: '/opt/costline', workspaceValue: './evil' };
+    assert.equal(configuredPath(inspected, false), '/opt/costline');
+    assert.equal(configuredPath(inspected, true), './evil');
+    assert.equal(configuredPath({ defaultValue: '', workspaceValue: './evil' }, false), '');
+    assert.equal(configuredPath({ defaultValue: '', workspaceFolderValue: ' ./f ' }, true), './f');
   });
 
   test('Set parameters reads NAME=VALUE words', () => {
@@ -171,8 +207,8 @@ describe('the costline binary', () => {
     assert.ok(BIN !== '' && fs.existsSync(BIN), `COSTLINE_BIN names the costline binary (got '${BIN}')`);
   });
 
-  test('`costline machines` parses into the picker', () => {
-    const list = parseMachinesOutput(execFileSync(BIN, ['machines'], { encoding: 'utf8' }));
+  test('`costline machines --format json` parses into the picker', () => {
+    const list = parseMachinesJson(execFileSync(BIN, ['machines', '--format', 'json'], { encoding: 'utf8' }));
     const names = list.map((m) => m.name);
     for (const n of ['ib-hdr', 'eth-25g', 'multicore', 'ipsc860']) {
       assert.ok(names.includes(n), `${n} in ${names.join(', ')}`);
@@ -182,35 +218,24 @@ describe('the costline binary', () => {
       ['ib-hdr'],
     );
     assert.ok(list.every((m) => m.description.length > 10 && (m.detail === 'shipped' || m.detail.endsWith('.toml'))), JSON.stringify(list));
+    // Not a listing, or another version: nothing.
+    assert.deepEqual(parseMachinesJson('ib-hdr (default)  [shipped]'), []);
+    assert.deepEqual(parseMachinesJson('{"version": 2, "machines": [{"name": "x"}]}'), []);
   });
 
-  test('Compare distributions writes the table and the SVG', () => {
-    const jacobi = path.join(FIXTURES, 'free/jacobi_hpf.f90');
-    const used = usedModules(fs.readFileSync(jacobi, 'utf8'));
-    assert.deepEqual([...used], ['grid_params']);
-    const dir = path.dirname(jacobi);
-    const files = [jacobi];
-    for (const name of fs.readdirSync(dir).sort()) {
-      const other = path.join(dir, name);
-      if (other !== jacobi && [...definedModules(fs.readFileSync(other, 'utf8'))].some((m) => used.has(m))) {
-        files.push(other);
-      }
-    }
-    assert.deepEqual(files.map((f) => path.basename(f)), ['jacobi_hpf.f90', 'grid_params.f90']);
+  test('Compare distributions: the argument of costline.compare and what it answers', () => {
     assert.equal(checkRange('n=64..256'), undefined);
     assert.notEqual(checkRange('n=64'), undefined);
     assert.equal(checkProcs('2..8'), undefined);
     assert.notEqual(checkProcs('two'), undefined);
-    const svg = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'costline-vscode-')), 'plot.svg');
-    // The binding of n gives way to the range; the machine comes last but for the plot.
-    assert.deepEqual(compareArgs({ files: ['a.f90'], params: { n: 1000, m: 3 }, machine: 'ipsc860', range: 'N=16..64', svg: 'o.svg' }), [
-      'compare', 'a.f90', '--param', 'm=3', '--param', 'N=16..64', '--machine', 'ipsc860', '--svg', 'o.svg',
-    ]);
-    const args = compareArgs({ files, params: { n: 1000 }, range: 'n=64..256', procs: '2..8', svg });
-    assert.deepEqual(args, ['compare', ...files, '--param', 'n=64..256', '--procs', '2..8', '--svg', svg]);
-    const out = execFileSync(BIN, args, { encoding: 'utf8', cwd: dir });
-    assert.match(out, /DISTRIBUTE \(BLOCK, \*\) ONTO pr :: t/);
-    assert.match(fs.readFileSync(svg, 'utf8'), /<svg/);
+    assert.deepEqual(compareArgument('file:///a.f90', ' n=16..64 ', '2..8'), {
+      uri: 'file:///a.f90',
+      params: ['n=16..64'],
+      procs: '2..8',
+    });
+    assert.deepEqual(compareArgument('file:///a.f90', '', ''), { uri: 'file:///a.f90', params: [] });
+    assert.equal(compareResult(null), undefined);
+    assert.equal(compareResult({ report: { version: 2, comparisons: [] }, text: '', svg: '' }), undefined);
   });
 });
 
@@ -482,6 +507,22 @@ describe('the real server, as the extension configures it', { timeout: 10 * WAIT
     assert.equal(lines[7], '!HPF$ DISTRIBUTE (CYCLIC, *) ONTO pr :: a');
     const promised = (action.data as { predicted_time_s?: number } | undefined)?.predicted_time_s ?? 0;
     assert.ok(promised > 0 && promised < written, `promised ${String(promised)} s, as written ${String(written)} s`);
+  });
+
+  test('costline.compare: the server finds the module and answers the report, text and plot', async () => {
+    const answer: unknown = await s.connection.sendRequest(ExecuteCommandRequest.type, {
+      command: 'costline.compare',
+      arguments: [compareArgument(jacobi, 'n=64..256', '2..8')],
+    });
+    const result = compareResult(answer);
+    assert.ok(result, JSON.stringify(answer).slice(0, 400));
+    assert.equal(result.report.comparisons.length, 1);
+    const c = result.report.comparisons[0] as { path: string; param: string; procs: number[] };
+    assert.equal(c.path, path.join(root, 'jacobi_hpf.f90'));
+    assert.equal(c.param, 'n');
+    assert.deepEqual(c.procs, [2, 4, 8]);
+    assert.match(result.text, /DISTRIBUTE \(BLOCK, \*\) ONTO pr :: t/);
+    assert.match(result.svg, /^<svg/);
   });
 
   test('the settings the extension sent were accepted', () => {

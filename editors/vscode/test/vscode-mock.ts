@@ -222,6 +222,10 @@ const defaults = manifest.contributes.configuration.properties as Properties;
 export const recorded = {
   /** The user's `costline.*` values over the manifest's defaults (keys without `costline.`). */
   user: {} as Record<string, unknown>,
+  /** The workspace's own `costline.*` values (its settings.json), over the user's. As
+   * VS Code's `get` would in a trusted workspace, the stand-in always returns them: what
+   * the extension does not take from an untrusted workspace, it must leave out itself. */
+  workspace: {} as Record<string, unknown>,
   /** `update(key, value, target)` calls on the `costline` configuration. */
   updates: [] as [string, unknown, unknown][],
   commands: new Map<string, (...args: unknown[]) => unknown>(),
@@ -237,6 +241,10 @@ export const recorded = {
 };
 
 export const configurationChanged = new EventEmitter<{ affectsConfiguration(section: string): boolean }>();
+/** Whether the workspace is trusted (`vscode.workspace.isTrusted`), and the event of
+ * trust being granted. */
+export const trust = { trusted: true };
+export const trustGranted = new EventEmitter<void>();
 export const documentOpened = new EventEmitter<MockDocument>();
 export const textDocuments: MockDocument[] = [];
 export const activeEditor: { document?: MockDocument } = {};
@@ -245,9 +253,18 @@ export const tabs: Uri[] = [];
 
 const costlineConfiguration = {
   get: (key: string, fallback?: unknown): unknown =>
-    key in recorded.user ? recorded.user[key] : (defaults[`costline.${key}`]?.default ?? fallback),
+    key in recorded.workspace
+      ? recorded.workspace[key]
+      : key in recorded.user
+        ? recorded.user[key]
+        : (defaults[`costline.${key}`]?.default ?? fallback),
   has: (): boolean => true,
-  inspect: (): undefined => undefined,
+  inspect: (key: string) => ({
+    key: `costline.${key}`,
+    defaultValue: defaults[`costline.${key}`]?.default,
+    globalValue: recorded.user[key],
+    workspaceValue: recorded.workspace[key],
+  }),
   update: (key: string, value: unknown, target: unknown): Promise<void> => {
     recorded.updates.push([key, value, target]);
     recorded.user[key] = value;
@@ -347,6 +364,10 @@ export const vscode = partial({
   TextDocumentSaveReason: { Manual: 1, AfterDelay: 2, FocusOut: 3 },
   workspace: partial({
     getConfiguration: (section?: string) => (section === 'costline' ? costlineConfiguration : otherConfiguration),
+    get isTrusted() {
+      return trust.trusted;
+    },
+    onDidGrantWorkspaceTrust: trustGranted.event,
     workspaceFolders: undefined,
     textDocuments,
     notebookDocuments: [],

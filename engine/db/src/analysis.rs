@@ -539,7 +539,11 @@ pub fn compiler(db: &dyn salsa::Database) -> time::vectorize::Compiler {
 /// The compiler command and flags in force, as [`crate::compiler_command`] writes them.
 pub fn compiler_text(db: &dyn salsa::Database) -> String {
     let settings = Settings::get(db);
-    crate::compiler_command(settings.compiler(db).as_deref(), settings.machine(db))
+    crate::compiler_command(
+        settings.compiler(db).as_deref(),
+        settings.machine(db),
+        settings.defines(db),
+    )
 }
 
 /// What the compiler does with each innermost DO loop of the unit: what the compiler's

@@ -91,8 +91,10 @@ impl AnalysisHost {
     /// directories: the includes are searched again).
     pub fn set_options(&mut self, options: &Options) {
         Settings::get(&self.db).update(&mut self.db, options);
+        // The defines may name other files (`#include MACRO`).
         let searched_alike = self.options.include_dirs == options.include_dirs
-            && self.options.include_roots == options.include_roots;
+            && self.options.include_roots == options.include_roots
+            && self.options.defines == options.defines;
         self.options = options.clone();
         if !searched_alike {
             self.resolve_all_includes();

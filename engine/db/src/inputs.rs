@@ -3,7 +3,7 @@
 use costline_model::freq::FreqOptions;
 use costline_model::machine::{Catalog, Machine};
 use costline_model::time::compiler_report::Report;
-use costline_syntax::source::IncludeName;
+use costline_syntax::source::{Defines, IncludeName};
 use salsa::Setter;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -51,8 +51,9 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
 
 /// The compiler command and flags the program is built with, words separated by one
 /// space: `setting` (`--compiler`, `compiler` in costline.toml), else gfortran with
-/// the flags `machine` was trained with, else `gfortran -O2`.
-pub fn compiler_command(setting: Option<&str>, machine: &Machine) -> String {
+/// the flags `machine` was trained with, else `gfortran -O2`; then a `-DNAME=VALUE`
+/// for each of `defines` (the macros its preprocessor is given).
+pub fn compiler_command(setting: Option<&str>, machine: &Machine, defines: &Defines) -> String {
     let text = match setting {
         Some(s) if !s.trim().is_empty() => s.to_string(),
         _ => {
@@ -63,7 +64,13 @@ pub fn compiler_command(setting: Option<&str>, machine: &Machine) -> String {
             format!("gfortran {flags}")
         }
     };
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let mut words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    words.extend(
+        defines
+            .iter()
+            .map(|(name, value)| format!("-D{name}={value}")),
+    );
+    words.join(" ")
 }
 
 /// How the host resolved each name a file's INCLUDE lines could ask for.
@@ -114,12 +121,15 @@ pub struct Options {
     /// -march=native`: `--compiler`, `compiler` in costline.toml); `None`: the flags the
     /// machine model was trained with.
     pub compiler: Option<String>,
+    /// The macros defined for the preprocessor (`--define NAME[=VALUE]`, `defines` in
+    /// costline.toml and the editor's settings): they choose the branches of `#if`.
+    pub defines: Defines,
 }
 
 impl Options {
     /// The compiler command and flags these options build with ([`compiler_command`]).
     pub fn compiler_command(&self) -> String {
-        compiler_command(self.compiler.as_deref(), &self.machine)
+        compiler_command(self.compiler.as_deref(), &self.machine, &self.defines)
     }
 }
 
@@ -137,6 +147,7 @@ impl Default for Options {
             include_roots: None,
             fixed_line_length: None,
             compiler: None,
+            defines: Defines::new(),
         }
     }
 }
@@ -164,6 +175,9 @@ pub struct Settings {
     /// The compiler command and flags the program is built with.
     #[returns(ref)]
     pub compiler: Option<String>,
+    /// The macros defined for the preprocessor.
+    #[returns(ref)]
+    pub defines: Defines,
 }
 
 impl Settings {
@@ -178,6 +192,7 @@ impl Settings {
             o.machine,
             o.fixed_line_length,
             o.compiler,
+            o.defines,
         )
     }
 
@@ -205,6 +220,9 @@ impl Settings {
         }
         if *self.compiler(db) != options.compiler {
             self.set_compiler(db).to(options.compiler.clone());
+        }
+        if *self.defines(db) != options.defines {
+            self.set_defines(db).to(options.defines.clone());
         }
     }
 }

@@ -10,7 +10,7 @@
 use super::inputs::{File, Resolution, Settings};
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::source::{
-    IncludeLine, IncludeName, LoadError, SourceFile, SourceForm, form_pragma,
+    Defines, IncludeLine, IncludeName, LoadError, SourceFile, SourceForm, form_pragma,
 };
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -22,29 +22,36 @@ pub const MAX_DEPTH: usize = 16;
 /// by nested headers must not blow up).
 pub const MAX_INCLUDED_BYTES: usize = 16 << 20;
 
-/// The names `file`'s INCLUDE lines could ask for (any form, any branch), for the host
-/// to look up before the queries need them.
+/// The names `file`'s INCLUDE lines could ask for (any form, any branch, through the
+/// macros defined), for the host to look up before the queries need them.
 #[salsa::tracked(returns(ref))]
 pub fn include_names(db: &dyn salsa::Database, file: File) -> BTreeSet<IncludeName> {
-    costline_syntax::source::include_names(&String::from_utf8_lossy(file.bytes(db)))
+    costline_syntax::source::include_names(
+        &String::from_utf8_lossy(file.bytes(db)),
+        Settings::get(db).defines(db),
+    )
 }
 
-/// `file` loaded, with every file it includes spliced in (in its form).
+/// `file` loaded (its conditionals under the macros defined), with every file it
+/// includes spliced in (in its form, under the same macros).
 pub(super) fn spliced_source(
     db: &dyn salsa::Database,
     file: File,
 ) -> Result<SourceFile, LoadError> {
-    let source = SourceFile::new(file.path(db), file.bytes(db), None)?;
-    let source = match (source.form(), Settings::get(db).fixed_line_length(db)) {
+    let settings = Settings::get(db);
+    let defines = settings.defines(db);
+    let source = SourceFile::with_defines(file.path(db), file.bytes(db), None, defines)?;
+    let source = match (source.form(), settings.fixed_line_length(db)) {
         // The setting stands where the file names no length of its own.
         (SourceForm::Fixed { line_length }, Some(n))
             if line_length != n
                 && form_pragma(&String::from_utf8_lossy(file.bytes(db))).is_none() =>
         {
-            SourceFile::new(
+            SourceFile::with_defines(
                 file.path(db),
                 file.bytes(db),
                 Some(SourceForm::Fixed { line_length: n }),
+                defines,
             )?
         }
         _ => source,
@@ -52,6 +59,7 @@ pub(super) fn spliced_source(
     let mut splicer = Splicer {
         db,
         form: source.form(),
+        defines,
         chain: vec![file],
         budget: MAX_INCLUDED_BYTES,
     };
@@ -62,8 +70,10 @@ pub(super) fn spliced_source(
 /// included bytes still allowed.
 struct Splicer<'db> {
     db: &'db dyn salsa::Database,
-    /// Included files are read in the including file's form, as compilers do.
+    /// Included files are read in the including file's form, as compilers do...
     form: SourceForm,
+    /// ...and preprocessed with the macros defined for the program.
+    defines: &'db Defines,
     chain: Vec<File>,
     budget: usize,
 }
@@ -131,12 +141,13 @@ impl Splicer<'_> {
             )));
         }
         self.budget -= bytes.len();
-        let source = SourceFile::new(path, bytes, Some(self.form)).map_err(|e| {
-            warn(format!(
-                "cannot include `{path}`: it is not source text ({})",
-                e.message
-            ))
-        })?;
+        let source =
+            SourceFile::with_defines(path, bytes, Some(self.form), self.defines).map_err(|e| {
+                warn(format!(
+                    "cannot include `{path}`: it is not source text ({})",
+                    e.message
+                ))
+            })?;
         self.chain.push(found);
         let spliced = self.splice(found, source);
         self.chain.pop();

@@ -81,6 +81,28 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    /// The paths of the workspace's files, sorted.
+    pub fn paths(&self) -> Vec<String> {
+        self.db.paths()
+    }
+
+    /// The file at `path` and the workspace's files that define the modules it uses
+    /// (transitively), with their texts as analyzed (the editor's for open documents):
+    /// what `compare` needs to analyze the file's program. Empty when the file is not
+    /// in the workspace.
+    pub fn program_files(&self, path: &str) -> Cancellable<Vec<(String, Vec<u8>)>> {
+        let Some(file) = self.db.file_id(path) else {
+            return Ok(Vec::new());
+        };
+        let workspace = self.files();
+        self.db.with_db(|db| {
+            crate::program_files::program_files(db, file, &workspace)
+                .into_iter()
+                .map(|f| (f.path(db).clone(), f.bytes(db).clone()))
+                .collect()
+        })
+    }
+
     /// Hints at the end of the DO headers and assignments that end inside `range`
     /// (offsets into the file's text).
     pub fn inlay_hints(&self, path: &str, range: Span) -> Cancellable<Vec<InlayHint>> {

@@ -19,6 +19,9 @@ pub struct Grid {
     pub procs: Option<Vec<i64>>,
     /// How many alternatives to show besides the distribution as written.
     pub top: usize,
+    /// Compare the DISTRIBUTEs of this file only (the other files are analyzed with
+    /// it); `None`: of every file.
+    pub only: Option<String>,
 }
 
 /// One DISTRIBUTE compared: where it is and the alternatives shown.
@@ -52,7 +55,10 @@ pub struct Row {
 /// `options` (the size varied left unbound), compared over `grid`.
 pub fn compare(files: &[(String, Vec<u8>)], options: &Options, grid: &Grid) -> Vec<Compared> {
     let mut all = Vec::new();
-    for (path, unit, directive, line, text) in targets(files, options) {
+    let targets = targets(files, options)
+        .into_iter()
+        .filter(|(path, ..)| grid.only.as_ref().is_none_or(|only| only == path));
+    for (path, unit, directive, line, text) in targets {
         let mut explorer = Explorer::new(files.to_vec(), options.clone(), &path, &unit, directive);
         if let Some((name, (lo, _))) = &grid.range {
             explorer.vary(name, *lo);

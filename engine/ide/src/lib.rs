@@ -7,6 +7,7 @@
 mod actions;
 mod analysis;
 mod cache_hover;
+pub mod codes;
 mod comm_hover;
 pub mod compare;
 pub mod completeness;
@@ -23,6 +24,7 @@ pub mod label;
 mod lenses;
 mod mpi_hover;
 mod program_alternatives;
+mod program_files;
 pub mod report;
 mod time_hover;
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use crate::Format;
-use grid::{Procs, parse_param, parse_procs};
+pub use grid::{Procs, parse_param, parse_procs};
 
 #[derive(clap::Args)]
 pub struct CompareArgs {
@@ -44,15 +44,80 @@ pub struct CompareArgs {
     /// (repeatable; searched in order).
     #[arg(long = "include", value_name = "DIR")]
     include_dirs: Vec<std::path::PathBuf>,
+    /// Define a macro for the preprocessor's conditionals, as `-D` does for cpp
+    /// (repeatable; value 1 when absent).
+    #[arg(short = 'D', long = "define", value_name = "NAME[=VALUE]", value_parser = crate::config::parse_define)]
+    defines: Vec<(String, String)>,
+}
+
+/// One comparison asked for: the bindings and the size varied (at most one range),
+/// the processor counts, how many alternatives, and whose DISTRIBUTEs.
+pub struct Request<'a> {
+    pub params: &'a [(String, (i64, i64))],
+    pub procs: Option<Procs>,
+    pub top: usize,
+    /// Only this file's DISTRIBUTEs (the others' files are analyzed with it).
+    pub only: Option<String>,
+}
+
+/// What a comparison needs besides the files: the grid, and the options with the size
+/// varied unbound; an error when more than one size is given a range.
+pub fn grid_and_bindings(
+    request: &Request,
+    options: &mut costline_ide::Options,
+) -> Result<Grid, String> {
+    let ranged: Vec<&(String, (i64, i64))> = request
+        .params
+        .iter()
+        .filter(|(_, (lo, hi))| lo < hi)
+        .collect();
+    if ranged.len() > 1 {
+        return Err("compare varies one problem size: give one NAME=LO..HI".into());
+    }
+    for (name, (lo, _)) in request.params {
+        if ranged.iter().any(|(r, _)| r == name) {
+            // The size compared over is varied, whatever the settings bind it to.
+            options.bindings.remove(name);
+        } else {
+            options.bindings.insert(name.clone(), *lo);
+        }
+    }
+    Ok(Grid {
+        range: ranged.first().map(|(name, range)| (name.clone(), *range)),
+        procs: request.procs.clone().map(|p| p.0),
+        top: request.top,
+        only: request.only.clone(),
+    })
+}
+
+/// The comparison's report for scripts and editors, its text and its plot.
+pub struct Rendered {
+    pub json: String,
+    pub text: String,
+    pub svg: String,
+}
+
+/// Compares `files` under `options` as `request` asks, rendered every way; `None`
+/// when there is no DISTRIBUTE with formats to compare.
+pub fn rendered(
+    files: &[(String, Vec<u8>)],
+    mut options: costline_ide::Options,
+    request: &Request,
+) -> Result<Option<Rendered>, String> {
+    let grid = grid_and_bindings(request, &mut options)?;
+    let all = compare(files, &options, &grid);
+    if all.is_empty() {
+        return Ok(None);
+    }
+    let machine = &options.machine.name;
+    Ok(Some(Rendered {
+        json: serde_json::to_string_pretty(&json::document(&all, machine)).expect("serializes"),
+        text: report::text(&all, machine),
+        svg: svg::render(&report::charts(&all)),
+    }))
 }
 
 pub fn run(args: &CompareArgs) -> ExitCode {
-    let ranged: Vec<&(String, (i64, i64))> =
-        args.params.iter().filter(|(_, (lo, hi))| lo < hi).collect();
-    if ranged.len() > 1 {
-        eprintln!("costline: compare varies one problem size: give one --param NAME=LO..HI");
-        return ExitCode::from(2);
-    }
     let mut files = Vec::new();
     for path in &args.files {
         match std::fs::read(path) {
@@ -63,15 +128,9 @@ pub fn run(args: &CompareArgs) -> ExitCode {
             }
         }
     }
-    let bindings: BTreeMap<String, i64> = args
-        .params
-        .iter()
-        .map(|(n, (lo, _))| (n.clone(), *lo))
-        .filter(|(n, _)| !ranged.iter().any(|(r, _)| r == n))
-        .collect();
-    let mut options = match crate::config::file::options(&crate::config::file::Flags {
+    let options = match crate::config::file::options(&crate::config::file::Flags {
         machine: args.machine.as_deref(),
-        params: bindings,
+        params: BTreeMap::new(),
         include: &args.include_dirs,
         imbalance_threshold: None,
         finding_share: None,
@@ -79,6 +138,7 @@ pub fn run(args: &CompareArgs) -> ExitCode {
         files: &args.files,
         include_anywhere: false,
         compiler: None,
+        defines: &args.defines,
     }) {
         Ok(o) => o,
         Err(e) => {
@@ -86,35 +146,34 @@ pub fn run(args: &CompareArgs) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    // The size compared over is varied, whatever costline.toml binds it to.
-    for (name, _) in &ranged {
-        options.bindings.remove(name);
-    }
-    let grid = Grid {
-        range: ranged.first().map(|(name, range)| (name.clone(), *range)),
-        procs: args.procs.clone().map(|p| p.0),
+    let request = Request {
+        params: &args.params,
+        procs: args.procs.clone(),
         top: args.top,
+        only: None,
     };
-    let all = compare(&files, &options, &grid);
-    if all.is_empty() {
-        crate::stdout::write("no DISTRIBUTE directive with formats: nothing to compare\n");
-        return ExitCode::SUCCESS;
-    }
-    match args.format {
-        Format::Text => crate::stdout::write(&report::text(&all, &options.machine.name)),
-        Format::Json => {
-            let doc = json::document(&all, &options.machine.name);
-            crate::stdout::write(&(serde_json::to_string_pretty(&doc).expect("serializes") + "\n"));
+    let out = match rendered(&files, options, &request) {
+        Ok(Some(out)) => out,
+        Ok(None) => {
+            crate::stdout::write("no DISTRIBUTE directive with formats: nothing to compare\n");
+            return ExitCode::SUCCESS;
         }
+        Err(e) => {
+            eprintln!("costline: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    match args.format {
+        Format::Text => crate::stdout::write(&out.text),
+        Format::Json => crate::stdout::write(&(out.json + "\n")),
     }
-    if let Some(out) = &args.svg {
-        let doc = svg::render(&report::charts(&all));
-        if let Err(e) = std::fs::write(out, doc) {
-            eprintln!("costline: cannot write {out}: {e}");
+    if let Some(path) = &args.svg {
+        if let Err(e) = std::fs::write(path, &out.svg) {
+            eprintln!("costline: cannot write {path}: {e}");
             return ExitCode::from(1);
         }
         if args.format == Format::Text {
-            crate::stdout::write(&format!("plot written to {out}\n"));
+            crate::stdout::write(&format!("plot written to {path}\n"));
         }
     }
     ExitCode::SUCCESS

@@ -3,7 +3,8 @@
 //! the keys the server reads from the workspace's (DESIGN.md section 7, and `include`).
 //! The flags win key by key: `--machine` over `machine`, `--param` over `params`,
 //! `--imbalance-threshold` over `imbalanceThreshold`, `--finding-share` over
-//! `findingShare`, `--fixed-line-length` over `fixedLineLength`; `--include` directories are
+//! `findingShare`, `--fixed-line-length` over `fixedLineLength`, `--define` over `defines`
+//! name by name; `--include` directories are
 //! searched before the file's `include` ones. Paths in the file are relative to its
 //! directory. A bad value is reported on stderr and left out, as in the editor.
 
@@ -28,6 +29,8 @@ pub struct Flags<'a> {
     pub include_anywhere: bool,
     /// `--compiler "gfortran -O3"`: the command and flags the program is built with.
     pub compiler: Option<&'a str>,
+    /// `--define NAME[=VALUE]`: macros for the preprocessor, over `defines`.
+    pub defines: &'a [(String, String)],
 }
 
 /// The nearest `costline.toml` from `dir` up.
@@ -37,24 +40,45 @@ fn nearest(dir: &Path) -> Option<PathBuf> {
         .find(|f| f.is_file())
 }
 
+/// The project seen from the current directory: the settings of its costline.toml (the
+/// defaults without one) and its root (the file's directory, else the current one).
+pub struct Project {
+    pub config: Config,
+    pub root: PathBuf,
+    /// Whether a costline.toml was found.
+    pub has_file: bool,
+}
+
+/// The project of the nearest costline.toml from the current directory up; an error
+/// when the file cannot be read or parsed (its bad values are warnings on stderr).
+pub fn project() -> Result<Project, String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let Some(file) = nearest(&cwd) else {
+        return Ok(Project {
+            config: Config::default(),
+            root: cwd,
+            has_file: false,
+        });
+    };
+    let text = read_settings(&file)
+        .map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
+    let layer = from_toml(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let (config, problems) = Config::merge(&[layer]);
+    for p in problems {
+        eprintln!("costline: warning: {}: {p}", file.display());
+    }
+    Ok(Project {
+        config,
+        root: file.parent().map_or(cwd, Path::to_path_buf),
+        has_file: true,
+    })
+}
+
 /// The analysis options of the settings file (if any) under the flags; an error when
 /// the file cannot be read or parsed, or the `--machine` given names no model.
 pub fn options(flags: &Flags) -> Result<Options, String> {
     let cwd = std::env::current_dir().unwrap_or_default();
-    let (config, root) = match nearest(&cwd) {
-        Some(file) => {
-            let text = read_settings(&file)
-                .map_err(|e| format!("{}: cannot read the file: {e}", file.display()))?;
-            let layer = from_toml(&text).map_err(|e| format!("{}: {e}", file.display()))?;
-            let (config, problems) = Config::merge(&[layer]);
-            for p in problems {
-                eprintln!("costline: warning: {}: {p}", file.display());
-            }
-            let root = file.parent().map_or(cwd.clone(), Path::to_path_buf);
-            (config, root)
-        }
-        None => (Config::default(), cwd.clone()),
-    };
+    let Project { config, root, .. } = project()?;
     let (mut options, problem) = config.options(Some(&root));
     if let Some(spec) = flags.machine {
         options.machine =
@@ -78,6 +102,7 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     if let Some(c) = flags.compiler.filter(|c| !c.trim().is_empty()) {
         options.compiler = Some(c.trim().to_string());
     }
+    options.defines.extend(flags.defines.iter().cloned());
     // INCLUDE reads under the project's root, the current directory and the
     // directories of the files given.
     if flags.include_anywhere {

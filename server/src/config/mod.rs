@@ -6,7 +6,9 @@
 //! those directories; default false) and `compiler` (the command and flags the program
 //! is built with, for what the compiler vectorizes) and `askCompiler` (the language
 //! server runs that compiler on the open documents in the background and takes its
-//! report of what it vectorizes; default true) from `costline.toml` at the workspace
+//! report of what it vectorizes; default true) and `sourceDirs` and `exclude` (where
+//! the project's Fortran files are, besides what `.gitignore` leaves out) from
+//! `costline.toml` at the workspace
 //! root and from the editor (initialization options, `workspace/configuration`), the
 //! editor's winning key by key. Bad values are reported and left out, never fatal. The language
 //! server and the command line (`file`: `costline.toml` under the flags) read them here.
@@ -40,6 +42,76 @@ pub struct Layer {
     pub fixed_line_length: Option<i64>,
     pub compiler: Option<String>,
     pub ask_compiler: Option<bool>,
+    pub source_dirs: Option<Vec<String>>,
+    pub exclude: Option<Vec<String>>,
+    /// `{ NAME = VALUE }` (a string or an integer; `true` for 1, `false` leaves it
+    /// undefined) or `["NAME", "NAME=VALUE"]`.
+    #[serde(default)]
+    pub defines: Option<Value>,
+}
+
+/// A macro name and value for the preprocessor from `NAME[=VALUE]` (value 1 when
+/// absent): a C identifier and a value without blanks (it becomes a `-DNAME=VALUE`
+/// word of the compiler's command).
+pub fn parse_define(text: &str) -> Result<(String, String), String> {
+    let (name, value) = match text.split_once('=') {
+        Some((n, v)) => (n.trim(), v.trim()),
+        None => (text.trim(), "1"),
+    };
+    define(name, value)
+}
+
+/// A checked macro definition (see [`parse_define`]).
+fn define(name: &str, value: &str) -> Result<(String, String), String> {
+    let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(format!("`{name}` is not a macro name"));
+    }
+    if value.is_empty() || value.chars().any(char::is_whitespace) {
+        return Err(format!(
+            "the value of `{name}` must be one word (got `{value}`)"
+        ));
+    }
+    Ok((name.to_string(), value.to_string()))
+}
+
+/// The macros of a `defines` setting, and the problems with it.
+fn defines_of(value: &Value) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut out = BTreeMap::new();
+    let mut problems = Vec::new();
+    let mut take = |r: Result<(String, String), String>| match r {
+        Ok((n, v)) => {
+            out.insert(n, v);
+        }
+        Err(e) => problems.push(format!("defines: {e}")),
+    };
+    match value {
+        Value::Object(table) => {
+            for (name, v) in table {
+                match v {
+                    Value::String(s) => take(define(name, s.trim())),
+                    Value::Number(n) => take(define(name, &n.to_string())),
+                    Value::Bool(true) => take(define(name, "1")),
+                    Value::Bool(false) | Value::Null => {}
+                    other => take(Err(format!("`{name}` = {other}: a string or an integer"))),
+                }
+            }
+        }
+        Value::Array(list) => {
+            for v in list {
+                match v {
+                    Value::String(s) => take(parse_define(s)),
+                    other => take(Err(format!("{other} is not `NAME` or `NAME=VALUE`"))),
+                }
+            }
+        }
+        Value::Null => {}
+        other => problems.push(format!(
+            "defines: {other} is neither a table of NAME = VALUE nor a list of \"NAME=VALUE\""
+        )),
+    }
+    (out, problems)
 }
 
 /// `params` as a table; an empty list is an empty table too (Lua's `{}`, which
@@ -88,6 +160,14 @@ pub struct Config {
     /// Whether the language server asks that compiler what it vectorizes (its report
     /// of each open document, in the background) rather than costline's rules alone.
     pub ask_compiler: bool,
+    /// The directories holding the project's sources, relative to the root (empty:
+    /// the root).
+    pub source_dirs: Vec<String>,
+    /// Gitignore-style globs of the paths (relative to the root) whose Fortran files
+    /// are not the project's.
+    pub exclude: Vec<String>,
+    /// The macros defined for the preprocessor: they choose the branches of `#if`.
+    pub defines: BTreeMap<String, String>,
 }
 
 impl Default for Config {
@@ -104,6 +184,9 @@ impl Default for Config {
             fixed_line_length: None,
             compiler: None,
             ask_compiler: true,
+            source_dirs: Vec::new(),
+            exclude: Vec::new(),
+            defines: BTreeMap::new(),
         }
     }
 }
@@ -161,6 +244,18 @@ impl Config {
             if let Some(a) = l.ask_compiler {
                 c.ask_compiler = a;
             }
+            if let Some(dirs) = &l.source_dirs {
+                c.source_dirs = dirs.clone();
+            }
+            if let Some(globs) = &l.exclude {
+                c.exclude = globs.clone();
+            }
+            // A layer's defines replace the ones below (a table is the whole set).
+            if let Some(value) = &l.defines {
+                let (defines, bad) = defines_of(value);
+                c.defines = defines;
+                problems.extend(bad);
+            }
             if let Some(cmd) = &l.compiler {
                 if cmd.split_whitespace().next().is_some() {
                     c.compiler = Some(cmd.trim().to_string());
@@ -200,6 +295,7 @@ impl Config {
             include_roots: (!self.include_anywhere).then(|| vec![root.to_path_buf()]),
             fixed_line_length: self.fixed_line_length,
             compiler: self.compiler.clone(),
+            defines: self.defines.clone(),
             ..Options::default()
         };
         let mut problem = None;
@@ -307,6 +403,37 @@ mod tests {
         assert_eq!(c.compiler.as_deref(), Some("gfortran -O3"));
         let editor = from_json(&json!({"costline": {"askCompiler": true}})).unwrap();
         assert!(Config::merge(&[file, editor]).0.ask_compiler);
+    }
+
+    #[test]
+    fn defines_come_as_a_table_or_a_list_and_the_editor_replaces_the_file() {
+        let file = from_toml("[defines]\nUSE_MPI = true\nNX = 100\nMODE = \"fast\"\nOFF = false\n")
+            .unwrap();
+        let (c, problems) = Config::merge(std::slice::from_ref(&file));
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(
+            c.options(None).0.defines,
+            BTreeMap::from([
+                ("MODE".into(), "fast".into()),
+                ("NX".into(), "100".into()),
+                ("USE_MPI".into(), "1".into())
+            ])
+        );
+        let editor =
+            from_json(&json!({"costline": {"defines": ["DEBUG", "N=4", "1X", "S=a b"]}})).unwrap();
+        let (c, problems) = Config::merge(&[file, editor]);
+        assert_eq!(
+            c.defines,
+            BTreeMap::from([("DEBUG".into(), "1".into()), ("N".into(), "4".into())])
+        );
+        assert_eq!(
+            problems,
+            [
+                "defines: `1X` is not a macro name",
+                "defines: the value of `S` must be one word (got `a b`)"
+            ]
+        );
+        assert_eq!(parse_define(" A = 2 "), Ok(("A".into(), "2".into())));
     }
 
     #[test]

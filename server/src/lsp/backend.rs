@@ -9,12 +9,11 @@ use super::compiles::{Compiles, Key};
 use super::convert;
 use super::documents::{Documents, Encoding, Lines, path_of};
 use super::worker::{Change, Worker};
-use super::workspace;
 use crate::ask_compiler;
 use crate::config::{self, Config, Layer};
+use crate::sources;
 use costline_ide::Span;
 use costline_ide::files::read_source;
-use costline_ide::machine::Catalog;
 use costline_ide::{Analysis, Cancellable};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -47,6 +46,13 @@ async fn ask<T>(request: impl std::future::Future<Output = Result<T>>) -> Result
 /// The command that switches the machine model (argument: its name or path).
 pub const SELECT_MACHINE: &str = "costline.selectMachine";
 
+/// The command that compares a document's distributions (`costline compare` on the
+/// file and the workspace files defining the modules it uses, as the editor has them).
+/// Argument: `{"uri", "params": ["n=16..1024", ...], "procs": "4..64", "top": 4}`;
+/// result: `{"report": <compare --format json>, "text": <its text>, "svg": <the plot>}`,
+/// or `null` when the file has no DISTRIBUTE with formats.
+pub const COMPARE: &str = "costline.compare";
+
 /// What the client can do, from `initialize`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Capabilities {
@@ -72,6 +78,8 @@ struct Settings {
     picked_machine: Option<String>,
     /// Where INCLUDE may read, as last sent to the analysis (it follows the roots).
     include_roots: Option<Vec<PathBuf>>,
+    /// The analysis options in force (what `costline.compare` analyzes with).
+    options: costline_ide::Options,
     /// The compiler command and flags in force, and the include directories: what the
     /// open documents are compiled with (`askCompiler`).
     compiler_command: String,
@@ -83,6 +91,9 @@ struct State {
     capabilities: Capabilities,
     roots: Vec<PathBuf>,
     settings: Settings,
+    /// Whether the workspace's files were scanned (the first scan follows the first
+    /// settings; a change of `sourceDirs` or `exclude` scans again).
+    scanned: bool,
 }
 
 pub struct Backend {
@@ -120,6 +131,7 @@ impl Backend {
                 capabilities: Capabilities::default(),
                 roots: Vec::new(),
                 settings,
+                scanned: false,
             })),
             shut_down,
             edits: Arc::new(AtomicU64::new(0)),
@@ -131,7 +143,7 @@ impl Backend {
     /// The change that sets a document's text: a file that others include is analyzed
     /// where it is included, any other is analyzed on its own.
     fn set_text(path: String, bytes: Vec<u8>) -> Change {
-        if workspace::is_header(Path::new(&path)) {
+        if sources::is_header(Path::new(&path)) {
             Change::SetHeader { path, bytes }
         } else {
             Change::SetFile { path, bytes }
@@ -168,6 +180,29 @@ impl Backend {
 
     fn config(&self) -> Config {
         lock(&self.state).settings.config.clone()
+    }
+
+    /// Where the workspace's sources are: per folder, its Fortran files less `exclude`
+    /// (`sourceDirs` name directories of the first folder). A bad glob is left out
+    /// (`apply_settings` says so).
+    fn scopes(&self) -> Vec<sources::Scope> {
+        let s = lock(&self.state);
+        let c = &s.settings.config;
+        s.roots
+            .iter()
+            .enumerate()
+            .filter_map(|(k, root)| {
+                let dirs: &[String] = if k == 0 { &c.source_dirs } else { &[] };
+                sources::Scope::new(root, dirs, &c.exclude)
+                    .or_else(|_| sources::Scope::new(root, dirs, &[]))
+                    .ok()
+            })
+            .collect()
+    }
+
+    /// Whether the Fortran file at `path` is one of the workspace's sources.
+    fn in_workspace(&self, path: &Path) -> bool {
+        self.scopes().iter().any(|s| s.admits(path))
     }
 
     /// Runs `f` on a snapshot holding the document's latest text, on the blocking pool;
@@ -217,7 +252,7 @@ impl Backend {
     /// Applies the merged settings (and says what was wrong with them); refreshes what
     /// the editor shows when they changed.
     async fn apply_settings(&self) {
-        let (changed, problems) = {
+        let (changed, rescan, problems) = {
             let mut s = lock(&self.state);
             let picked = Layer {
                 machine: s.settings.picked_machine.clone(),
@@ -237,9 +272,18 @@ impl Backend {
             }
             let changed =
                 config != s.settings.config || options.include_roots != s.settings.include_roots;
+            let rescan = s.scanned
+                && (config.source_dirs != s.settings.config.source_dirs
+                    || config.exclude != s.settings.config.exclude);
+            if let Some(root) = s.roots.first()
+                && let Err(e) = sources::Scope::new(root, &[], &config.exclude)
+            {
+                problems.push(format!("{e}; nothing is excluded"));
+            }
             s.settings.config = config.clone();
             s.settings.include_roots = options.include_roots.clone();
             s.settings.compiler_command = options.compiler_command();
+            s.settings.options = options.clone();
             s.settings.include_dirs = options.include_dirs.clone();
             problems.extend(problem);
             // Sent while the state is held: two settings changes handled at once reach
@@ -255,7 +299,7 @@ impl Backend {
                     }
                 }
             }
-            (changed, problems)
+            (changed, rescan, problems)
         };
         for p in problems {
             self.client
@@ -266,6 +310,10 @@ impl Backend {
             self.refresh().await;
             // Another compiler command, or turned on: the open documents' reports.
             self.ask_compiler();
+        }
+        if rescan {
+            let this = self.clone_for_task();
+            tokio::spawn(async move { this.analyze_workspace().await });
         }
     }
 
@@ -409,7 +457,7 @@ impl Backend {
             return;
         };
         // Fortran sources only (a header is compiled where it is included).
-        if !on || !workspace::is_fortran(Path::new(&path)) {
+        if !on || !sources::is_fortran(Path::new(&path)) {
             return;
         }
         let key = Key::new(&path, &bytes, &command, &include_dirs);
@@ -456,10 +504,12 @@ impl Backend {
     }
 
     /// Reads the workspace's Fortran files into the analysis and analyzes them all,
-    /// reporting progress; the editor's open documents keep the editor's text.
+    /// reporting progress; the editor's open documents keep the editor's text. Files
+    /// analyzed before that the scan no longer finds (a changed `exclude`) leave.
     async fn analyze_workspace(&self) {
-        let roots = lock(&self.state).roots.clone();
-        if roots.is_empty() {
+        let scopes = self.scopes();
+        lock(&self.state).scanned = true;
+        if scopes.is_empty() {
             return;
         }
         let caps = self.capabilities();
@@ -483,9 +533,9 @@ impl Backend {
             None
         };
         let found = on_blocking_pool(move || {
-            Ok(roots
+            Ok(scopes
                 .iter()
-                .map(|r| workspace::fortran_files(r))
+                .map(sources::Scope::fortran_files)
                 .collect::<Vec<_>>())
         })
         .await
@@ -496,13 +546,23 @@ impl Backend {
                 self.client
                     .show_message(
                         MessageType::WARNING,
-                        format!("costline: more than {} Fortran files in the workspace; the first {} are analyzed", workspace::MAX_FILES, workspace::MAX_FILES),
+                        format!("costline: more than {} Fortran files in the workspace; the first {} are analyzed", sources::MAX_FILES, sources::MAX_FILES),
                     )
                     .await;
             }
             paths.extend(files);
         }
         let open: Vec<String> = lock(&self.docs).uris().iter().map(path_of).collect();
+        let worker = self.worker.clone();
+        let known = on_blocking_pool(move || Ok(worker.snapshot(worker.sent()).paths()))
+            .await
+            .unwrap_or_default();
+        for path in known {
+            let kept = paths.iter().any(|p| p.as_os_str() == path.as_str());
+            if !kept && !open.contains(&path) {
+                self.worker.send(Change::RemoveFile { path });
+            }
+        }
         let publish = !caps.pull_diagnostics;
         // The text of each file read, kept to place its diagnostics when they are pushed.
         let mut texts = Vec::with_capacity(paths.len());
@@ -577,7 +637,7 @@ impl Backend {
             });
         }
         if caps.watch_registration {
-            let watchers = ["**/costline.toml", workspace::WATCHED]
+            let watchers = ["**/costline.toml", sources::WATCHED]
                 .iter()
                 .map(|g| FileSystemWatcher {
                     glob_pattern: GlobPattern::String(g.to_string()),
@@ -605,35 +665,95 @@ impl Backend {
         }
     }
 
-    /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
-    /// pool) or in the handler itself, for the tests that check the server survives
-    /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
-    /// `costline/machines`: the models the editor can offer (name, description,
-    /// provenance, whether it is the one in use), for a picker.
+    /// `costline/machines`: the valid models the editor can offer, as `costline
+    /// machines --format json` lists them, each with whether it is the one in use
+    /// (`current`), for a picker.
     pub async fn list_machines(&self, _: Value) -> Result<Value> {
         let (root, current) = {
             let s = lock(&self.state);
             (s.roots.first().cloned(), s.settings.config.machine.clone())
         };
         let cwd = std::env::current_dir().unwrap_or_default();
-        let catalog = Catalog::discover(&Catalog::default_dirs(root.as_deref().unwrap_or(&cwd)));
+        let catalog = crate::machines::catalog_from(root.as_deref().unwrap_or(&cwd));
         let current = current.unwrap_or_else(|| costline_ide::machine::DEFAULT.to_string());
-        let list: Vec<Value> = catalog
-            .entries
-            .iter()
-            .filter_map(|e| {
-                let m = e.machine.as_ref().ok()?;
-                Some(serde_json::json!({
-                    "name": m.name,
-                    "description": m.description,
-                    "provenance": m.provenance,
-                    "current": m.name.eq_ignore_ascii_case(&current),
-                }))
+        let list: Vec<Value> = crate::machines::listed(&catalog)
+            .into_iter()
+            .filter(|m| m.error.is_none())
+            .map(|m| {
+                let is_current = m.name.eq_ignore_ascii_case(&current);
+                let mut entry = serde_json::to_value(m).expect("a listed machine serializes");
+                entry["current"] = Value::Bool(is_current);
+                entry
             })
             .collect();
         Ok(Value::Array(list))
     }
 
+    /// `costline.compare` (see [`COMPARE`]): the document's program as the analysis
+    /// has it, compared on the blocking pool under the settings in force.
+    async fn compare(&self, argument: Option<&Value>) -> Result<Option<LSPAny>> {
+        #[derive(serde::Deserialize)]
+        struct Arguments {
+            uri: Uri,
+            #[serde(default)]
+            params: Vec<String>,
+            #[serde(default)]
+            procs: Option<String>,
+            #[serde(default)]
+            top: Option<usize>,
+        }
+        let invalid = |e: String| Error::invalid_params(format!("costline.compare: {e}"));
+        let args: Arguments = argument
+            .cloned()
+            .ok_or_else(|| invalid("takes {\"uri\", \"params\", \"procs\", \"top\"}".into()))
+            .and_then(|v| serde_json::from_value(v).map_err(|e| invalid(e.to_string())))?;
+        let params = args
+            .params
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| crate::compare::parse_param(p))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(invalid)?;
+        let procs = args
+            .procs
+            .as_deref()
+            .filter(|p| !p.trim().is_empty())
+            .map(crate::compare::parse_procs)
+            .transpose()
+            .map_err(invalid)?;
+        let path = path_of(&args.uri);
+        let options = lock(&self.state).settings.options.clone();
+        let worker = self.worker.clone();
+        let revision = self.worker.sent();
+        let rendered = on_blocking_pool(move || {
+            let files = worker.snapshot(revision).program_files(&path)?;
+            if files.is_empty() {
+                return Ok(Err(format!(
+                    "{path} is not a Fortran file of the workspace"
+                )));
+            }
+            let request = crate::compare::Request {
+                params: &params,
+                procs,
+                top: args.top.unwrap_or(4),
+                only: Some(path),
+            };
+            Ok(crate::compare::rendered(&files, options, &request))
+        })
+        .await?
+        .map_err(invalid)?;
+        Ok(rendered.map(|r| {
+            serde_json::json!({
+                "report": serde_json::from_str::<Value>(&r.json).unwrap_or(Value::Null),
+                "text": r.text,
+                "svg": r.svg,
+            })
+        }))
+    }
+
+    /// `costline/crashAnalysis`: a deliberate panic, in the analysis (on the blocking
+    /// pool) or in the handler itself, for the tests that check the server survives
+    /// one. Only with `COSTLINE_TEST_CRASH=1` in the environment.
     pub async fn crash_analysis(&self, params: Value) -> Result<Value> {
         if std::env::var("COSTLINE_TEST_CRASH").as_deref() != Ok("1") {
             return Err(Error::method_not_found());
@@ -771,7 +891,7 @@ impl LanguageServer for Backend {
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![SELECT_MACHINE.into()],
+                    commands: vec![SELECT_MACHINE.into(), COMPARE.into()],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
@@ -856,12 +976,7 @@ impl LanguageServer for Backend {
         lock(&self.docs).close(&uri);
         let path = path_of(&uri);
         // A file of the workspace goes back to what is on disk; another leaves.
-        let on_disk = Path::new(&path).is_file()
-            && workspace::is_fortran(Path::new(&path))
-            && lock(&self.state)
-                .roots
-                .iter()
-                .any(|r| Path::new(&path).starts_with(r));
+        let on_disk = Path::new(&path).is_file() && self.in_workspace(Path::new(&path));
         match read_source(Path::new(&path)) {
             Ok(bytes) if on_disk => {
                 self.worker.send(Change::SetFile { path, bytes });
@@ -907,12 +1022,15 @@ impl LanguageServer for Backend {
             if open.contains(&path) {
                 continue;
             }
-            if !workspace::is_fortran(Path::new(&path)) {
+            if !sources::is_fortran(Path::new(&path)) {
                 self.worker.send(Change::Reload { path });
                 continue;
             }
             match read_source(Path::new(&path)) {
-                Ok(bytes) if change.typ != FileChangeType::DELETED => {
+                Ok(bytes)
+                    if change.typ != FileChangeType::DELETED
+                        && self.in_workspace(Path::new(&path)) =>
+                {
                     self.worker.send(Change::SetFile { path, bytes });
                 }
                 _ => {
@@ -981,6 +1099,7 @@ impl LanguageServer for Backend {
                 let current = lock(&self.state).settings.config.machine.clone();
                 Ok(current.map(Value::String))
             }
+            COMPARE => self.compare(p.arguments.first()).await,
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }

@@ -13,7 +13,6 @@ mod memory;
 mod message;
 mod output;
 mod worker;
-mod workspace;
 
 use backend::Backend;
 use guard::Guarded;

@@ -1,9 +1,10 @@
 //! Running the tools training needs (the Fortran compiler, the MPI wrapper compiler,
 //! mpirun, the compiled programs) with a time limit, capturing their output.
 
+use crate::child::{self, Ended};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// A command named by the user (`$FC`, `$MPIFC`, `--mpirun`): a program and leading
 /// arguments, split on whitespace (`FC="gfortran-12 -std=f2008"`).
@@ -82,9 +83,13 @@ impl Output {
     }
 }
 
+/// How long a tool past its limit has to end on SIGTERM (mpirun stopping its ranks)
+/// before its process group is killed.
+const GRACE: Duration = Duration::from_secs(3);
+
 /// Runs `cmd` in `dir`, stdout and stderr into files there (no pipe to fill up), for at
-/// most `limit`: past it the command is asked to stop (SIGTERM through `kill`, so that
-/// mpirun can stop its ranks), then killed.
+/// most `limit`: past it the command's process group is stopped (mpirun and its ranks;
+/// [`child::run_with_limit`]).
 pub fn run(mut cmd: Command, dir: &Path, limit: Duration) -> Result<Output, String> {
     static SEQ: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -95,47 +100,20 @@ pub fn run(mut cmd: Command, dir: &Path, limit: Duration) -> Result<Output, Stri
         std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))
     };
     cmd.current_dir(dir)
-        .stdin(Stdio::null())
         .stdout(Stdio::from(open(&out_path)?))
         .stderr(Stdio::from(open(&err_path)?));
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
-            Ok(None) => {
-                let _ = Command::new("kill")
-                    .args(["-TERM", &child.id().to_string()])
-                    .stderr(Stdio::null())
-                    .status();
-                let grace = Instant::now();
-                while grace.elapsed() < Duration::from_secs(3) {
-                    if let Ok(Some(_)) = child.try_wait() {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(50));
-                }
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Err(e) => return Err(format!("waiting for {shown}: {e}")),
-        }
-    };
+    let ended = child::run_with_limit(cmd, limit, GRACE);
     let stdout = std::fs::read_to_string(&out_path).unwrap_or_default();
     let stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
     let _ = std::fs::remove_file(&out_path);
     let _ = std::fs::remove_file(&err_path);
-    match status {
-        Some(s) => Ok(Output {
+    match ended? {
+        Ended::Exited(s) => Ok(Output {
             success: s.success(),
             stdout,
             stderr,
         }),
-        None => Err(format!(
+        Ended::Stopped => Err(format!(
             "{shown} did not finish within {} s and was stopped",
             limit.as_secs()
         )),
@@ -165,17 +143,18 @@ mod tests {
 
     #[test]
     fn output_and_failure_and_timeout() {
-        let dir = std::env::temp_dir();
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
         let mut c = Command::new("sh");
         c.args(["-c", "echo out; echo err >&2; exit 3"]);
-        let o = run(c, &dir, Duration::from_secs(10)).unwrap();
+        let o = run(c, dir, Duration::from_secs(10)).unwrap();
         assert!(!o.success);
         assert_eq!((o.stdout.trim(), o.stderr.trim()), ("out", "err"));
         let mut c = Command::new("sleep");
         c.arg("5");
-        let e = run(c, &dir, Duration::from_millis(200)).unwrap_err();
+        let e = run(c, dir, Duration::from_millis(200)).unwrap_err();
         assert!(e.contains("did not finish"), "{e}");
-        let missing = Tool::parse("no-such-compiler-xyz").unwrap().version(&dir);
+        let missing = Tool::parse("no-such-compiler-xyz").unwrap().version(dir);
         assert!(missing.is_err());
     }
 }

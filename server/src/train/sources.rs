@@ -1,7 +1,7 @@
 //! The Fortran programs of the training set, built into the binary (so `costline
 //! train` works from any directory) and written to a scratch directory to compile.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// (file name, text) of every source in machines/training/.
 pub const SOURCES: &[(&str, &str)] = &[
@@ -31,34 +31,53 @@ pub const SOURCES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The scratch directory `$TMPDIR/costline-train-PID`, removed when dropped.
+/// The scratch directory the kernels are compiled and run in: a private temporary
+/// directory (`$TMPDIR/costline-train-XXXXXX`, [`crate::scratch::private_dir`]: on a
+/// shared `/tmp` nobody else can plant it, or the binaries run from it), removed when
+/// dropped.
 pub struct Workdir {
-    pub path: PathBuf,
+    dir: tempfile::TempDir,
 }
 
 impl Workdir {
-    /// Creates the directory (emptying a stale one of the same name) and writes the
-    /// sources into it.
+    /// Creates the directory and writes the sources into it.
     pub fn create() -> Result<Workdir, String> {
-        let path = std::env::temp_dir().join(format!("costline-train-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path)
-            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
-        let dir = Workdir { path };
+        let dir = crate::scratch::private_dir("costline-train-")?;
         for (name, text) in SOURCES {
-            std::fs::write(dir.path.join(name), text)
-                .map_err(|e| format!("cannot write {}: {e}", dir.path.join(name).display()))?;
+            let path = dir.path().join(name);
+            std::fs::write(&path, text)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
-        Ok(dir)
+        Ok(Workdir { dir })
     }
 
     pub fn path(&self) -> &Path {
-        &self.path
+        self.dir.path()
     }
 }
 
-impl Drop for Workdir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// A directory planted under the name the old scheme used is neither reused nor
+    /// removed; each run gets a fresh directory of its owner's alone.
+    #[test]
+    fn each_run_gets_a_private_new_directory() {
+        let planted = std::env::temp_dir().join(format!("costline-train-{}", std::process::id()));
+        let _ = std::fs::create_dir(&planted);
+        let a = Workdir::create().unwrap();
+        let b = Workdir::create().unwrap();
+        assert_ne!(a.path(), b.path());
+        assert_ne!(a.path(), planted);
+        let mode = std::fs::metadata(a.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        assert!(a.path().join("kernels.f90").is_file());
+        let path = a.path().to_path_buf();
+        drop(a);
+        assert!(!path.exists());
+        assert!(planted.is_dir());
+        let _ = std::fs::remove_dir(&planted);
     }
 }

@@ -1,6 +1,8 @@
 --- costline for Neovim 0.11+: the language server (`costline serve`) for Fortran buffers,
 --- with inlay hints and code lenses on, and commands to pick the machine model, bind the
---- program's unknowns and compare distributions. See `:help costline`.
+--- program's unknowns and compare distributions. `lsp/costline.lua` gives Neovim the
+--- server's configuration (`vim.lsp.enable('costline')` alone starts it), `setup()`
+--- overrides it; `:checkhealth costline` checks the installation. See `:help costline`.
 local M = {}
 
 local NAME = 'costline'
@@ -31,6 +33,14 @@ local defaults = {
   --- Run that compiler on each open file in the background and take which loops it
   --- vectorizes from its own report (false: costline's rules alone).
   askCompiler = true,
+  --- Macros for the preprocessor's conditionals, `{ USE_MPI = true, NX = 512 }`: the
+  --- branches cpp takes with them are analyzed.
+  defines = {},
+  --- The directories holding the project's sources (relative to the root); empty:
+  --- the whole workspace.
+  sourceDirs = {},
+  --- Gitignore-style globs of paths whose Fortran files are not analyzed on their own.
+  exclude = {},
   hints = { enable = true },
   codeLens = { enable = true },
   --- Called with (client, bufnr) when the server attaches to a buffer.
@@ -66,6 +76,22 @@ function M.settings()
   end
   if next(options.params) then
     s.params = vim.deepcopy(options.params)
+  end
+  if next(options.defines) then
+    s.defines = {}
+    for name, value in pairs(options.defines) do
+      if value == true then
+        s.defines[name] = '1'
+      elseif value ~= false then
+        s.defines[name] = tostring(value)
+      end
+    end
+  end
+  if #options.sourceDirs > 0 then
+    s.sourceDirs = vim.deepcopy(options.sourceDirs)
+  end
+  if #options.exclude > 0 then
+    s.exclude = vim.deepcopy(options.exclude)
   end
   return s
 end
@@ -167,24 +193,23 @@ function M.set_machine(machine)
   push_settings()
 end
 
---- The machine models `costline machines` lists: { name, default, path, description }.
+--- The valid machine models `costline machines --format json` lists: { name, default,
+--- source, description, provenance }; empty when it cannot be run or read.
 function M.machines_from_cli()
-  local out = vim.system({ binary(), 'machines' }, { text = true }):wait()
-  local list = {}
-  if out.code ~= 0 then
-    return list
+  local ok, out = pcall(function()
+    return vim.system({ binary(), 'machines', '--format', 'json' }, { text = true }):wait()
+  end)
+  if not ok then
+    return {}
   end
-  for line in (out.stdout or ''):gmatch('[^\n]+') do
-    local name, rest = line:match('^(%S+)(.*)$')
-    if name then
-      local path = rest:match('%[(.*)%]%s*$')
-      if path then
-        list[#list + 1] = { name = name, default = rest:find('(default)', 1, true) ~= nil, path = path }
-      elseif #list > 0 and not list[#list].description then
-        list[#list].description = vim.trim(line)
-      end
-    elseif #list > 0 and not list[#list].description then
-      list[#list].description = vim.trim(line)
+  local decoded, listing = pcall(vim.json.decode, out.stdout or '')
+  if not decoded or type(listing) ~= 'table' or listing.version ~= 1 then
+    return {}
+  end
+  local list = {}
+  for _, m in ipairs(listing.machines or {}) do
+    if type(m) == 'table' and m.error == nil then
+      list[#list + 1] = m
     end
   end
   return list
@@ -226,104 +251,82 @@ local function choose_machine()
   end)
 end
 
---- The modules a Fortran text USEs (lower case).
-local function used_modules(lines)
-  local used = {}
-  for _, line in ipairs(lines) do
-    local name = line:lower():match('^%s*use%s*[,:]*%s*([%a_][%w_]*)')
-    if name then
-      used[name] = true
+--- The argument of the server's `costline.compare` for the buffer `bufnr` and the words
+--- of `:CostlineCompare` (`--param n=16..1024`, `--procs 4..64`, `--top 2`); nil and a
+--- message for a word it does not take.
+function M.compare_argument(bufnr, args)
+  local argument = { uri = vim.uri_from_bufnr(bufnr), params = {} }
+  local i = 1
+  while i <= #args do
+    local flag, value = args[i], args[i + 1]
+    if value == nil then
+      return nil, ('%s needs a value'):format(flag)
+    elseif flag == '--param' then
+      argument.params[#argument.params + 1] = value
+    elseif flag == '--procs' then
+      argument.procs = value
+    elseif flag == '--top' and tonumber(value) then
+      argument.top = tonumber(value)
+    else
+      return nil, ('`%s %s`: :CostlineCompare takes --param NAME=LO..HI, --procs LO..HI and --top N'):format(flag, value)
     end
+    i = i + 2
   end
-  return used
+  return argument
 end
 
---- The files `costline compare` needs for the file `path`: itself and the Fortran
---- files beside it that define a module it uses.
-function M.compare_files(path, lines)
-  local files = { path }
-  local used = used_modules(lines)
-  if not next(used) then
-    return files
-  end
-  local dir = vim.fs.dirname(path)
-  for name, kind in vim.fs.dir(dir) do
-    local file = vim.fs.joinpath(dir, name)
-    if kind == 'file' and file ~= path and name:lower():match('%.f%w*$') then
-      local ok, text = pcall(vim.fn.readfile, file, '', 2000)
-      if ok then
-        for _, line in ipairs(text) do
-          local m = line:lower():match('^%s*module%s+([%a_][%w_]*)%s*$')
-          if m and used[m] then
-            files[#files + 1] = file
-            break
-          end
-        end
-      end
-    end
-  end
-  return files
-end
-
---- The command line of `costline compare` for `files`, with the extra arguments `args`
---- (e.g. `{ '--param', 'n=16..1024', '--procs', '4..64' }`) and the plot written to `svg`.
-function M.compare_command(files, args, svg)
-  local cmd = { binary(), 'compare' }
-  vim.list_extend(cmd, files)
-  local given = table.concat(args, ' '):lower()
-  for name, value in pairs(options.params) do
-    -- A binding the arguments give a range for is theirs.
-    if not given:find('%f[%w_]' .. name .. '=') then
-      vim.list_extend(cmd, { '--param', name .. '=' .. tostring(value) })
-    end
-  end
-  if options.machine and not vim.tbl_contains(args, '--machine') then
-    vim.list_extend(cmd, { '--machine', options.machine })
-  end
-  vim.list_extend(cmd, args)
-  vim.list_extend(cmd, { '--svg', svg })
-  return cmd
-end
-
---- `:CostlineCompare [ARGS]`: compares the current file's distributions (as saved),
---- shows the table in a scratch window and opens the plot. Calls `done(ok, svg, buf)`.
+--- `:CostlineCompare [ARGS]`: the server compares the current buffer's distributions (as
+--- edited, with the workspace files that define the modules it uses) under the
+--- machine and bindings in effect; the table opens in a scratch window, the plot with
+--- `open`. Calls `done(ok, svg, buf)`.
 function M.compare(args, done)
   local bufnr = vim.api.nvim_get_current_buf()
-  local path = vim.api.nvim_buf_get_name(bufnr)
-  if path == '' then
-    vim.notify('costline: the buffer has no file to compare', vim.log.levels.ERROR)
+  local client = M.clients(bufnr)[1]
+  if not client then
+    vim.notify('costline: no costline server is attached to this buffer', vim.log.levels.ERROR)
     return
   end
-  if vim.bo[bufnr].modified then
-    vim.notify('costline: comparing the saved file (the buffer has unsaved changes)', vim.log.levels.WARN)
+  local argument, err = M.compare_argument(bufnr, args or {})
+  if not argument then
+    vim.notify('costline: ' .. err, vim.log.levels.ERROR)
+    return
   end
-  local svg = vim.fn.tempname() .. '-costline-compare.svg'
-  local lines = vim.api.nvim_buf_get_lines(bufnr, 0, -1, false)
-  local cmd = M.compare_command(M.compare_files(path, lines), args or {}, svg)
-  vim.system(cmd, { text = true, cwd = vim.fs.dirname(path) }, function(out)
+  local name = vim.fs.basename(vim.api.nvim_buf_get_name(bufnr))
+  client:request('workspace/executeCommand', { command = 'costline.compare', arguments = { argument } }, function(e, result)
     vim.schedule(function()
-      local text = (out.stdout or '') .. (out.stderr or '')
+      local ok = e == nil and type(result) == 'table' and type(result.text) == 'string'
+      local text
+      if e then
+        text = 'costline compare failed: ' .. (e.message or vim.inspect(e))
+      elseif ok then
+        text = result.text
+      else
+        text = 'no DISTRIBUTE directive with formats: nothing to compare'
+      end
       local buf = vim.api.nvim_create_buf(false, true)
       vim.bo[buf].bufhidden = 'wipe'
       vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { trimempty = true }))
-      vim.api.nvim_buf_set_name(buf, 'costline compare ' .. vim.fs.basename(path) .. ' #' .. buf)
+      vim.api.nvim_buf_set_name(buf, 'costline compare ' .. name .. ' #' .. buf)
       vim.cmd('botright split')
       vim.api.nvim_win_set_buf(0, buf)
-      local ok = out.code == 0
+      local svg
       if ok then
+        svg = vim.fn.tempname() .. '-costline-compare.svg'
+        vim.fn.writefile(vim.split(result.svg, '\n'), svg)
         local open = options.open or vim.ui.open
         open(svg)
-      else
-        vim.notify('costline compare failed (exit ' .. out.code .. ')', vim.log.levels.ERROR)
+      elseif e then
+        vim.notify(text, vim.log.levels.ERROR)
       end
       if done then
         done(ok, svg, buf)
       end
     end)
-  end)
+  end, bufnr)
 end
 
-local function create_commands()
+--- Creates the user commands (plugin/costline.lua at startup, and `setup`).
+function M.create_commands()
   vim.api.nvim_create_user_command('CostlineMachine', function(c)
     if c.args == '' then
       choose_machine()
@@ -361,15 +364,51 @@ local function create_commands()
   end, { nargs = '*', desc = 'costline: bind the program unknowns (NAME=VALUE ...)' })
   vim.api.nvim_create_user_command('CostlineCompare', function(c)
     M.compare(c.fargs)
-  end, { nargs = '*', desc = 'costline: compare the distributions (costline compare)' })
+  end, { nargs = '*', desc = 'costline: compare the distributions (--param N=LO..HI --procs LO..HI)' })
 end
 
---- Starts costline for Fortran buffers. `opts`: see `defaults` above and `:help costline`.
-function M.setup(opts)
-  options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
-  if opts and opts.params then
-    options.params = vim.deepcopy(opts.params) -- replaced, not merged
+--- What the server asks for and the client does not do by itself: code lenses shown
+--- and refreshed as the buffer changes, inlay hints on (per `hints` and `codeLens`).
+local function attach(client, bufnr)
+  if vim.b[bufnr].costline_attached then
+    return
   end
+  vim.b[bufnr].costline_attached = true
+  local group = vim.api.nvim_create_augroup('costline.buffer.' .. bufnr, { clear = true })
+  if options.hints.enable ~= false then
+    vim.lsp.inlay_hint.enable(true, { bufnr = bufnr })
+    -- Neovim refreshes the hints of shown buffers only: a buffer shown again asks anew.
+    vim.api.nvim_create_autocmd('BufWinEnter', {
+      group = group,
+      buffer = bufnr,
+      callback = function(a)
+        if #M.clients(a.buf) > 0 and vim.lsp.inlay_hint.is_enabled({ bufnr = a.buf }) then
+          vim.lsp.inlay_hint.enable(false, { bufnr = a.buf })
+          vim.lsp.inlay_hint.enable(true, { bufnr = a.buf })
+        end
+      end,
+    })
+  end
+  if options.codeLens.enable ~= false then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged' }, {
+      group = group,
+      buffer = bufnr,
+      callback = function(a)
+        if #M.clients(a.buf) > 0 then
+          vim.lsp.codelens.refresh({ bufnr = a.buf })
+        end
+      end,
+    })
+  end
+  if options.on_attach then
+    options.on_attach(client, bufnr)
+  end
+end
+
+--- The server's configuration for `vim.lsp.config` under the options in force (the
+--- defaults until `setup`): what `lsp/costline.lua` gives Neovim.
+function M.config()
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   -- The server asks for lens and diagnostic refreshes when results change without an
   -- edit (settings, the workspace's other files); Neovim 0.11 handles neither, the
@@ -377,13 +416,14 @@ function M.setup(opts)
   capabilities.workspace.codeLens = { refreshSupport = true }
   capabilities.workspace.diagnostics = { refreshSupport = true }
   local settings = { costline = M.settings() }
-  vim.lsp.config(NAME, {
+  return {
     cmd = options.cmd or { options.path, 'serve' },
     filetypes = options.filetypes,
     root_markers = options.root_markers,
     capabilities = capabilities,
     init_options = settings.costline,
     settings = settings,
+    on_attach = attach,
     handlers = {
       ['workspace/codeLens/refresh'] = function(_, _, ctx)
         refresh_lenses(ctx.client_id)
@@ -394,53 +434,20 @@ function M.setup(opts)
         return vim.NIL
       end,
     },
-  })
-  vim.lsp.enable(NAME)
+  }
+end
 
-  local group = vim.api.nvim_create_augroup('costline', { clear = true })
-  vim.api.nvim_create_autocmd('LspAttach', {
-    group = group,
-    callback = function(ev)
-      local client = vim.lsp.get_client_by_id(ev.data.client_id)
-      if not client or client.name ~= NAME then
-        return
-      end
-      if vim.b[ev.buf].costline_attached then
-        return
-      end
-      vim.b[ev.buf].costline_attached = true
-      if options.hints.enable ~= false then
-        vim.lsp.inlay_hint.enable(true, { bufnr = ev.buf })
-        -- Neovim refreshes the hints of shown buffers only: a buffer shown again asks anew.
-        vim.api.nvim_create_autocmd('BufWinEnter', {
-          group = group,
-          buffer = ev.buf,
-          callback = function(a)
-            if #M.clients(a.buf) > 0 and vim.lsp.inlay_hint.is_enabled({ bufnr = a.buf }) then
-              vim.lsp.inlay_hint.enable(false, { bufnr = a.buf })
-              vim.lsp.inlay_hint.enable(true, { bufnr = a.buf })
-            end
-          end,
-        })
-      end
-      if options.codeLens.enable ~= false then
-        vim.lsp.codelens.refresh({ bufnr = ev.buf })
-        vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged' }, {
-          group = group,
-          buffer = ev.buf,
-          callback = function(a)
-            if #M.clients(a.buf) > 0 then
-              vim.lsp.codelens.refresh({ bufnr = a.buf })
-            end
-          end,
-        })
-      end
-      if options.on_attach then
-        options.on_attach(client, ev.buf)
-      end
-    end,
-  })
-  create_commands()
+--- Starts costline for Fortran buffers. `opts`: see `defaults` above and `:help costline`.
+function M.setup(opts)
+  options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  for _, key in ipairs({ 'params', 'defines', 'sourceDirs', 'exclude' }) do
+    if opts and opts[key] then
+      options[key] = vim.deepcopy(opts[key]) -- replaced, not merged
+    end
+  end
+  vim.lsp.config(NAME, M.config())
+  vim.lsp.enable(NAME)
+  M.create_commands()
 end
 
 return M

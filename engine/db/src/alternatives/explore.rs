@@ -100,6 +100,7 @@ impl Explorer {
             include_roots: a.include_roots().map(<[_]>::to_vec),
             fixed_line_length: s.fixed_line_length(db),
             compiler: s.compiler(db).clone(),
+            defines: s.defines(db).clone(),
         };
         Explorer::with_headers(files, headers, options, path, unit, directive)
     }

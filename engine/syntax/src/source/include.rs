@@ -83,8 +83,9 @@ pub(crate) fn cpp_include(argument: &str) -> Option<IncludeName> {
 
 /// The names every INCLUDE line of `text` could ask for, in either source form and
 /// whatever the preprocessor conditionals: a superset of what the splice will look up,
-/// for the host to find those files before any query needs them.
-pub fn include_names(text: &str) -> BTreeSet<IncludeName> {
+/// for the host to find those files before any query needs them. An `#include NAME` of
+/// a macro names what `defines` or any `#define NAME` line of the text gives it.
+pub fn include_names(text: &str, defines: &super::Defines) -> BTreeSet<IncludeName> {
     let mut out = BTreeSet::new();
     if !text
         .as_bytes()
@@ -99,13 +100,51 @@ pub fn include_names(text: &str) -> BTreeSet<IncludeName> {
         if let Some(directive) = code.strip_prefix('#') {
             let directive = directive.trim_start_matches([' ', '\t']);
             if let Some(argument) = directive.strip_prefix("include") {
-                out.extend(cpp_include(argument));
+                match cpp_include(argument) {
+                    Some(name) => {
+                        out.insert(name);
+                    }
+                    None => out.extend(through_macro(text, argument.trim(), defines)),
+                }
             }
         } else if let Some(name) = fortran_include(code) {
             out.insert(IncludeName {
                 name,
                 system: false,
             });
+        }
+    }
+    out
+}
+
+/// The files `#include MACRO` may name: the macro's value in `defines` and in each
+/// `#define MACRO "file"` line of `text`.
+fn through_macro(text: &str, name: &str, defines: &super::Defines) -> Vec<IncludeName> {
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Vec::new();
+    }
+    let mut out: Vec<IncludeName> = defines
+        .get(name)
+        .and_then(|v| cpp_include(v))
+        .into_iter()
+        .collect();
+    for line in lines(text) {
+        let code = text[line.start..line.end].trim_start_matches([' ', '\t']);
+        let Some(directive) = code.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = directive
+            .trim_start_matches([' ', '\t'])
+            .strip_prefix("define")
+        else {
+            continue;
+        };
+        let rest = rest.trim_start_matches([' ', '\t']);
+        if let Some(value) = rest.strip_prefix(name)
+            && value.starts_with([' ', '\t'])
+        {
+            out.extend(cpp_include(value));
         }
     }
     out
@@ -186,8 +225,20 @@ mod tests {
     #[test]
     fn every_name_a_file_could_ask_for() {
         let text = "#include \"a.h\"\n# include <b.h>\n      INCLUDE 'c.inc'\nC     INCLUDE 'no.inc'\n  x = 1\n";
-        let names: Vec<String> = include_names(text).into_iter().map(|n| n.name).collect();
+        let none = crate::source::Defines::new();
+        let names: Vec<String> = include_names(text, &none)
+            .into_iter()
+            .map(|n| n.name)
+            .collect();
         assert_eq!(names, ["a.h", "b.h", "c.inc"]);
-        assert!(include_names("program p\nend\n").is_empty());
+        assert!(include_names("program p\nend\n", &none).is_empty());
+        // Through a macro: the settings' value and the file's own definitions.
+        let text = "#define HDR \"own.h\"\n#include HDR\n#include OTHER\n";
+        let defines = crate::source::Defines::from([("HDR".into(), "<set.h>".into())]);
+        let names: Vec<String> = include_names(text, &defines)
+            .into_iter()
+            .map(|n| n.name)
+            .collect();
+        assert_eq!(names, ["own.h", "set.h"]);
     }
 }

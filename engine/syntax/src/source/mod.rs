@@ -9,6 +9,7 @@
 //! INCLUDE lines; positions inside them map back to the included files
 //! ([`SourceFile::origin`]).
 
+mod cpp_expr;
 mod decode;
 pub mod file;
 mod fixed;
@@ -24,6 +25,7 @@ pub use form::{SourceForm, pragma as form_pragma};
 pub use include::{IncludeLine, IncludeName, include_names};
 pub use line_index::LineIndex;
 pub(crate) use line_index::lines;
+pub use preproc::Defines;
 
 use crate::diagnostics::Diagnostic;
 use crate::span::Span;
@@ -97,7 +99,8 @@ impl SourceFile {
     ///   code `encoding`, at the first); a byte-order mark is kept in the original text
     ///   and becomes 3 spaces in the normalized text.
     /// - Preprocessor lines never reach the parser: they are blanked, and so are the
-    ///   code lines of the branches of each conditional group but the first (see the
+    ///   code lines of the branches of each conditional group that cpp would not take
+    ///   (no macro defined from outside: see [`SourceFile::with_defines`], and the
     ///   `preprocessor` notes and warnings).
     /// - Fixed form is converted to free form line for line; free form is kept as is.
     /// - INCLUDE lines (Fortran's and the analyzed branches' `#include`) are collected
@@ -106,6 +109,17 @@ impl SourceFile {
         path: &str,
         bytes: &[u8],
         form: Option<SourceForm>,
+    ) -> Result<SourceFile, LoadError> {
+        SourceFile::with_defines(path, bytes, form, &Defines::new())
+    }
+
+    /// [`SourceFile::new`] with `defines`: the macros defined for the preprocessor from
+    /// outside the file, which choose the branches of its conditionals.
+    pub fn with_defines(
+        path: &str,
+        bytes: &[u8],
+        form: Option<SourceForm>,
+        defines: &Defines,
     ) -> Result<SourceFile, LoadError> {
         let decoded = decode::decode(bytes)?;
         let original = decoded.text;
@@ -119,7 +133,7 @@ impl SourceFile {
         };
         let mut text = " ".repeat(bom);
         text.push_str(&lone_cr_as_lf(&original[bom..]));
-        let preprocessed = preproc::preprocess(&text);
+        let preprocessed = preproc::preprocess(&text, defines);
         // Spans in original offsets until mapped below.
         let mut diagnostics = preprocessed.diagnostics;
         if let Some(invalid) = decoded.invalid {
@@ -600,16 +614,16 @@ mod tests {
         expect_test::expect![[r#"
             01|                 |
             02|              |
-            03|      CALL MPI_INIT(IERR)|
+            03|                         |
             04|     |
-            05|              |
+            05|      IERR = 0|
             06|      |
             07|     |
             08|              |
             09|                              |
-            10|      CALL NEW(A,&|
+            10|                 |
             11|        |
-            12|     &  B)|
+            12|          |
             13|     |
             14|          |
             15|      |
@@ -619,8 +633,8 @@ mod tests {
             19|                      |
             20|      |
             21|                         |
-            22|      X = 1|
-            info preprocessor 2:1: preprocessor conditionals: analyzing the first branch of 4 groups; macros are not expanded
+            22|           |
+            info preprocessor 2:1: preprocessor conditionals: the branches cpp takes in 4 groups, with no macros defined; macros in Fortran lines are not expanded
             warning preprocessor 20:1: #endif without a matching #if
             warning preprocessor 21:1: #if without a matching #endif: the group runs to the end of the file
         "#]].assert_eq(&fixed(text));
@@ -633,15 +647,15 @@ mod tests {
         expect_test::expect![[r#"
             01|program p|
             02|        |
-            03|  x = 1|
+            03|       |
             04|       |
             05|       |
             06|     |
-            07|       |
+            07|  x = 3|
             08|      |
             09|                 |
             10|end program|
-            info preprocessor 2:1: preprocessor conditionals: analyzing the first branch of 1 group; macros are not expanded
+            info preprocessor 2:1: preprocessor conditionals: the branches cpp takes in 1 group, with no macros defined; macros in Fortran lines are not expanded
         "#]].assert_eq(&show("p.F90", text.as_bytes(), None));
     }
 
