@@ -406,7 +406,7 @@ fn hints_show_the_messages_of_statements_that_communicate() {
               real :: a(n, n), b(n, n)
             !HPF$ PROCESSORS pr(4)
             !HPF$ DISTRIBUTE (*, BLOCK) ONTO pr :: a, b
-              do it = 1, niter ⟨×10 · wd 0.03 · ≈ 32.9 µs⟩
+              do it = 1, niter ⟨×10 · wd 0.03 · ≈ 30.6 µs⟩
                 do j = 2, n - 1 ⟨×620 · wd 0.03 · ≈ 29.9 µs⟩
                   do i = 2, n - 1 ⟨×3.8e4 · wd 0.03 · ≈ 29.9 µs⟩
                     b(i, j) = 0.25 * (a(i - 1, j) + a(i + 1, j) + a(i, j - 1) + a(i, j + 1)) ⟨×3.8e4 · wd 0.03 · 60 msg · 15 KiB⟩
@@ -542,7 +542,7 @@ fn calls_carry_their_callees_communication() {
           end do
         end subroutine smooth
 
-        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 121.3 ns, comm 24 µs) on ib-hdr⟧
+        ⟦×1 run · 640 assignments/run · wd 0.00 · 60 msg · 240 B · ≈ 24.1 µs/run (compute 81.8 ns, comm 24 µs) on ib-hdr⟧
         program driver
           use grid
           real :: a(n), b(n)
