@@ -279,24 +279,7 @@ fn file_name(path: &str) -> String {
 /// A side from the text of a JSON report.
 fn report(bytes: &[u8]) -> Result<Side, String> {
     let r: ReportIn = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    Ok(Side {
-        machine: r.machine,
-        units: r
-            .files
-            .into_iter()
-            .flat_map(|f| {
-                let path = f.path;
-                f.units.into_iter().map(move |u| Unit {
-                    path: path.clone(),
-                    name: u.name,
-                    host: u.host,
-                    kind: u.kind,
-                    line: u.line,
-                    figures: u.metrics,
-                })
-            })
-            .collect(),
-    })
+    Ok(side(r))
 }
 
 /// A side from Fortran files, analyzed together as `check` analyzes them.
@@ -331,7 +314,12 @@ fn analyze(files: &[String], flags: &AnalysisFlags) -> Result<Side, String> {
         "files": collected.0,
     });
     let r: ReportIn = serde_json::from_value(report).map_err(|e| e.to_string())?;
-    Ok(Side {
+    Ok(side(r))
+}
+
+/// The units of a report, each with its file's path.
+fn side(r: ReportIn) -> Side {
+    Side {
         machine: r.machine,
         units: r
             .files
@@ -348,7 +336,7 @@ fn analyze(files: &[String], flags: &AnalysisFlags) -> Result<Side, String> {
                 })
             })
             .collect(),
-    })
+    }
 }
 
 /// The key a unit is matched by: its kind and qualified name when they are unique on
