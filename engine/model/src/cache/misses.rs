@@ -20,10 +20,31 @@
 //!
 //! The misses of a level are Σ_R M over the outermost loop; with C = ∞ they are the
 //! distinct lines of the nest (its compulsory misses).
+//!
+//! "Fits" means within the capacity C and, when the level's associativity is known,
+//! within each slot of sets (see [`super::slots`]): lines 4 KiB apart compete for 1/64
+//! of a cache however small their footprint is.
 
 use super::lines::{Window, distinct_lines};
 use super::nest::Nest;
+use super::slots::{Slots, occupied};
 use std::collections::HashMap;
+
+/// What a cache level holds: `lines` in all (`f64::INFINITY`: no limit), and, when its
+/// sets are known, the room of each slot of lines that compete for the same sets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Room {
+    pub lines: f64,
+    pub slots: Option<Slots>,
+}
+
+impl Room {
+    /// A level without a limit: what counts every line once.
+    pub const UNLIMITED: Room = Room {
+        lines: f64::INFINITY,
+        slots: None,
+    };
+}
 
 /// Counts lines for one nest under one set of trip counts (one processor's share).
 pub struct Counter<'a> {
@@ -32,6 +53,8 @@ pub struct Counter<'a> {
     trips: Vec<i64>,
     line_bytes: u64,
     memo: HashMap<(usize, usize, i64), f64>,
+    /// The slot mask of (class, path position, window, slots), when known.
+    slot_memo: HashMap<(usize, usize, i64, u64), Option<Vec<bool>>>,
 }
 
 impl<'a> Counter<'a> {
@@ -41,6 +64,7 @@ impl<'a> Counter<'a> {
             trips,
             line_bytes,
             memo: HashMap::new(),
+            slot_memo: HashMap::new(),
         }
     }
 
@@ -50,8 +74,26 @@ impl<'a> Counter<'a> {
         if let Some(v) = self.memo.get(&(c, k, w)) {
             return *v;
         }
+        let (counts, first, step) = self.window(c, k, w);
+        let v = distinct_lines(
+            &self.nest.classes[c],
+            &Window {
+                counts: &counts,
+                first: &first,
+                step: &step,
+                line_bytes: self.line_bytes,
+            },
+        );
+        self.memo.insert((c, k, w), v);
+        v
+    }
+
+    /// The iterations of class `c`'s path loops in a window of `w` iterations of the
+    /// loop at path position `k` (the loops outside it at their first iteration, those
+    /// inside it running fully): counts, first values and steps.
+    fn window(&self, c: usize, k: usize, w: i64) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
         let class = &self.nest.classes[c];
-        let counts: Vec<i64> = class
+        let counts = class
             .path
             .iter()
             .enumerate()
@@ -61,26 +103,37 @@ impl<'a> Counter<'a> {
                 std::cmp::Ordering::Greater => self.trips[l],
             })
             .collect();
-        let first: Vec<i64> = class
+        let first = class
             .path
             .iter()
             .map(|&l| self.nest.loops[l].lower.unwrap_or(0))
             .collect();
-        let step: Vec<i64> = class
+        let step = class
             .path
             .iter()
             .map(|&l| self.nest.loops[l].step)
             .collect();
-        let v = distinct_lines(
-            class,
+        (counts, first, step)
+    }
+
+    /// Which of the slots class `c` touches in the window of [`Counter::lines`].
+    fn slots_touched(&mut self, c: usize, k: usize, w: i64, slots: Slots) -> Option<Vec<bool>> {
+        let key = (c, k, w, slots.count);
+        if let Some(v) = self.slot_memo.get(&key) {
+            return v.clone();
+        }
+        let (counts, first, step) = self.window(c, k, w);
+        let v = occupied(
+            &self.nest.classes[c],
             &Window {
                 counts: &counts,
                 first: &first,
                 step: &step,
                 line_bytes: self.line_bytes,
             },
+            slots,
         );
-        self.memo.insert((c, k, w), v);
+        self.slot_memo.insert(key, v.clone());
         v
     }
 
@@ -95,20 +148,60 @@ impl<'a> Counter<'a> {
         total
     }
 
-    /// The largest window of nest loop `l` whose footprint fits in `capacity` lines (0
-    /// when one iteration does not fit).
-    pub fn fitting_window(&mut self, l: usize, capacity: f64) -> i64 {
+    /// Lines per slot of class `c`'s own lines in the window of [`Counter::lines`]:
+    /// spread over the slots they touch (over all of them when that is unknown).
+    fn crowding(&mut self, c: usize, k: usize, w: i64, slots: Slots) -> f64 {
+        let u = self.lines(c, k, w);
+        let touched = self
+            .slots_touched(c, k, w, slots)
+            .map_or(slots.count as usize, |mask| {
+                mask.iter().filter(|&&b| b).count()
+            });
+        u / touched.max(1) as f64
+    }
+
+    /// Whether class `c`'s lines stay over w iterations of nest loop `l` in `room`:
+    /// the lines of every class inside the loop fit in all, and its own lines fit in
+    /// the slots they crowd into ([`Counter::uncrowded`]).
+    pub fn fits_class(&mut self, c: usize, l: usize, w: i64, room: Room) -> bool {
+        self.footprint(l, w) <= room.lines && self.uncrowded(c, l, w, room)
+    }
+
+    /// Whether class `c`'s own lines over w iterations of nest loop `l` fit in the
+    /// slots of sets they crowd into (always, when the level's sets are unknown or the
+    /// class is not inside the loop). The classes' starting addresses relative to each
+    /// other are unknown, so a class is not stacked on the others: they count only
+    /// through the capacity (where they spread evenly over the slots).
+    pub fn uncrowded(&mut self, c: usize, l: usize, w: i64, room: Room) -> bool {
+        let Some(k) = self.nest.classes[c].path.iter().position(|&x| x == l) else {
+            return true;
+        };
+        // Lines that fit in one slot cannot crowd any.
+        room.slots.is_none_or(|s| {
+            self.lines(c, k, w) <= s.room || self.crowding(c, k, w, s) <= s.room * (1.0 + 1e-9)
+        })
+    }
+
+    /// Whether the lines of every class inside nest loop `l` stay over w of its
+    /// iterations in `room` ([`Counter::fits_class`] for each).
+    pub fn fits(&mut self, l: usize, w: i64, room: Room) -> bool {
+        (0..self.nest.classes.len()).all(|c| self.fits_class(c, l, w, room))
+    }
+
+    /// The largest window of nest loop `l` over which class `c`'s lines stay in `room`
+    /// (0 when one iteration does not fit).
+    pub fn fitting_window(&mut self, c: usize, l: usize, room: Room) -> i64 {
         let n = self.trips[l];
-        if self.footprint(l, 1) > capacity {
+        if !self.fits_class(c, l, 1, room) {
             return 0;
         }
-        if self.footprint(l, n) <= capacity {
+        if self.fits_class(c, l, n, room) {
             return n;
         }
         let (mut lo, mut hi) = (1, n);
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            if self.footprint(l, mid) <= capacity {
+            if self.fits_class(c, l, mid, room) {
                 lo = mid;
             } else {
                 hi = mid;
@@ -122,10 +215,10 @@ impl<'a> Counter<'a> {
     /// iteration of that loop, so what passes between the last use in one iteration of
     /// loop k and the first in the next is about one inner iteration, not a whole
     /// iteration of k (`a(i,k)` under `do i / do j / do k` keeps its row of lines).
-    fn touched_every_inner_iteration(&mut self, c: usize, k: usize, capacity: f64) -> bool {
+    fn touched_every_inner_iteration(&mut self, c: usize, k: usize, room: Room) -> bool {
         let class = &self.nest.classes[c];
         match class.path.get(k + 1) {
-            Some(&inner) if !class.varies_with(k + 1) => self.footprint(inner, 1) <= capacity,
+            Some(&inner) if !class.varies_with(k + 1) => self.fits_class(c, inner, 1, room),
             _ => false,
         }
     }
@@ -144,9 +237,9 @@ impl<'a> Counter<'a> {
         }
     }
 
-    /// Lines class `c` loads into a cache of `capacity` lines during one entry of the
-    /// nest (`f64::INFINITY`: its distinct lines).
-    pub fn misses(&mut self, c: usize, capacity: f64) -> f64 {
+    /// Lines class `c` loads into a cache of `room` during one entry of the nest
+    /// ([`Room::UNLIMITED`]: its distinct lines).
+    pub fn misses(&mut self, c: usize, room: Room) -> f64 {
         let path = self.nest.classes[c].path.clone();
         let mut m = self.lines(c, path.len(), 1);
         for k in (0..path.len()).rev() {
@@ -157,11 +250,11 @@ impl<'a> Counter<'a> {
                 m *= n as f64;
                 continue;
             }
-            let w = if capacity.is_infinite() {
+            let w = if room.lines.is_infinite() {
                 n
             } else {
-                let w = self.fitting_window(l, capacity);
-                if w == 0 && self.touched_every_inner_iteration(c, k, capacity) {
+                let w = self.fitting_window(c, l, room);
+                if w == 0 && self.touched_every_inner_iteration(c, k, room) {
                     1
                 } else {
                     w

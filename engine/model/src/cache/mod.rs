@@ -18,11 +18,13 @@ pub mod locality;
 pub mod misses;
 pub mod nest;
 pub mod share;
+pub mod slots;
 
 use crate::machine::{Machine, tlb_miss_share};
 use costline_syntax::ir::StmtId;
-use misses::Counter;
+use misses::{Counter, Room};
 use nest::Nest;
+use slots::Slots;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -133,17 +135,17 @@ pub struct CacheInputs<'a> {
 
 /// What one processor's line counts of a nest depend on: the nest's loops and classes
 /// (trip counts and entries left out: they come as `trips`), the processor's trips,
-/// the line size and the levels' capacities in lines.
+/// the line size and the levels' room (capacities in lines, slots of their sets).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CountKey {
     nest: Nest,
     trips: Vec<i64>,
     line: u64,
-    caps: Vec<f64>,
+    caps: Vec<Room>,
 }
 
 impl CountKey {
-    fn new(nest: &Nest, trips: Vec<i64>, line: u64, caps: &[f64]) -> CountKey {
+    fn new(nest: &Nest, trips: Vec<i64>, line: u64, caps: &[Room]) -> CountKey {
         let mut nest = nest.clone();
         nest.entries = 0.0;
         nest.known = true;
@@ -170,7 +172,10 @@ impl std::hash::Hash for CountKey {
         self.nest.classes.hash(h);
         self.trips.hash(h);
         self.line.hash(h);
-        self.caps.iter().for_each(|c| c.to_bits().hash(h));
+        for c in &self.caps {
+            c.lines.to_bits().hash(h);
+            c.slots.map(|s| (s.count, s.room.to_bits())).hash(h);
+        }
     }
 }
 
@@ -194,14 +199,27 @@ pub fn unit_cache(nests: &[Nest], inputs: &CacheInputs) -> UnitCache {
     out
 }
 
-/// Capacities of the machine's levels in lines.
-fn capacities(machine: &Machine) -> Vec<f64> {
-    let line = machine.memory.cache_line_bytes.max(1) as f64;
+/// The page size the model assumes when the machine has no TLB to say it.
+const DEFAULT_PAGE_BYTES: u64 = 4096;
+
+/// The room of the machine's levels: capacities in lines and, for a level whose
+/// associativity is given, the slots of its sets ([`Slots::of_level`], pages of the TLB's
+/// size).
+fn capacities(machine: &Machine) -> Vec<Room> {
+    let line = machine.memory.cache_line_bytes.max(1);
+    let page = machine
+        .memory
+        .tlb
+        .as_ref()
+        .map_or(DEFAULT_PAGE_BYTES, |t| t.page_bytes);
     machine
         .memory
         .levels
         .iter()
-        .map(|l| (l.bytes as f64 / line).floor())
+        .map(|l| Room {
+            lines: (l.bytes as f64 / line as f64).floor(),
+            slots: Slots::of_level(l.bytes, l.associativity, line, page),
+        })
         .collect()
 }
 
@@ -235,13 +253,17 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
     let tlb = machine.memory.tlb.as_ref();
     let mut pages: HashMap<Vec<i64>, Arc<Counts>> = HashMap::new();
     if let Some(t) = tlb {
+        let room = Room {
+            lines: t.entries as f64,
+            slots: None,
+        };
         for trips in &per_proc_results {
             pages.entry(trips.clone()).or_insert_with(|| {
                 (inputs.count)(CountKey::new(
                     nest,
                     trips.clone(),
                     t.page_bytes.max(1),
-                    &[t.entries as f64],
+                    &[room],
                 ))
             });
         }
@@ -281,11 +303,11 @@ fn nest_cache(nest: &Nest, inputs: &CacheInputs) -> NestCache {
             .iter()
             .zip(&per_proc_results)
             .map(|(r, trips)| {
-                memory_seconds(machine, &warm(&r.misses, r.distinct, &caps))
-                    + demand_misses_s(machine, nest, r, &caps)
-                    + tlb.zip(pages.get(trips)).map_or(0.0, |(t, p)| {
-                        translation_misses_s(machine, nest, r, p, t, &caps)
-                    })
+                memory_seconds(machine, &warm(&r.misses, r.distinct, &r.holds))
+                    + demand_misses_s(machine, nest, r)
+                    + tlb
+                        .zip(pages.get(trips))
+                        .map_or(0.0, |(t, p)| translation_misses_s(machine, nest, r, p, t))
             })
             .collect(),
         conditions: busiest.map(|r| r.conditions.clone()).unwrap_or_default(),
@@ -301,6 +323,8 @@ pub struct Counts {
     class_distinct: Vec<f64>,
     class_misses: Vec<Vec<f64>>,
     conditions: Vec<LayerCondition>,
+    /// Per level: whether all the nest's lines fit in it.
+    holds: Vec<bool>,
 }
 
 /// The line counts of one processor's share of a nest.
@@ -315,7 +339,7 @@ pub fn counts(key: &CountKey) -> Counts {
     let mut counter = Counter::new(nest, trips.clone(), line);
     let classes = nest.classes.len();
     let class_distinct: Vec<f64> = (0..classes)
-        .map(|c| counter.misses(c, f64::INFINITY))
+        .map(|c| counter.misses(c, Room::UNLIMITED))
         .collect();
     // Every level loads a class's distinct lines at least once and no more than the
     // level above it does (an LRU hierarchy is inclusive in what it misses); the
@@ -324,8 +348,8 @@ pub fn counts(key: &CountKey) -> Counts {
         .map(|c| {
             let mut above = f64::INFINITY;
             caps.iter()
-                .map(|&cap| {
-                    let m = counter.misses(c, cap).min(above).max(class_distinct[c]);
+                .map(|&room| {
+                    let m = counter.misses(c, room).min(above).max(class_distinct[c]);
                     above = m;
                     m
                 })
@@ -333,14 +357,25 @@ pub fn counts(key: &CountKey) -> Counts {
         })
         .collect();
     let conditions = conditions(nest, trips, &mut counter, line, caps);
+    // Whether a level holds the nest's distinct lines: within its capacity and, when
+    // its sets are known, no class crowding its slots over the whole nest.
+    let distinct: f64 = class_distinct.iter().sum();
+    let outermost = trips.first().copied().unwrap_or(1);
+    let holds = caps
+        .iter()
+        .map(|&room| {
+            distinct <= room.lines && (0..classes).all(|c| counter.uncrowded(c, 0, outermost, room))
+        })
+        .collect();
     Counts {
-        distinct: class_distinct.iter().sum(),
+        distinct,
         misses: (0..caps.len())
             .map(|i| class_misses.iter().map(|m| m[i]).sum())
             .collect(),
         class_distinct,
         class_misses,
         conditions,
+        holds,
     }
 }
 
@@ -350,7 +385,7 @@ fn conditions(
     trips: &[i64],
     counter: &mut Counter,
     line: u64,
-    caps: &[f64],
+    caps: &[Room],
 ) -> Vec<LayerCondition> {
     let mut out = Vec::new();
     for (l, lp) in nest.loops.iter().enumerate() {
@@ -391,14 +426,16 @@ fn conditions(
                 let n = trips[j] as f64;
                 Some((
                     var,
-                    caps.iter().map(|cap| (n * cap / lines).floor()).collect(),
+                    caps.iter()
+                        .map(|cap| (n * cap.lines / lines).floor())
+                        .collect(),
                 ))
             });
         out.push(LayerCondition {
             loop_id: lp.id,
             var,
             bytes,
-            holds: caps.iter().map(|&cap| lines <= cap).collect(),
+            holds: caps.iter().map(|&room| counter.fits(l, 1, room)).collect(),
             reused,
             inner,
         });
@@ -407,10 +444,11 @@ fn conditions(
 }
 
 /// The misses of an entry when the nest runs again and again (steady state): its
-/// distinct lines stay in the innermost level that holds them all between entries, so
-/// the levels from there outward do not load them again; only capacity misses remain.
-fn warm(misses: &[f64], distinct: f64, caps: &[f64]) -> Vec<f64> {
-    let Some(holds) = caps.iter().position(|&c| distinct <= c) else {
+/// distinct lines stay in the innermost level that holds them all between entries
+/// (`holds`, per level), so the levels from there outward do not load them again; only
+/// capacity misses remain.
+fn warm(misses: &[f64], distinct: f64, holds: &[bool]) -> Vec<f64> {
+    let Some(holds) = holds.iter().position(|&h| h) else {
         return misses.to_vec();
     };
     misses
@@ -436,12 +474,12 @@ pub const DEMAND_STRIDE_BYTES: i64 = 1024;
 /// such line takes `strided_line_s` (the latency over the misses in flight) instead of
 /// line / bandwidth. Nothing when the model has no such figure or the nest's lines stay
 /// in a cache.
-fn demand_misses_s(machine: &Machine, nest: &Nest, r: &Counts, caps: &[f64]) -> f64 {
+fn demand_misses_s(machine: &Machine, nest: &Nest, r: &Counts) -> f64 {
     let Some(strided) = machine.memory.strided_line_s else {
         return 0.0;
     };
     let streamed = machine.memory.cache_line_bytes as f64 / machine.memory.bandwidth_bytes_per_s;
-    if strided <= streamed || caps.iter().any(|&c| r.distinct <= c) {
+    if strided <= streamed || r.holds.iter().any(|&h| h) {
         return 0.0;
     }
     nest.classes
@@ -467,7 +505,6 @@ fn translation_misses_s(
     lines: &Counts,
     pages: &Counts,
     tlb: &crate::machine::Tlb,
-    caps: &[f64],
 ) -> f64 {
     let entries = tlb.entries as f64;
     if pages.distinct <= entries {
@@ -484,8 +521,7 @@ fn translation_misses_s(
     } else {
         1.0
     };
-    let demand =
-        machine.memory.strided_line_s.is_some() && !caps.iter().any(|&c| lines.distinct <= c);
+    let demand = machine.memory.strided_line_s.is_some() && !lines.holds.iter().any(|&h| h);
     nest.classes
         .iter()
         .enumerate()
