@@ -19,6 +19,9 @@ pub struct Share {
     /// its iterations on each processor.
     pub along: usize,
     pub shares: Vec<f64>,
+    /// Later loops of the same variable as `along` (a second sweep over the same
+    /// dimension, as the black points after the red ones), divided the same way.
+    pub peers: Vec<usize>,
     /// The other divided loops and the fraction of their iterations every processor
     /// runs (1 / the processors along their dimension).
     pub inner: Vec<(usize, f64)>,
@@ -27,7 +30,7 @@ pub struct Share {
 impl Share {
     /// The fraction of loop `l`'s iterations that processor `p` (0-based) runs.
     pub fn factor(&self, l: usize, p: usize) -> f64 {
-        if l == self.along {
+        if l == self.along || self.peers.contains(&l) {
             return self.shares[p];
         }
         self.inner
@@ -100,14 +103,30 @@ pub fn nest_share(
         return Some(Share {
             along: 0,
             shares,
+            peers: Vec::new(),
             inner: Vec::new(),
         });
     };
-    let inner: Vec<(usize, f64)> = rest.iter().map(|(l, k)| (*l, 1.0 / *k as f64)).collect();
+    let mut inner: Vec<(usize, f64)> = rest.iter().map(|(l, k)| (*l, 1.0 / *k as f64)).collect();
     let cut: f64 = inner.iter().map(|(_, f)| f).product();
+    // The loops of the same variables elsewhere in the nest (a DO variable cannot be
+    // reused inside its own loop, so these are later sweeps) are divided alike.
+    let var = |l: usize| nest.loops[l].var.as_deref();
+    let same = |l: usize, m: usize| m != l && var(m).is_some() && var(m) == var(l);
+    let peers: Vec<usize> = (0..nest.loops.len()).filter(|&m| same(along, m)).collect();
+    let inner_peers: Vec<(usize, f64)> = inner
+        .iter()
+        .flat_map(|&(l, f)| {
+            (0..nest.loops.len())
+                .filter(move |&m| same(l, m))
+                .map(move |m| (m, f))
+        })
+        .collect();
+    inner.extend(inner_peers);
     Some(Share {
         along,
         shares: shares.iter().map(|s| s / cut).collect(),
+        peers,
         inner,
     })
 }
