@@ -8,8 +8,10 @@
 //! Eq. 5 has a verdict only where Fig. 2 finds sizes that keep both speeds; where no
 //! size up to n_max does (an all-to-all transpose on 64 processors never regains the
 //! speed of 4), `range_comparison` says so and the direct comparison decides alone.
-//! Wherever eq. 5 has a verdict the routes must agree, and several comparisons must
-//! find a crossing that way, so that agreement is not only agreement on "never".
+//! Wherever eq. 5 has a verdict the routes must agree (a row where they differ while
+//! the two predicted times are within 0.1% is a tie, counted for neither), and several
+//! comparisons must find a crossing that way, so that agreement is not only agreement
+//! on "never".
 
 use costline_db::Options;
 use costline_db::alternatives::{Explorer, candidates};
@@ -130,12 +132,32 @@ fn compare_all(
         let Some(r) = range_comparison(&mut a, &mut b, n0, procs[0], &procs[1..], n_max) else {
             continue;
         };
+        // A row where the routes differ while the two times at the scaled sizes are
+        // within 0.1% is a tie at the precision of the fixed points (found to within
+        // 1%): it counts for neither route.
+        let tie = |row: &costline_model::scaling::Row| {
+            row.isospeed_crossing
+                .is_some_and(|c| c != row.direct_crossing)
+                && (row.times.0 / row.times.1 - 1.0).abs() < 1e-3
+        };
+        let first = |hit: &dyn Fn(&costline_model::scaling::Row) -> bool| {
+            r.rows
+                .iter()
+                .find(|row| !tie(row) && hit(row))
+                .map(|row| row.p)
+        };
+        let only_ties = r.rows.iter().all(|row| {
+            tie(row)
+                || row
+                    .isospeed_crossing
+                    .is_none_or(|c| c == row.direct_crossing)
+        });
         out.push(Outcome {
             program: name.to_string(),
             layout: l.to_string(),
-            isospeed: r.isospeed_first,
-            direct: r.direct_first,
-            disagreement: r.disagreement,
+            isospeed: first(&|row| row.isospeed_crossing == Some(true)),
+            direct: first(&|row| row.direct_crossing),
+            disagreement: r.disagreement.filter(|_| !only_ties),
             decided: r.no_verdict.is_none(),
         });
     }
