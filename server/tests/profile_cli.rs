@@ -27,8 +27,7 @@ fn fixtures() -> tempfile::TempDir {
     let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/profile");
     for entry in std::fs::read_dir(&from).expect("tests/fixtures/profile") {
         let path = entry.expect("an entry").path();
-        std::fs::copy(&path, dir.path().join(path.file_name().expect("a name")))
-            .expect("a copy");
+        std::fs::copy(&path, dir.path().join(path.file_name().expect("a name"))).expect("a copy");
     }
     dir
 }
@@ -104,9 +103,10 @@ fn count(m: &Value) -> (f64, bool) {
 
 /// Whether an assumption of `m` contains `text`.
 fn assumes(m: &Value, text: &str) -> bool {
-    m["assumptions"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|s| s.as_str().is_some_and(|s| s.contains(text))))
+    m["assumptions"].as_array().is_some_and(|a| {
+        a.iter()
+            .any(|s| s.as_str().is_some_and(|s| s.contains(text)))
+    })
 }
 
 /// The sequence of branches.f90: v(i) = (37 v(i-1) + 11) mod 101, v(0) = 7.
@@ -160,7 +160,10 @@ fn counts_after_a_profile_are_the_counts_of_the_run() {
         })
         .sum();
     let bits = (64 - (hits as u64).leading_zeros() - 1) as f64;
-    assert_eq!(at(35), (bits + f64::from(u8::from(hits & (hits - 1) != 0)), true));
+    assert_eq!(
+        at(35),
+        (bits + f64::from(u8::from(hits & (hits - 1) != 0)), true)
+    );
     // The GO TO loop adds elements until the sum passes 500.
     let mut sum = 0;
     let added = v.iter().take_while(|&&x| {
@@ -173,7 +176,10 @@ fn counts_after_a_profile_are_the_counts_of_the_run() {
     let first = statement(&r, "branches.f90", "branches", 17);
     let p = n(&|x| x < 20) / 100.0;
     assert!(
-        assumes(first, &format!("probability {p} where no earlier one is (measured: profile of")),
+        assumes(
+            first,
+            &format!("probability {p} where no earlier one is (measured: profile of")
+        ),
         "{first}"
     );
     // Without the profile the same statements are estimates.
@@ -239,7 +245,11 @@ fn a_changed_unit_is_stale_and_counts_as_assumed() {
     profiled(dir.path(), &["loops.f", "counts.f90"]);
     let path = dir.path().join("counts.f90");
     let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, text.replace("total = total + 1", "total = total + 2")).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("total = total + 1", "total = total + 2"),
+    )
+    .unwrap();
     let r = report(dir.path(), &["loops.f", "counts.f90"], true);
     // The changed unit: a finding, and its counts assumed again.
     let f = r["files"]
@@ -256,7 +266,10 @@ fn a_changed_unit_is_stale_and_counts_as_assumed() {
         .collect();
     assert_eq!(stale.len(), 1, "{f}");
     assert_eq!(stale[0]["line"], 2);
-    assert_eq!(count(statement(&r, "counts.f90", "counts", 9)), (24.5, false));
+    assert_eq!(
+        count(statement(&r, "counts.f90", "counts", 9)),
+        (24.5, false)
+    );
     // The unchanged one keeps its measurements.
     assert!(count(statement(&r, "loops.f", "loops", 12)).1);
 }
@@ -272,18 +285,27 @@ fn a_program_that_does_not_compile_or_run_is_an_error_with_its_message() {
         std::fs::write(&p, text).unwrap();
         p
     };
-    write("bad.f90", "program bad\n  integer :: x\n  x = = 1\nend program bad\n");
+    write(
+        "bad.f90",
+        "program bad\n  integer :: x\n  x = = 1\nend program bad\n",
+    );
     let (_, err, code) = costline(dir.path(), &["profile", "bad.f90"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("does not compile"), "{err}");
-    assert!(err.contains("bad.f90:3"), "the compiler's message, at the user's file: {err}");
+    assert!(
+        err.contains("bad.f90:3"),
+        "the compiler's message, at the user's file: {err}"
+    );
     write(
         "fails.f90",
         "program fails\n  integer :: x\n  read (*, *, iostat=x) x\n  if (x /= 0) error stop 'no input'\nend program fails\n",
     );
     let (_, err, code) = costline(dir.path(), &["profile", "fails.f90"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("the program failed") && err.contains("no input"), "{err}");
+    assert!(
+        err.contains("the program failed") && err.contains("no input"),
+        "{err}"
+    );
     write(
         "forever.f90",
         "program forever\n  real :: x\n  x = 1.0\n  do while (x > 0.0)\n    x = x + 1.0\n  end do\n  print *, x\nend program forever\n",

@@ -23,9 +23,9 @@ mod hover;
 pub mod label;
 mod lenses;
 mod mpi_hover;
+pub mod profile;
 mod program_alternatives;
 mod program_files;
-pub mod profile;
 pub mod report;
 mod time_hover;
 

@@ -47,7 +47,13 @@ pub fn build(
     for d in [&src, &objects, &modules] {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot make {}: {e}", d.display()))?;
     }
-    let copy = |path: &str| src.join(absolute(path).strip_prefix(&root).unwrap_or(Path::new(path)));
+    let copy = |path: &str| {
+        src.join(
+            absolute(path)
+                .strip_prefix(&root)
+                .unwrap_or(Path::new(path)),
+        )
+    };
     let write = |to: &Path, bytes: &[u8]| {
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent)
@@ -73,7 +79,10 @@ pub fn build(
         units.push((to, absolute(path).parent().map(Path::to_path_buf)));
     }
     let shown = |text: &str| {
-        text.replace(&format!("{}/", src.display()), &format!("{}/", root.display()))
+        text.replace(
+            &format!("{}/", src.display()),
+            &format!("{}/", root.display()),
+        )
     };
     let mut pending: Vec<(usize, &(PathBuf, Option<PathBuf>))> = units.iter().enumerate().collect();
     loop {
@@ -128,7 +137,10 @@ pub fn build(
     }
     cmd.arg("-o").arg(&executable).current_dir(dir);
     if let Err(stderr) = run(cmd, dir)? {
-        return Err(format!("the program does not link:\n{}", tail(&shown(&stderr))));
+        return Err(format!(
+            "the program does not link:\n{}",
+            tail(&shown(&stderr))
+        ));
     }
     Ok(executable)
 }
@@ -161,11 +173,8 @@ fn tail(text: &str) -> String {
 /// `path` made absolute (from the current directory), `.` and `..` resolved where the
 /// file exists.
 fn absolute(path: &str) -> PathBuf {
-    std::fs::canonicalize(path).unwrap_or_else(|_| {
-        std::env::current_dir()
-            .unwrap_or_default()
-            .join(path)
-    })
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| std::env::current_dir().unwrap_or_default().join(path))
 }
 
 /// The deepest directory holding every one of `paths`.

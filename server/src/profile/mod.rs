@@ -14,7 +14,9 @@ mod run;
 use crate::check;
 use build::{Program, build};
 use costline_ide::AnalysisHost;
-use costline_ide::profile::counters::{COUNTERS_FILE, OUTPUT_VARIABLE, counters_source, read_counts};
+use costline_ide::profile::counters::{
+    COUNTERS_FILE, OUTPUT_VARIABLE, counters_source, read_counts,
+};
 use costline_ide::profile::file::{ProfileFile, Run};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -97,7 +99,11 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         &options.include_dirs,
         &scratch.path().join("instrumented"),
     )
-    .map_err(|e| fail(format!("the instrumented program does not build (costline's fault; please report it): {e}")))?;
+    .map_err(|e| {
+        fail(format!(
+            "the instrumented program does not build (costline's fault; please report it): {e}"
+        ))
+    })?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let limit = Duration::from_secs(args.timeout.max(1));
     let once = |exe: &Path, env: &[(&str, &Path)]| {
@@ -135,7 +141,9 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         let again = once(&original, &[]).map_err(fail)?;
         output::varying_lines(&first.stdout, &again.stdout).unwrap_or_default()
     };
-    if let Some((line, want, got)) = output::first_difference(&first.stdout, &measured.stdout, &varying) {
+    if let Some((line, want, got)) =
+        output::first_difference(&first.stdout, &measured.stdout, &varying)
+    {
         return Err(fail(format!(
             "the instrumented program printed something else than the original (costline's fault; please report it): line {line} is `{got}`, not `{want}`"
         )));

@@ -5,7 +5,11 @@ use std::collections::BTreeSet;
 
 /// The first line where `a` and `b` differ, 1-based, and the two lines (empty past
 /// an end), ignoring the lines in `varying`; `None` when they agree.
-pub fn first_difference(a: &str, b: &str, varying: &BTreeSet<usize>) -> Option<(usize, String, String)> {
+pub fn first_difference(
+    a: &str,
+    b: &str,
+    varying: &BTreeSet<usize>,
+) -> Option<(usize, String, String)> {
     let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     (0..la.len().max(lb.len()))
         .filter(|i| !varying.contains(i))

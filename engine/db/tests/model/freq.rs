@@ -54,16 +54,21 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
             let what = match a {
                 Assumption::Probability { p, source, .. } => format!(
                     "probability {p}{}",
-                    if *source == Source::Pragma { " (pragma)" } else { "" }
+                    if *source == Source::Pragma {
+                        " (pragma)"
+                    } else {
+                        ""
+                    }
                 ),
                 Assumption::Trips {
-                    trips,
-                    source,
-                    why,
-                    ..
+                    trips, source, why, ..
                 } => format!(
                     "{trips} trips{}: {why}",
-                    if *source == Source::Pragma { " (pragma)" } else { "" }
+                    if *source == Source::Pragma {
+                        " (pragma)"
+                    } else {
+                        ""
+                    }
                 ),
                 Assumption::EarlyExit { .. } => "may exit early".into(),
                 Assumption::JumpTarget { .. } => "a GO TO target, as if always reached".into(),

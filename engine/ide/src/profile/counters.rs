@@ -28,7 +28,12 @@ pub fn read_counts(text: &str, n: usize) -> Result<Vec<u64>, String> {
         };
         match parsed {
             Some((k, c)) if (1..=n).contains(&k) => counts[k - 1] = c,
-            _ => return Err(format!("line {} of the counts is not `counter count`", i + 1)),
+            _ => {
+                return Err(format!(
+                    "line {} of the counts is not `counter count`",
+                    i + 1
+                ));
+            }
         }
     }
     Ok(counts)

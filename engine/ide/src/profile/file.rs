@@ -6,8 +6,8 @@
 
 use super::{Instrumented, Role};
 use costline_db::{Profile, UnitKey, UnitProfile, text_digest};
-use costline_model::freq::measured::Counters;
 use costline_model::freq::Measured;
+use costline_model::freq::measured::Counters;
 use costline_syntax::ir::{StmtId, UnitKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -152,7 +152,11 @@ impl ProfileFile {
         if self.args.is_empty() {
             format!("profile of {}, no arguments", self.date)
         } else {
-            format!("profile of {}, arguments `{}`", self.date, self.args.join(" "))
+            format!(
+                "profile of {}, arguments `{}`",
+                self.date,
+                self.args.join(" ")
+            )
         }
     }
 

@@ -104,6 +104,9 @@ mod tests {
         let t = "if (x) &\n  & then";
         let end = after_parentheses(t, 0).unwrap();
         assert_eq!(next_word(t, end).map(|w| w.2), Some("then".to_string()));
-        assert_eq!(next_word("if (x) y = 1", 6).map(|w| w.2), Some("y".to_string()));
+        assert_eq!(
+            next_word("if (x) y = 1", 6).map(|w| w.2),
+            Some("y".to_string())
+        );
     }
 }

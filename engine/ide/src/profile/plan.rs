@@ -76,9 +76,9 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
     for (path, (src, edits)) in plan.edits {
         match apply(src.original(), &edits) {
             Some(text) => out.files.push((path, text)),
-            None => out
-                .skipped
-                .push(format!("{path}: overlapping insertions; the file is not measured")),
+            None => out.skipped.push(format!(
+                "{path}: overlapping insertions; the file is not measured"
+            )),
         }
     }
     out
@@ -158,10 +158,7 @@ impl Loc {
         let mut blank = None;
         let head = &self.text()[start..self.line_end()];
         let lead = head.len() - head.trim_start().len();
-        let digits = head[lead..]
-            .bytes()
-            .take_while(u8::is_ascii_digit)
-            .count();
+        let digits = head[lead..].bytes().take_while(u8::is_ascii_digit).count();
         if let Some(label) = label
             && digits > 0
             && head[lead..lead + digits].parse::<u32>() == Ok(label)
@@ -219,7 +216,9 @@ impl Loc {
         let head = &self.text()[start..self.line_end()];
         let head = match self.form() {
             SourceForm::Fixed { .. } => head.get(6..).unwrap_or(""),
-            SourceForm::Free => head.trim_start().trim_start_matches(|c: char| c.is_ascii_digit()),
+            SourceForm::Free => head
+                .trim_start()
+                .trim_start_matches(|c: char| c.is_ascii_digit()),
         };
         head.trim_start()
             .chars()
@@ -243,10 +242,14 @@ impl UnitPlace<'_> {
     /// Where an offset of the unit's text was written.
     fn locate(&self, at: usize) -> Loc {
         let spliced = self.chunk.file_offset(at as u32);
-        match self.source.origin(Span {
-            start: spliced,
-            end: spliced,
-        }).header {
+        match self
+            .source
+            .origin(Span {
+                start: spliced,
+                end: spliced,
+            })
+            .header
+        {
             Some((src, span)) => Loc {
                 src,
                 offset: span.start as usize,
@@ -499,7 +502,10 @@ impl Plan<'_> {
                 return Err("its END IF does not start its line".into());
             }
             let k = self.counter();
-            out.edit(&end, vec![end.before_this_line(&["else".to_string(), hit(k)])]);
+            out.edit(
+                &end,
+                vec![end.before_this_line(&["else".to_string(), hit(k)])],
+            );
             out.points.push((k, s.id.0, Role::None, end));
         }
         Ok(())
@@ -675,7 +681,9 @@ impl Plan<'_> {
             let place = at.locate(goto.span.start as usize);
             match jump_ifs.get(&j) {
                 Some(i) => {
-                    let k = *then.get(i).ok_or("the IF of a GO TO back is not measured")?;
+                    let k = *then
+                        .get(i)
+                        .ok_or("the IF of a GO TO back is not measured")?;
                     out.points.push((k, s.id.0, Role::Jump, place));
                 }
                 None => {
@@ -715,7 +723,28 @@ mod tests {
         check(
             "loop.f",
             "      PROGRAM P\n      INTEGER J, V(9)\n      READ *, V\n      J = 1\n   40 IF (V(J) .GT. 1) J = J + 2\n      J = J + 1\n      IF (J .LT. 9) GO TO 40\n      END\n",
-            expect![[r#""#]],
+            expect![[r#"
+                      PROGRAM P
+                      INTEGER J, V(9)
+                      READ *, V
+                      J = 1
+                40    continue
+                      call costline_hit(5)
+                      IF (V(J) .GT. 1) then
+                      call costline_hit(1)
+                       J = J + 2
+                      else
+                      call costline_hit(2)
+                      end if
+                      J = J + 1
+                      IF (J .LT. 9) then
+                      call costline_hit(3)
+                       GO TO 40
+                      else
+                      call costline_hit(4)
+                      end if
+                      END
+            "#]],
         );
     }
 
@@ -724,7 +753,29 @@ mod tests {
         check(
             "sel.f90",
             "program s\n  integer :: k, n\n  read *, k, n\n  select case (k)\n  case (1)\n    n = n + 1\n  case (2:3)\n    n = n - 1\n  end select\n  do while (n > 0) ! down\n    n = n - 2\n  end do\n  if (k > 0) then; n = 1; end if\nend program s\n",
-            expect![[r#""#]],
+            expect![[r#"
+                program s
+                  integer :: k, n
+                  read *, k, n
+                  select case (k)
+                  case (1)
+                call costline_hit(1)
+                    n = n + 1
+                  case (2:3)
+                call costline_hit(2)
+                    n = n - 1
+                case default
+                call costline_hit(3)
+                  end select
+                call costline_hit(4)
+                  do while (n > 0) ! down
+                call costline_hit(5)
+                    n = n - 2
+                  end do
+                  if (k > 0) then; n = 1; end if
+                end program s
+                skipped: sel.f90:13: not measured: a header shares its line with the statements after it
+            "#]],
         );
     }
 }

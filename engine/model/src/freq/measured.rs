@@ -101,10 +101,7 @@ mod tests {
             none: 3,
             ..Counters::default()
         };
-        assert_eq!(
-            c.branch_probabilities(),
-            Some(vec![r(1, 4), r(0, 1)])
-        );
+        assert_eq!(c.branch_probabilities(), Some(vec![r(1, 4), r(0, 1)]));
         assert_eq!(Counters::default().branch_probabilities(), None);
     }
 

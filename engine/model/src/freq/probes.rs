@@ -56,10 +56,7 @@ pub fn probes(unit: &Unit, freqs: &UnitFrequencies) -> Vec<Probe> {
             && repeated.contains(&s.span)
             && let Some(jumps) = jumps_back(unit, s.id, label)
         {
-            out.push(Probe::Repeat {
-                label: s.id,
-                jumps,
-            });
+            out.push(Probe::Repeat { label: s.id, jumps });
         }
     });
     out
