@@ -654,9 +654,7 @@ impl<'a> Walker<'a> {
         conds: &[Option<Cond>],
         cold: bool,
     ) -> Option<(Vec<Rational>, std::sync::Arc<str>)> {
-        let Some(q) = self.measured.branches.get(&s.id) else {
-            return None;
-        };
+        let q = self.measured.branches.get(&s.id)?;
         let data_dependent = conds
             .iter()
             .flatten()
