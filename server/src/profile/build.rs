@@ -115,7 +115,7 @@ pub fn build(
             }
         }
         if let Some(stderr) = failed {
-            return Err(format!("the program does not compile:\n{}", tail(&stderr)));
+            return Err(format!("the program does not compile:\n{}", head(&stderr)));
         }
         if waiting.is_empty() {
             break;
@@ -139,7 +139,7 @@ pub fn build(
     if let Err(stderr) = run(cmd, dir)? {
         return Err(format!(
             "the program does not link:\n{}",
-            tail(&shown(&stderr))
+            head(&shown(&stderr))
         ));
     }
     Ok(executable)
@@ -164,10 +164,15 @@ fn run(mut cmd: Command, dir: &Path) -> Result<Result<(), String>, String> {
     }
 }
 
-/// The last 30 lines of a compiler's messages.
-fn tail(text: &str) -> String {
+/// The first 30 lines of a compiler's messages (its first errors: the others often
+/// follow from them).
+fn head(text: &str) -> String {
     let lines: Vec<&str> = text.trim_end().lines().collect();
-    lines[lines.len().saturating_sub(30)..].join("\n")
+    let mut out = lines[..lines.len().min(30)].join("\n");
+    if lines.len() > 30 {
+        out.push_str(&format!("\n... ({} more lines)", lines.len() - 30));
+    }
+    out
 }
 
 /// `path` made absolute (from the current directory), `.` and `..` resolved where the
