@@ -30,19 +30,9 @@ pub fn options(args: &AnalysisFlags, files: &[String]) -> Result<costline_ide::O
         defines: &args.defines,
     })?;
     if let Some(path) = &args.profile {
-        options.profile = Some(std::sync::Arc::new(read_profile(path)?));
+        options.profile = Some(std::sync::Arc::new(crate::config::read_profile(path)?));
     }
     Ok(options)
-}
-
-/// The measurements of the profile file at `path` (`--profile`).
-fn read_profile(path: &std::path::Path) -> Result<costline_ide::Profile, String> {
-    let bytes = costline_ide::files::read_source(path)
-        .map_err(|e| format!("{}: cannot read the profile: {e}", path.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    costline_ide::profile::file::ProfileFile::parse(&text)
-        .map(|f| f.profile())
-        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The files to analyze: those given, each directory expanded to the Fortran files

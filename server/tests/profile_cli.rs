@@ -182,6 +182,18 @@ fn counts_after_a_profile_are_the_counts_of_the_run() {
         ),
         "{first}"
     );
+    // `profile` in costline.toml does what `--profile` does (for the editor too).
+    std::fs::write(
+        dir.path().join("costline.toml"),
+        "profile = \".costline/profile.json\"\n",
+    )
+    .unwrap();
+    let from_settings = report(dir.path(), &["branches.f90"], false);
+    assert_eq!(
+        count(statement(&from_settings, "branches.f90", "branches", 17)),
+        (n(&|x| x < 20), true)
+    );
+    std::fs::remove_file(dir.path().join("costline.toml")).unwrap();
     // Without the profile the same statements are estimates.
     let assumed = report(dir.path(), &["branches.f90"], false);
     let first = statement(&assumed, "branches.f90", "branches", 17);
