@@ -328,3 +328,30 @@ fn a_program_that_does_not_compile_or_run_is_an_error_with_its_message() {
     assert!(err.contains("did not finish within 1 s"), "{err}");
     assert!(start.elapsed().as_secs() < 30);
 }
+
+#[test]
+fn loops_over_bounds_read_from_input_are_measured() {
+    if !gfortran("loops_over_bounds_read_from_input_are_measured") {
+        return;
+    }
+    let dir = fixtures();
+    let (out, err, code) = costline(
+        dir.path(),
+        &["profile", "--stdin", "bounds.in", "bounds.f90"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let r = report(dir.path(), &["bounds.f90"], true);
+    let at = |line| count(statement(&r, "bounds.f90", "bounds", line));
+    let n: i64 = std::fs::read_to_string(dir.path().join("bounds.in"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // A DO over 1..n that a GO TO runs 3 times: both measured at one labelled DO.
+    assert_eq!(at(10), ((3 * n) as f64, true));
+    assert_eq!(at(12), (3.0, true));
+    // An inner loop over a bound the outer one computes.
+    let inner: i64 = (1..=n).map(|i| (i * 7) % 5).sum();
+    assert_eq!(at(15), (n as f64, true));
+    assert_eq!(at(17), (inner as f64, true));
+}

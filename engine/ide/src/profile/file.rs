@@ -55,7 +55,8 @@ pub struct UnitCounts {
 pub struct PointCount {
     /// The statement measured (its number in the unit, in pre-order).
     pub stmt: u32,
-    /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`, `jump`.
+    /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`,
+    /// `arrival`, `jump`.
     pub role: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub branch: Option<usize>,
@@ -98,6 +99,7 @@ impl ProfileFile {
                 Role::Branch(k) => ("branch", Some(k)),
                 Role::None => ("none", None),
                 Role::Entry => ("entry", None),
+                Role::Arrival => ("arrival", None),
                 Role::Iteration => ("iteration", None),
                 Role::Jump => ("jump", None),
             };
@@ -170,9 +172,10 @@ impl ProfileFile {
             else {
                 continue;
             };
-            // Per statement: its branch counters, and its loop counters.
+            // Per statement: its branch, loop and GO TO loop counters.
             let mut decided: BTreeMap<u32, Counters> = BTreeMap::new();
-            let mut looped: BTreeMap<u32, (Counters, bool)> = BTreeMap::new();
+            let mut looped: BTreeMap<u32, Counters> = BTreeMap::new();
+            let mut repeated: BTreeMap<u32, Counters> = BTreeMap::new();
             for p in &u.points {
                 match (p.role.as_str(), p.branch) {
                     ("branch", Some(k)) => {
@@ -183,17 +186,10 @@ impl ProfileFile {
                         c.branches[k] += p.count;
                     }
                     ("none", _) => decided.entry(p.stmt).or_default().none += p.count,
-                    (role @ ("entry" | "iteration" | "jump"), _) => {
-                        let (c, counted) = looped.entry(p.stmt).or_default();
-                        match role {
-                            "entry" => c.entries += p.count,
-                            "iteration" => {
-                                c.iterations += p.count;
-                                *counted = true;
-                            }
-                            _ => c.jumps += p.count,
-                        }
-                    }
+                    ("entry", _) => looped.entry(p.stmt).or_default().entries += p.count,
+                    ("iteration", _) => looped.entry(p.stmt).or_default().iterations += p.count,
+                    ("arrival", _) => repeated.entry(p.stmt).or_default().entries += p.count,
+                    ("jump", _) => repeated.entry(p.stmt).or_default().jumps += p.count,
                     _ => {}
                 }
             }
@@ -205,14 +201,11 @@ impl ProfileFile {
                     .collect(),
                 trips: looped
                     .iter()
-                    .filter_map(|(&stmt, (c, counted))| {
-                        let trips = if *counted {
-                            c.mean_trips()
-                        } else {
-                            c.mean_repeats()
-                        };
-                        Some((StmtId(stmt), trips?))
-                    })
+                    .filter_map(|(&stmt, c)| Some((StmtId(stmt), c.mean_trips()?)))
+                    .collect(),
+                repeats: repeated
+                    .iter()
+                    .filter_map(|(&stmt, c)| Some((StmtId(stmt), c.mean_repeats()?)))
                     .collect(),
             };
             units.insert(

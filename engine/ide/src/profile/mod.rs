@@ -19,8 +19,10 @@ pub enum Role {
     Branch(usize),
     /// Runs of an IF or SELECT where no branch ran.
     None,
-    /// Arrivals at a loop (a GO TO loop: at its labelled statement).
+    /// Arrivals at a loop.
     Entry,
+    /// Arrivals at a GO TO loop's labelled statement.
+    Arrival,
     /// Starts of a loop's body.
     Iteration,
     /// Jumps back of a GO TO loop.

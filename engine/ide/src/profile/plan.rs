@@ -303,6 +303,27 @@ impl UnitPlace<'_> {
     }
 }
 
+/// `e` as it adds to `edits`, when two probes put counters before one labelled
+/// statement (a DO that starts a GO TO loop): its label is moved once, to one
+/// CONTINUE. `None` when `edits` already make it.
+fn merged(edits: &[Edit], mut e: Edit) -> Option<Edit> {
+    if edits.contains(&e) {
+        return None;
+    }
+    if e.start == e.end {
+        let first = |t: &str| t.split_inclusive('\n').next().unwrap_or("").to_string();
+        let label = first(&e.text);
+        let moved = label.trim_end().ends_with("continue")
+            && edits
+                .iter()
+                .any(|o| o.start == e.start && o.end == e.end && first(&o.text) == label);
+        if moved {
+            e.text = e.text[label.len()..].to_string();
+        }
+    }
+    Some(e)
+}
+
 /// The statement `id` among `stmts` and their children.
 fn find(stmts: &[Stmt], id: StmtId) -> Option<&Stmt> {
     for s in stmts {
@@ -438,11 +459,14 @@ impl Plan<'_> {
         }
         for (src, e) in placed.edits {
             let path = src.path().to_string();
-            self.edits
+            let edits = &mut self
+                .edits
                 .entry(path)
                 .or_insert_with(|| (src.clone(), Vec::new()))
-                .1
-                .push(e);
+                .1;
+            if let Some(e) = merged(edits, e) {
+                edits.push(e);
+            }
         }
         for (counter, stmt, role, loc) in placed.points {
             self.points.push(Point {
@@ -675,7 +699,7 @@ impl Plan<'_> {
         let first = at.locate(s.span.start as usize);
         let entries = self.counter();
         out.edit(&first, first.before_line(s.label, &[hit(entries)])?);
-        out.points.push((entries, s.id.0, Role::Entry, first));
+        out.points.push((entries, s.id.0, Role::Arrival, first));
         for &j in jumps {
             let goto = at.stmt(j).ok_or("a GO TO could not be found")?;
             let place = at.locate(goto.span.start as usize);

@@ -17,8 +17,10 @@ pub struct Measured {
     /// Of an IF or SELECT: per branch in written order, the probability it was taken
     /// where no earlier branch was (what the counts chain branch by branch).
     pub branches: BTreeMap<StmtId, Vec<Rational>>,
-    /// Of a loop (a GO TO loop: of its labelled first statement): iterations per entry.
+    /// Of a loop: iterations per entry.
     pub trips: BTreeMap<StmtId, Rational>,
+    /// Of a GO TO loop, by its labelled first statement: runs per entry.
+    pub repeats: BTreeMap<StmtId, Rational>,
 }
 
 /// The counters a profile run kept for one statement.
@@ -28,7 +30,8 @@ pub struct Counters {
     /// none did (an IF without ELSE, a SELECT without CASE DEFAULT).
     pub branches: Vec<u64>,
     pub none: u64,
-    /// Of a loop or a GO TO loop's first statement: how often control reached it...
+    /// Of a loop or a GO TO loop's labelled first statement: how often control
+    /// reached it...
     pub entries: u64,
     /// ...how often a loop's body began...
     pub iterations: u64,

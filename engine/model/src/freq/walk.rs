@@ -524,7 +524,8 @@ impl<'a> Walker<'a> {
     fn repeated(&mut self, frame: &Frame, region: &[Stmt], label: &Stmt) -> Frame {
         let mut f = frame.clone();
         let why = "a backward GO TO repeats the statements from here".to_string();
-        self.assume_trips(&mut f, label, label.span, why);
+        let measured = self.measured.repeats.get(&label.id).copied();
+        self.assume_trips(&mut f, label, label.span, why, measured);
         f.names = forget(
             &self.scope(&f),
             &assigned_within(region),
@@ -952,18 +953,26 @@ impl<'a> Walker<'a> {
                     .names
                     .with(&v, Err("a loop variable with unknown bounds".into()));
             }
-            self.assume_trips(&mut f, s, l.header, why);
+            let measured = self.measured.trips.get(&s.id).copied();
+            self.assume_trips(&mut f, s, l.header, why, measured);
         }
         self.fresh(f)
     }
 
-    /// Multiplies `f`'s count by an assumed trip count: `!costline: trips N` on
-    /// statement `s`, else the default; said as an assumption at `at` (`why` the bounds
-    /// are not known).
-    fn assume_trips(&self, f: &mut Frame, s: &Stmt, at: Span, why: String) {
-        let (trips, source) = match (self.measured.trips.get(&s.id), self.pragmas.get(&s.id)) {
+    /// Multiplies `f`'s count by a trip count the text does not give: the `measured`
+    /// one, else `!costline: trips N` on statement `s`, else the default; said as an
+    /// assumption at `at` (`why` the bounds are not known).
+    fn assume_trips(
+        &self,
+        f: &mut Frame,
+        s: &Stmt,
+        at: Span,
+        why: String,
+        measured: Option<Rational>,
+    ) {
+        let (trips, source) = match (measured, self.pragmas.get(&s.id)) {
             (Some(t), _) => (
-                *t,
+                t,
                 Source::Measured {
                     run: self.measured.run.clone(),
                 },
