@@ -340,6 +340,7 @@ fn loops_over_bounds_read_from_input_are_measured() {
         &["profile", "--stdin", "bounds.in", "bounds.f90"],
     );
     assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("no arguments, input `bounds.in`"), "{out}");
     let r = report(dir.path(), &["bounds.f90"], true);
     let at = |line| count(statement(&r, "bounds.f90", "bounds", line));
     let n: i64 = std::fs::read_to_string(dir.path().join("bounds.in"))

@@ -157,6 +157,7 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         Run {
             date: crate::train::date::now(),
             args: args.program_args.clone(),
+            stdin: args.stdin.as_ref().map(|p| p.display().to_string()),
             compiler: command,
         },
         &program,

@@ -22,8 +22,11 @@ pub struct ProfileFile {
     pub version: u32,
     /// When the program ran (UTC, `2026-11-29 02:30 UTC`).
     pub date: String,
-    /// The arguments it ran with.
+    /// The arguments it ran with...
     pub args: Vec<String>,
+    /// ...and the file it read as its standard input.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub stdin: Option<String>,
     /// The compiler command it was built with.
     pub compiler: String,
     pub files: Vec<FileDigest>,
@@ -71,6 +74,7 @@ pub struct PointCount {
 pub struct Run {
     pub date: String,
     pub args: Vec<String>,
+    pub stdin: Option<String>,
     pub compiler: String,
 }
 
@@ -117,6 +121,7 @@ impl ProfileFile {
             version: VERSION,
             date: run.date,
             args: run.args,
+            stdin: run.stdin,
             compiler: run.compiler,
             files: files
                 .iter()
@@ -149,9 +154,9 @@ impl ProfileFile {
         Ok(file)
     }
 
-    /// The run in words: `profile of DATE, arguments `A B``.
+    /// The run in words: `profile of DATE, arguments `A B`, input `in.txt``.
     pub fn run(&self) -> String {
-        if self.args.is_empty() {
+        let mut out = if self.args.is_empty() {
             format!("profile of {}, no arguments", self.date)
         } else {
             format!(
@@ -159,7 +164,11 @@ impl ProfileFile {
                 self.date,
                 self.args.join(" ")
             )
+        };
+        if let Some(input) = &self.stdin {
+            out.push_str(&format!(", input `{input}`"));
         }
+        out
     }
 
     /// What the analysis counts with: per unit, the measured branch probabilities and
