@@ -59,6 +59,20 @@ pub fn ask(
     }
 }
 
+/// The flags that name the language of a file whose Fortran extension gfortran does
+/// not know (`.hpf`, `.f77`, `.f18`): none for one it knows.
+pub fn language_flags(path: &Path) -> &'static [&'static str] {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("f" | "for" | "ftn" | "fpp" | "f90" | "f95" | "f03" | "f08") => &[],
+        Some("f77") => &["-x", "f77"],
+        _ => &["-x", "f95"],
+    }
+}
+
 /// The report of one compile, or why there is none.
 fn compile(
     command: &str,
@@ -79,22 +93,10 @@ fn compile(
     let report = dir.path().join("vec.txt");
     let modules = modules.unwrap_or(dir.path());
     let mut cmd = Command::new(program);
-    cmd.args(words).arg("-c");
-    // A Fortran extension gfortran does not know (.hpf, .f77, .f18) is named.
-    let extension = Path::new(&name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    match extension.as_deref() {
-        Some("f" | "for" | "ftn" | "fpp" | "f90" | "f95" | "f03" | "f08") => {}
-        Some("f77") => {
-            cmd.args(["-x", "f77"]);
-        }
-        _ => {
-            cmd.args(["-x", "f95"]);
-        }
-    }
-    cmd.arg(&name)
+    cmd.args(words)
+        .arg("-c")
+        .args(language_flags(Path::new(&name)))
+        .arg(&name)
         .arg("-o")
         .arg(dir.path().join("out.o"))
         .arg("-J")

@@ -17,7 +17,7 @@ use std::process::ExitCode;
 /// The analysis options of `check`, `coverage` and `diff` for `files`: costline.toml,
 /// then the flags.
 pub fn options(args: &AnalysisFlags, files: &[String]) -> Result<costline_ide::Options, String> {
-    crate::config::file::options(&crate::config::file::Flags {
+    let mut options = crate::config::file::options(&crate::config::file::Flags {
         machine: args.machine.as_deref(),
         params: args.params.iter().cloned().collect(),
         include: &args.include_dirs,
@@ -28,7 +28,11 @@ pub fn options(args: &AnalysisFlags, files: &[String]) -> Result<costline_ide::O
         include_anywhere: args.include_anywhere,
         compiler: args.compiler.as_deref(),
         defines: &args.defines,
-    })
+    })?;
+    if let Some(path) = &args.profile {
+        options.profile = Some(std::sync::Arc::new(crate::config::read_profile(path)?));
+    }
+    Ok(options)
 }
 
 /// The files to analyze: those given, each directory expanded to the Fortran files

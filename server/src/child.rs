@@ -24,9 +24,20 @@ pub enum Ended {
 /// process group of its own for at most `limit`; past it, its group is stopped
 /// ([`stop_group`], `grace` between SIGTERM and SIGKILL). An error when it cannot be
 /// started or waited for.
-pub fn run_with_limit(mut cmd: Command, limit: Duration, grace: Duration) -> Result<Ended, String> {
+pub fn run_with_limit(cmd: Command, limit: Duration, grace: Duration) -> Result<Ended, String> {
+    run_with_limit_input(cmd, None, limit, grace)
+}
+
+/// [`run_with_limit`] with standard input read from `input` (none: closed).
+pub fn run_with_limit_input(
+    mut cmd: Command,
+    input: Option<std::fs::File>,
+    limit: Duration,
+    grace: Duration,
+) -> Result<Ended, String> {
     let shown = format!("{:?}", cmd.get_program());
-    cmd.stdin(Stdio::null()).process_group(0);
+    let stdin = input.map_or_else(Stdio::null, Stdio::from);
+    cmd.stdin(stdin).process_group(0);
     let mut child = cmd
         .spawn()
         .map_err(|e| format!("cannot run {shown}: {e}"))?;

@@ -10,6 +10,7 @@ mod coverage;
 mod diff;
 mod lsp;
 mod machines;
+mod profile;
 mod sarif;
 mod scratch;
 mod sources;
@@ -72,6 +73,10 @@ enum Command {
     /// Compare each DISTRIBUTE with its alternatives over problem sizes and processor
     /// counts: predicted times, crossing points, an SVG plot.
     Compare(compare::CompareArgs),
+    /// Run the program once, built with counters, to measure the branch probabilities
+    /// and trip counts the analysis would assume; `check --profile` reads the result
+    /// (`.costline/profile.json`).
+    Profile(profile::ProfileArgs),
 }
 
 #[derive(clap::Args)]
@@ -154,6 +159,11 @@ struct AnalysisFlags {
     /// `exclude` in costline.toml).
     #[arg(long = "exclude", value_name = "GLOB")]
     exclude: Vec<String>,
+    /// Count with what a profile run measured (`costline profile` writes
+    /// `.costline/profile.json`): its branch probabilities and trip counts replace the
+    /// assumed ones in the units whose text is still the one measured.
+    #[arg(long, value_name = "PATH")]
+    profile: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -244,6 +254,7 @@ fn run(cli: Cli) -> ExitCode {
         Command::Train(args) => train::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Compare(args) => compare::run(&args),
+        Command::Profile(args) => profile::run(&args),
         Command::Machines { format } => machines::list(format),
     }
 }

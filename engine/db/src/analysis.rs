@@ -14,6 +14,7 @@ use super::inputs::Settings;
 use super::mapped::{hidden_value, imported_mappings};
 use super::modules::module_graph;
 use super::mpi_shared::SharedMpi;
+use super::profile::{ProfileState, profile_state, stale_note};
 use super::scope::{exports, identifiers, imports, scope};
 use super::tables::unit_tables;
 use super::units::{UnitText, base, host_of};
@@ -95,6 +96,10 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
     let entry = Names::default()
         .with_constants(parameters(db, unit))
         .with_tables(unit_tables(db, unit));
+    let measured = match profile_state(db, unit) {
+        ProfileState::Fresh(m) => m,
+        _ => Arc::default(),
+    };
     Arc::new(frequencies_with(
         &ir,
         options,
@@ -102,6 +107,7 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
         &data_arrays,
         &functions,
         entry,
+        &measured,
     ))
 }
 
@@ -780,6 +786,7 @@ pub fn unit_diagnostics<'db>(
     out.extend(imports(db, unit).notes.iter().cloned());
     out.extend(constants(db, unit).notes.iter().cloned());
     out.extend(freq::notes::notes(&ir, &freqs(db, unit)));
+    out.extend(stale_note(&profile_state(db, unit), ir.header));
     let maps = mappings(db, unit);
     out.extend(maps.diagnostics.iter().cloned());
     out.extend(

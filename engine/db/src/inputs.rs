@@ -1,5 +1,6 @@
 //! The database's inputs: what the user wrote and how they asked to analyze it.
 
+use super::profile::Profile;
 use costline_model::freq::FreqOptions;
 use costline_model::machine::{Catalog, Machine};
 use costline_model::time::compiler_report::Report;
@@ -124,6 +125,9 @@ pub struct Options {
     /// The macros defined for the preprocessor (`--define NAME[=VALUE]`, `defines` in
     /// costline.toml and the editor's settings): they choose the branches of `#if`.
     pub defines: Defines,
+    /// What a profile run measured (`check --profile PATH`); `None`: every branch
+    /// probability and unknown trip count assumed.
+    pub profile: Option<Arc<Profile>>,
 }
 
 impl Options {
@@ -148,6 +152,7 @@ impl Default for Options {
             fixed_line_length: None,
             compiler: None,
             defines: Defines::new(),
+            profile: None,
         }
     }
 }
@@ -178,6 +183,9 @@ pub struct Settings {
     /// The macros defined for the preprocessor.
     #[returns(ref)]
     pub defines: Defines,
+    /// What a profile run measured.
+    #[returns(ref)]
+    pub profile: Option<Arc<Profile>>,
 }
 
 impl Settings {
@@ -193,6 +201,7 @@ impl Settings {
             o.fixed_line_length,
             o.compiler,
             o.defines,
+            o.profile,
         )
     }
 
@@ -223,6 +232,9 @@ impl Settings {
         }
         if *self.defines(db) != options.defines {
             self.set_defines(db).to(options.defines.clone());
+        }
+        if *self.profile(db) != options.profile {
+            self.set_profile(db).to(options.profile.clone());
         }
     }
 }

@@ -28,6 +28,7 @@ mod mapped;
 mod missing;
 mod modules;
 mod mpi_shared;
+mod profile;
 mod program;
 mod program_run;
 pub mod project;
@@ -49,6 +50,9 @@ pub use inputs::{
 };
 pub use missing::{Missing, MissingList, UnitMissing, gaps, unit_missing};
 pub use modules::duplicate_modules;
+pub use profile::{
+    Profile, ProfileState, UnitKey, UnitProfile, profile_state, stale_note, text_digest,
+};
 pub use program::{UnitContext, context, loop_wds, warm_lowerings, warm_program, warm_summaries};
 pub use program_run::mpi_run;
 pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};

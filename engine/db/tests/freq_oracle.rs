@@ -18,7 +18,7 @@
 //! estimated.
 
 use costline_db::project;
-use costline_model::freq::{self, Assumption, Count, FreqOptions};
+use costline_model::freq::{self, Assumption, Count, FreqOptions, Source};
 use costline_symbolic::{Notation, Num, Piecewise, Rational, SumError};
 use costline_syntax::ir::{Expr, Stmt, StmtKind, Unit};
 use proptest::prelude::*;
@@ -1219,7 +1219,7 @@ end subroutine
         assert!(
             branch.assumptions.iter().any(|a| matches!(
                 a,
-                Assumption::Probability { p, from_pragma: false, .. } if *p == half
+                Assumption::Probability { p, source: Source::Default, .. } if *p == half
             )),
             "{:?}",
             branch.assumptions

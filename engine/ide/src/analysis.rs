@@ -164,8 +164,16 @@ impl Analysis {
         self.db.with_db(|db| diagnostics::diagnostics(db, file))
     }
 
+    /// Runs `f` on the database of this snapshot.
+    pub(crate) fn with_db<T>(
+        &self,
+        f: impl FnOnce(&dyn salsa::Database) -> T + std::panic::UnwindSafe,
+    ) -> Cancellable<T> {
+        self.db.with_db(|db| f(db))
+    }
+
     /// The workspace's files.
-    fn files(&self) -> Vec<File> {
+    pub(crate) fn files(&self) -> Vec<File> {
         self.db
             .paths()
             .iter()

@@ -272,6 +272,14 @@ pub const CODES: &[Code] = &[
                message names.",
     },
     Code {
+        code: "stale-profile",
+        title: "A profile of another version of the unit",
+        help: "The profile given with `--profile` measured this unit when its text (its \
+               included files too) was different: its measured branch probabilities and \
+               trip counts are not applied, and its counts are assumed again. Run \
+               `costline profile` again.",
+    },
+    Code {
         code: "statement-function",
         title: "A statement function",
         help: "A statement function's definition executes nothing by itself and is not \

@@ -23,6 +23,7 @@ mod hover;
 pub mod label;
 mod lenses;
 mod mpi_hover;
+pub mod profile;
 mod program_alternatives;
 mod program_files;
 pub mod report;
@@ -39,7 +40,9 @@ pub use lenses::CodeLens;
 // only: the settings, cancellation, positions and severities, machine models (listed,
 // trained and written by the binary), the scaling results compare prints, and the
 // compiler's reports the binary asks for.
-pub use costline_db::{ANALYSIS_STACK, Cancellable, CompilerOutput, Options, content_hash};
+pub use costline_db::{
+    ANALYSIS_STACK, Cancellable, CompilerOutput, Options, Profile, content_hash,
+};
 pub use costline_model::comm::Network;
 pub use costline_model::comm::mpi::library_time;
 pub use costline_model::time::compiler_report;

@@ -83,7 +83,9 @@ pub fn options(flags: &Flags) -> Result<Options, String> {
     if let Some(spec) = flags.machine {
         options.machine =
             Arc::new(crate::machines::resolve(Some(spec)).map_err(|e| e.to_string())?);
-    } else if let Some(p) = problem {
+    }
+    // A machine the flag replaces is no problem; a profile that cannot be read is.
+    if let Some(p) = problem.filter(|p| flags.machine.is_none() || p.starts_with("profile:")) {
         eprintln!("costline: warning: costline.toml: {p}");
     }
     options.bindings.extend(flags.params.clone());

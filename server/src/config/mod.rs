@@ -44,6 +44,8 @@ pub struct Layer {
     pub ask_compiler: Option<bool>,
     pub source_dirs: Option<Vec<String>>,
     pub exclude: Option<Vec<String>>,
+    /// A profile file (`costline profile`) to count with, relative to the root.
+    pub profile: Option<String>,
     /// `{ NAME = VALUE }` (a string or an integer; `true` for 1, `false` leaves it
     /// undefined) or `["NAME", "NAME=VALUE"]`.
     #[serde(default)]
@@ -168,6 +170,9 @@ pub struct Config {
     pub exclude: Vec<String>,
     /// The macros defined for the preprocessor: they choose the branches of `#if`.
     pub defines: BTreeMap<String, String>,
+    /// The profile file whose measurements the counts use (relative to the root);
+    /// `None`: none.
+    pub profile: Option<String>,
 }
 
 impl Default for Config {
@@ -187,6 +192,7 @@ impl Default for Config {
             source_dirs: Vec::new(),
             exclude: Vec::new(),
             defines: BTreeMap::new(),
+            profile: None,
         }
     }
 }
@@ -250,6 +256,9 @@ impl Config {
             if let Some(globs) = &l.exclude {
                 c.exclude = globs.clone();
             }
+            if let Some(path) = &l.profile {
+                c.profile = Some(path.clone()).filter(|p| !p.trim().is_empty());
+            }
             // A layer's defines replace the ones below (a table is the whole set).
             if let Some(value) = &l.defines {
                 let (defines, bad) = defines_of(value);
@@ -298,7 +307,13 @@ impl Config {
             defines: self.defines.clone(),
             ..Options::default()
         };
-        let mut problem = None;
+        let mut problems = Vec::new();
+        if let Some(path) = &self.profile {
+            match read_profile(&root.join(path)) {
+                Ok(p) => options.profile = Some(Arc::new(p)),
+                Err(e) => problems.push(format!("profile: {e}; counting without it")),
+            }
+        }
         if let Some(spec) = &self.machine {
             // A relative path names a file in the workspace.
             let spec = if spec.ends_with(".toml") && Path::new(spec).is_relative() {
@@ -308,11 +323,22 @@ impl Config {
             };
             match Catalog::discover(&Catalog::default_dirs(root)).resolve(&spec) {
                 Ok(m) => options.machine = Arc::new(m),
-                Err(e) => problem = Some(format!("machine: {e}; using `{}`", options.machine.name)),
+                Err(e) => problems.push(format!("machine: {e}; using `{}`", options.machine.name)),
             }
         }
-        (options, problem)
+        (options, (!problems.is_empty()).then(|| problems.join("; ")))
     }
+}
+
+/// The measurements of the profile file at `path` (`--profile`, `profile` in the
+/// settings).
+pub fn read_profile(path: &Path) -> Result<costline_ide::Profile, String> {
+    let bytes = costline_ide::files::read_source(path)
+        .map_err(|e| format!("{}: cannot read the profile: {e}", path.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    costline_ide::profile::file::ProfileFile::parse(&text)
+        .map(|f| f.profile())
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Settings from the editor (a JSON object, possibly wrapped in `{"costline": ...}`).
@@ -434,6 +460,20 @@ mod tests {
             ]
         );
         assert_eq!(parse_define(" A = 2 "), Ok(("A".into(), "2".into())));
+    }
+
+    #[test]
+    fn a_profile_that_cannot_be_read_is_a_problem_and_left_out() {
+        let (c, problems) = Config::merge(&[from_toml("profile = \"no/such.json\"\n").unwrap()]);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(c.profile.as_deref(), Some("no/such.json"));
+        let (options, problem) = c.options(Some(Path::new("/nonexistent")));
+        assert!(options.profile.is_none());
+        let problem = problem.unwrap();
+        assert!(
+            problem.starts_with("profile: /nonexistent/no/such.json: cannot read"),
+            "{problem}"
+        );
     }
 
     #[test]

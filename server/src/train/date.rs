@@ -1,5 +1,5 @@
-//! Today's date for the model's provenance, from the system clock (UTC), without a
-//! calendar crate.
+//! Today's date for the model's provenance and the time of a profile run, from the
+//! system clock (UTC), without a calendar crate.
 
 /// `YYYY-MM-DD` of the day `days` after 1970-01-01 (proleptic Gregorian calendar;
 /// Howard Hinnant's `civil_from_days`: shift the era to start on 0000-03-01, split
@@ -23,6 +23,20 @@ pub fn today() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     civil_from_days(secs.div_euclid(86_400))
+}
+
+/// Now (UTC) as `YYYY-MM-DD HH:MM UTC`.
+pub fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let minutes = secs.rem_euclid(86_400) / 60;
+    format!(
+        "{} {:02}:{:02} UTC",
+        civil_from_days(secs.div_euclid(86_400)),
+        minutes / 60,
+        minutes % 60
+    )
 }
 
 #[cfg(test)]

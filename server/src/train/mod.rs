@@ -8,7 +8,7 @@
 //! programs are compiled with, run, and deleted again.
 
 mod collectives;
-mod date;
+pub(crate) mod date;
 mod exec;
 mod fit;
 mod kernels;

@@ -101,6 +101,7 @@ impl Explorer {
             fixed_line_length: s.fixed_line_length(db),
             compiler: s.compiler(db).clone(),
             defines: s.defines(db).clone(),
+            profile: s.profile(db).clone(),
         };
         Explorer::with_headers(files, headers, options, path, unit, directive)
     }

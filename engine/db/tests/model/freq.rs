@@ -52,18 +52,23 @@ fn check(text: &str, params: &[(&str, i64)], expected: Expect) {
         );
         for a in &c.assumptions {
             let what = match a {
-                Assumption::Probability { p, from_pragma, .. } => format!(
+                Assumption::Probability { p, source, .. } => format!(
                     "probability {p}{}",
-                    if *from_pragma { " (pragma)" } else { "" }
+                    if *source == Source::Pragma {
+                        " (pragma)"
+                    } else {
+                        ""
+                    }
                 ),
                 Assumption::Trips {
-                    trips,
-                    from_pragma,
-                    why,
-                    ..
+                    trips, source, why, ..
                 } => format!(
                     "{trips} trips{}: {why}",
-                    if *from_pragma { " (pragma)" } else { "" }
+                    if *source == Source::Pragma {
+                        " (pragma)"
+                    } else {
+                        ""
+                    }
                 ),
                 Assumption::EarlyExit { .. } => "may exit early".into(),
                 Assumption::JumpTarget { .. } => "a GO TO target, as if always reached".into(),

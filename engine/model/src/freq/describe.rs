@@ -1,18 +1,41 @@
 //! Assumptions in words, for reports and hovers.
 
-use super::Assumption;
+use super::{Assumption, Source};
 use costline_symbolic::Rational;
 use costline_syntax::span::Span;
 
 impl Assumption {
+    /// Whether the value was measured by a profile run rather than assumed.
+    pub fn is_measured(&self) -> bool {
+        matches!(
+            self,
+            Assumption::Probability {
+                source: Source::Measured { .. },
+                ..
+            } | Assumption::Trips {
+                source: Source::Measured { .. },
+                ..
+            }
+        )
+    }
+
     /// The assumption in words; `line` gives the line of a span of the unit's text.
     pub fn describe(&self, line: &dyn Fn(Span) -> u32) -> String {
         match self {
-            Assumption::Probability { at, p, from_pragma } => {
-                let how = if *from_pragma {
-                    "set by pragma"
-                } else {
-                    "default; set it with `!costline: probability P`"
+            Assumption::Probability {
+                at,
+                p,
+                source: Source::Measured { run },
+            } => format!(
+                "the branch at line {} is taken with probability {} where no earlier one is \
+                 (measured: {run})",
+                line(*at),
+                decimal(*p)
+            ),
+            Assumption::Probability { at, p, source } => {
+                let how = match source {
+                    Source::Pragma => "set by pragma",
+                    _ => "assumed by default; set it with `!costline: probability P`",
                 };
                 format!(
                     "the data-dependent condition at line {} holds with probability {} ({how})",
@@ -23,17 +46,21 @@ impl Assumption {
             Assumption::Trips {
                 at,
                 trips,
-                from_pragma,
+                source,
                 why,
             } => {
-                let how = if *from_pragma {
-                    "set by pragma"
-                } else {
-                    "default; set it with `!costline: trips N`"
+                let how = match source {
+                    Source::Measured { run } => format!("measured: {run}"),
+                    Source::Pragma => "set by pragma".to_string(),
+                    Source::Default => {
+                        "assumed by default; set it with `!costline: trips N`".to_string()
+                    }
                 };
+                let mean = if trips.den() == 1 { "" } else { "on average " };
                 format!(
-                    "the loop at line {} runs {trips} times: {why} ({how})",
-                    line(*at)
+                    "the loop at line {} runs {mean}{} times: {why} ({how})",
+                    line(*at),
+                    decimal(*trips)
                 )
             }
             Assumption::EarlyExit { at } => {

@@ -7,7 +7,9 @@
 //! symbolic sum, times the probability of the data-dependent conditions on the path
 //! (1/2 by default, as ParaScope's estimator did, or `!costline: probability p`), times
 //! the assumed trip counts of loops whose bounds cannot be derived (`!costline: trips
-//! n`, default 100). A loop's count is the number of iterations of its body.
+//! n`, default 100). A loop's count is the number of iterations of its body. Where a
+//! profile run measured them ([`measured`]), the measured branch probabilities and
+//! mean trip counts replace the assumed ones.
 
 pub mod calls;
 pub mod convert;
@@ -16,15 +18,18 @@ mod counts;
 mod describe;
 mod effects;
 pub mod execute;
+pub mod measured;
 pub(crate) mod nest;
 pub mod notes;
 pub(crate) mod numeric;
 pub(crate) mod planar;
+pub mod probes;
 pub mod table;
 mod walk;
 
 pub use counts::{Counts, counts};
 pub use effects::{CallEffect, CalleeRun};
+pub use measured::Measured;
 
 use costline_symbolic::{
     Constraint, Env, EvalError, Name, Num, Piecewise, Rational, SumError, Sym,
@@ -71,20 +76,34 @@ impl Default for FreqOptions {
     }
 }
 
+/// Where a probability or trip count the program text does not give comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The default ([`FreqOptions::default_probability`], [`FreqOptions::default_trips`]).
+    Default,
+    /// A `!costline:` pragma.
+    Pragma,
+    /// A profile run of the program; `run` names it (its date and arguments).
+    Measured { run: Arc<str> },
+}
+
 /// Something the count rests on besides the program text.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Assumption {
-    /// The data-dependent condition of the IF or SELECT at `at` holds with probability `p`.
+    /// The data-dependent condition of the IF or SELECT at `at` holds with probability `p`
+    /// (measured: the branch at `at` was taken with probability `p` where no earlier
+    /// one was).
     Probability {
         at: Span,
         p: Rational,
-        from_pragma: bool,
+        source: Source,
     },
-    /// The loop at `at` runs `trips` times: its bounds are not known (`why`).
+    /// The loop at `at` runs `trips` times per entry (measured: on average): its bounds
+    /// are not known (`why`).
     Trips {
         at: Span,
-        trips: u64,
-        from_pragma: bool,
+        trips: Rational,
+        source: Source,
         why: String,
     },
     /// The loop at `at` may be left early (EXIT, RETURN, STOP, GO TO): its count is an
@@ -157,10 +176,11 @@ impl Count {
         out
     }
 
-    /// Whether the count is exactly what the program does: no probability, no assumed
-    /// trip count, no early exit.
+    /// Whether the count is exactly what the program does (in the profiled run, where
+    /// it rests on measured values): no assumed probability or trip count, no early
+    /// exit.
     pub fn is_exact(&self) -> bool {
-        self.assumptions.is_empty()
+        self.assumptions.iter().all(Assumption::is_measured)
     }
 
     /// The count under `env`: from the formula, or, where the symbolic sum gave up, by a
@@ -248,6 +268,7 @@ pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
         &[],
         &execute::NoFunctions,
         convert::Names::default(),
+        &Measured::default(),
     )
 }
 
@@ -257,7 +278,8 @@ pub fn frequencies(unit: &Unit, options: &FreqOptions) -> UnitFrequencies {
 /// as data, not as values its callers may pass; user functions called with constant
 /// arguments take the values `functions` gives; the unit's constants (in `entry`, the
 /// names the unit is entered with) give numbers where code runs as set-up ([`execute`])
-/// or subscripts must be numbers, and its tables ([`table`]) formulas.
+/// or subscripts must be numbers, and its tables ([`table`]) formulas; what a profile
+/// run `measured` replaces the probabilities and trip counts it would assume.
 pub fn frequencies_with(
     unit: &Unit,
     options: &FreqOptions,
@@ -265,6 +287,7 @@ pub fn frequencies_with(
     data_arrays: &[String],
     functions: &dyn execute::FunctionValues,
     entry: convert::Names,
+    measured: &Measured,
 ) -> UnitFrequencies {
-    walk::Walker::new(unit, options, effects, functions).run(data_arrays, entry)
+    walk::Walker::new(unit, options, effects, functions, measured).run(data_arrays, entry)
 }

@@ -1,7 +1,7 @@
 //! Info diagnostics on counts: a loop whose trip count had to be assumed without a
 //! pragma, and a count without a closed form (its numbers come from numeric counting).
 
-use super::{Assumption, UnitFrequencies};
+use super::{Assumption, Source, UnitFrequencies};
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::{StmtKind, Unit};
 
@@ -12,7 +12,7 @@ pub fn notes(unit: &Unit, freqs: &UnitFrequencies) -> Vec<Diagnostic> {
         let StmtKind::Loop(l) = &s.kind else { return };
         let Some(count) = freqs.of(s.id) else { return };
         for a in &count.assumptions {
-            if let Assumption::Trips { at, trips, from_pragma: false, why } = a
+            if let Assumption::Trips { at, trips, source: Source::Default, why } = a
                 && *at == l.header
             {
                 out.push(Diagnostic::info(

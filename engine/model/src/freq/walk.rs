@@ -6,7 +6,9 @@ use super::convert::{
     not,
 };
 use super::execute::{Executor, FunctionValues, function_calls};
-use super::{Assumption, CallEffect, Count, CountTerm, FreqOptions, UnitFrequencies};
+use super::{
+    Assumption, CallEffect, Count, CountTerm, FreqOptions, Measured, Source, UnitFrequencies,
+};
 use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
@@ -38,6 +40,8 @@ pub struct Walker<'a> {
     effects: &'a HashMap<StmtId, CallEffect>,
     functions: &'a dyn FunctionValues,
     pragmas: HashMap<StmtId, PragmaKind>,
+    /// What a profile run measured of the unit.
+    measured: &'a Measured,
     /// Labels some GO TO (or arithmetic IF) jumps to.
     targets: HashSet<u32>,
     /// Labels from which nothing but CONTINUE, I/O, STOP and RETURN follows to the end of
@@ -60,6 +64,7 @@ impl<'a> Walker<'a> {
         options: &'a FreqOptions,
         effects: &'a HashMap<StmtId, CallEffect>,
         functions: &'a dyn FunctionValues,
+        measured: &'a Measured,
     ) -> Walker<'a> {
         let mut n = 0;
         unit.walk(&mut |_, _| n += 1);
@@ -77,6 +82,7 @@ impl<'a> Walker<'a> {
             effects,
             functions,
             pragmas: unit.pragmas.iter().cloned().collect(),
+            measured,
             targets,
             end_labels: end_labels(&unit.body),
             counts: vec![None; n],
@@ -316,11 +322,15 @@ impl<'a> Walker<'a> {
                     let cold: Vec<bool> = i
                         .branches
                         .iter()
-                        .map(|b| !p.1 && b.cond.is_some() && self.ends_the_program(&b.body))
+                        .map(|b| {
+                            p.1 == Source::Default
+                                && b.cond.is_some()
+                                && self.ends_the_program(&b.body)
+                        })
                         .collect();
                     let scope = self.scope(&frame);
                     let mut assumed_cold = false;
-                    let conds: Vec<Option<Cond>> = i
+                    let mut conds: Vec<Option<Cond>> = i
                         .branches
                         .iter()
                         .zip(&cold)
@@ -337,9 +347,24 @@ impl<'a> Walker<'a> {
                             })
                         })
                         .collect();
-                    if assumed_cold {
-                        frame.assumptions.push(Assumption::ColdPath { at: s.span });
-                    }
+                    // Where a profile measured a data-dependent IF, each branch runs
+                    // with its measured probability instead.
+                    let likely = match self.measured_branches(s, &conds, assumed_cold) {
+                        Some((q, run)) => {
+                            conds = conds
+                                .iter()
+                                .zip(&q)
+                                .map(|(c, q)| c.as_ref().map(|_| super::convert::data(*q)))
+                                .collect();
+                            Likely::Measured(q, run)
+                        }
+                        None => {
+                            if assumed_cold {
+                                frame.assumptions.push(Assumption::ColdPath { at: s.span });
+                            }
+                            Likely::Assumed(p.0, p.1)
+                        }
+                    };
                     let branches: Vec<(&[Stmt], Option<Cond>)> = i
                         .branches
                         .iter()
@@ -350,7 +375,8 @@ impl<'a> Walker<'a> {
                     let conditions: Vec<&Expr> =
                         i.branches.iter().filter_map(|b| b.cond.as_ref()).collect();
                     let deciding = self.resting_on(&frame, &conditions);
-                    let (after, ends) = self.branches(s, &branches, p, false, complete, &deciding);
+                    let (after, ends) =
+                        self.branches(s, &branches, &likely, false, complete, &deciding);
                     if let Some(after) = after {
                         frame = after;
                         narrowed = true;
@@ -400,7 +426,24 @@ impl<'a> Walker<'a> {
                     };
                     let complete = sel.cases.iter().any(|c| c.values.is_none());
                     let deciding = self.resting_on(&frame, &[&sel.selector]);
-                    let (after, ends) = self.branches(s, &branches, p, true, complete, &deciding);
+                    let conds: Vec<Option<Cond>> =
+                        branches.iter().map(|(_, c)| c.clone()).collect();
+                    // Measured cases chain as an IF's branches do, in written order.
+                    let (branches, likely, exclusive) =
+                        match self.measured_branches(s, &conds, false) {
+                            Some((q, run)) => (
+                                branches
+                                    .iter()
+                                    .zip(&q)
+                                    .map(|((b, _), q)| (*b, Some(super::convert::data(*q))))
+                                    .collect(),
+                                Likely::Measured(q, run),
+                                false,
+                            ),
+                            None => (branches, Likely::Assumed(p.0, p.1), true),
+                        };
+                    let (after, ends) =
+                        self.branches(s, &branches, &likely, exclusive, complete, &deciding);
                     if let Some(after) = after {
                         frame = after;
                         narrowed = true;
@@ -481,7 +524,8 @@ impl<'a> Walker<'a> {
     fn repeated(&mut self, frame: &Frame, region: &[Stmt], label: &Stmt) -> Frame {
         let mut f = frame.clone();
         let why = "a backward GO TO repeats the statements from here".to_string();
-        self.assume_trips(&mut f, label, label.span, why);
+        let measured = self.measured.repeats.get(&label.id).copied();
+        self.assume_trips(&mut f, label, label.span, why, measured);
         f.names = forget(
             &self.scope(&f),
             &assigned_within(region),
@@ -593,12 +637,31 @@ impl<'a> Walker<'a> {
     }
 
     /// The probability for data-dependent conditions of statement `s`: its pragma or the
-    /// default, and whether it came from a pragma.
-    fn probability(&self, s: &Stmt) -> (Rational, bool) {
+    /// default, and which.
+    fn probability(&self, s: &Stmt) -> (Rational, Source) {
         match self.pragmas.get(&s.id) {
-            Some(PragmaKind::Probability(p)) => (*p, true),
-            _ => (self.options.default_probability, false),
+            Some(PragmaKind::Probability(p)) => (*p, Source::Pragma),
+            _ => (self.options.default_probability, Source::Default),
         }
+    }
+
+    /// The measured probabilities of the branches of the IF or SELECT `s`, one per
+    /// branch of `conds` (its conditions as the text gives them), and the run they come
+    /// from: where a profile measured `s` and some condition is data-dependent (or its
+    /// branch was `cold`, assumed not to run).
+    fn measured_branches(
+        &self,
+        s: &Stmt,
+        conds: &[Option<Cond>],
+        cold: bool,
+    ) -> Option<(Vec<Rational>, std::sync::Arc<str>)> {
+        let q = self.measured.branches.get(&s.id)?;
+        let data_dependent = conds
+            .iter()
+            .flatten()
+            .any(|c| c.iter().any(|a| a.prob != Rational::ONE));
+        (q.len() == conds.len() && (data_dependent || cold))
+            .then(|| (q.clone(), self.measured.run.clone()))
     }
 
     /// Branches of an IF or SELECT: branch k runs where no earlier branch did and its
@@ -607,12 +670,11 @@ impl<'a> Walker<'a> {
     /// where its condition holds. Returns the frame of the statements after the
     /// construct when a jump inside a branch narrowed it: where some branch (or, unless
     /// `complete`, no branch) ran to its end.
-    #[allow(clippy::too_many_arguments)]
     fn branches(
         &mut self,
         s: &Stmt,
         branches: &[(&[Stmt], Option<Cond>)],
-        (p, from_pragma): (Rational, bool),
+        likely: &Likely,
         exclusive: bool,
         complete: bool,
         frame: &Frame,
@@ -622,23 +684,27 @@ impl<'a> Walker<'a> {
         let mut any: Cond = Vec::new();
         let mut after: Cond = Vec::new();
         let mut jumped = false;
-        let probability = Assumption::Probability {
-            at: s.span,
-            p,
-            from_pragma,
+        let p = match likely {
+            Likely::Assumed(p, _) => *p,
+            Likely::Measured(..) => self.options.default_probability,
         };
-        for (body, cond) in branches {
+        let probability = likely.assumption(s.span, 0);
+        for (k, (body, cond)) in branches.iter().enumerate() {
             let this = match cond {
                 Some(c) if exclusive => c.clone(),
                 Some(c) => and(&none_before, c, p),
                 None => none_before.clone(),
             };
             let mut inner = self.narrowed(frame, &this, s);
-            // Probability 0 without a pragma is a cold path's, said as such.
-            let estimated =
-                |a: &Alt| a.prob != Rational::ONE && (from_pragma || a.prob != Rational::ZERO);
-            if this.iter().any(estimated) {
-                inner.assumptions.push(probability.clone());
+            // Probability 0 without a pragma is a cold path's, said as such; a
+            // measured one is said wherever it applies.
+            let estimated = |a: &Alt| {
+                a.prob != Rational::ONE
+                    && (!matches!(likely, Likely::Assumed(_, Source::Default))
+                        || a.prob != Rational::ZERO)
+            };
+            if matches!(likely, Likely::Measured(..)) || this.iter().any(estimated) {
+                inner.assumptions.push(likely.assumption(s.span, k));
             }
             let end = inner.cond.clone();
             let (fell_through, names) = self.block(body, inner);
@@ -887,27 +953,41 @@ impl<'a> Walker<'a> {
                     .names
                     .with(&v, Err("a loop variable with unknown bounds".into()));
             }
-            self.assume_trips(&mut f, s, l.header, why);
+            let measured = self.measured.trips.get(&s.id).copied();
+            self.assume_trips(&mut f, s, l.header, why, measured);
         }
         self.fresh(f)
     }
 
-    /// Multiplies `f`'s count by an assumed trip count: `!costline: trips N` on
-    /// statement `s`, else the default; said as an assumption at `at` (`why` the bounds
-    /// are not known).
-    fn assume_trips(&self, f: &mut Frame, s: &Stmt, at: Span, why: String) {
-        let (trips, from_pragma) = match self.pragmas.get(&s.id) {
-            Some(PragmaKind::Trips(n)) => (*n, true),
-            _ => (self.options.default_trips, false),
+    /// Multiplies `f`'s count by a trip count the text does not give: the `measured`
+    /// one, else `!costline: trips N` on statement `s`, else the default; said as an
+    /// assumption at `at` (`why` the bounds are not known).
+    fn assume_trips(
+        &self,
+        f: &mut Frame,
+        s: &Stmt,
+        at: Span,
+        why: String,
+        measured: Option<Rational>,
+    ) {
+        let (trips, source) = match (measured, self.pragmas.get(&s.id)) {
+            (Some(t), _) => (
+                t,
+                Source::Measured {
+                    run: self.measured.run.clone(),
+                },
+            ),
+            (_, Some(PragmaKind::Trips(n))) => (Rational::int(*n as i128), Source::Pragma),
+            _ => (
+                Rational::int(self.options.default_trips as i128),
+                Source::Default,
+            ),
         };
-        f.trips = f
-            .trips
-            .checked_mul(Rational::int(trips as i128))
-            .unwrap_or(f.trips);
+        f.trips = f.trips.checked_mul(trips).unwrap_or(f.trips);
         f.assumptions.push(Assumption::Trips {
             at,
             trips,
-            from_pragma,
+            source,
             why,
         });
     }
@@ -988,6 +1068,33 @@ impl<'a> Walker<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// How likely the branches of an IF or SELECT are.
+enum Likely {
+    /// Every data-dependent condition holds with the same probability: the default or
+    /// a pragma's.
+    Assumed(Rational, Source),
+    /// Each branch as measured ([`Measurement::Branches`]) in the run named.
+    Measured(Vec<Rational>, std::sync::Arc<str>),
+}
+
+impl Likely {
+    /// The assumption branch `k` of the statement at `at` rests on.
+    fn assumption(&self, at: Span, k: usize) -> Assumption {
+        match self {
+            Likely::Assumed(p, source) => Assumption::Probability {
+                at,
+                p: *p,
+                source: source.clone(),
+            },
+            Likely::Measured(q, run) => Assumption::Probability {
+                at,
+                p: q.get(k).copied().unwrap_or(Rational::ONE),
+                source: Source::Measured { run: run.clone() },
+            },
+        }
     }
 }
 

@@ -1,0 +1,107 @@
+//! The Fortran the instrumented program is linked with: its counters, and the routine
+//! that writes them to the file `$COSTLINE_PROFILE_OUT` names (one `k count` line per
+//! counter) when the program ends, however it ends normally (END, STOP, ERROR STOP:
+//! each calls the C library's `exit`, which runs what `atexit` registered).
+//! `costline_hit(k)` is an external subroutine, so that the instrumented units call it
+//! without a USE statement or an interface.
+
+/// The name of the file the instrumented program is linked with.
+pub const COUNTERS_FILE: &str = "costline_profile.f90";
+
+/// The environment variable naming the file the counters are written to.
+pub const OUTPUT_VARIABLE: &str = "COSTLINE_PROFILE_OUT";
+
+/// The counters' source for `n` counters (numbered 1 to `n`).
+pub fn counters_source(n: usize) -> String {
+    TEMPLATE.replace("@N@", &n.max(1).to_string())
+}
+
+/// The counts the program wrote (`k count` lines): `counts[k - 1]` for counter `k`,
+/// 0 for a counter it did not write. An error names a line that is not one.
+pub fn read_counts(text: &str, n: usize) -> Result<Vec<u64>, String> {
+    let mut counts = vec![0; n];
+    for (i, line) in text.lines().enumerate() {
+        let mut words = line.split_whitespace();
+        let parsed = match (words.next(), words.next(), words.next()) {
+            (Some(k), Some(c), None) => k.parse::<usize>().ok().zip(c.parse::<u64>().ok()),
+            _ => None,
+        };
+        match parsed {
+            Some((k, c)) if (1..=n).contains(&k) => counts[k - 1] = c,
+            _ => {
+                return Err(format!(
+                    "line {} of the counts is not `counter count`",
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok(counts)
+}
+
+const TEMPLATE: &str = "! Written by costline profile: the counters of an instrumented program.
+module costline_profile_counters
+  use, intrinsic :: iso_c_binding, only: c_int, c_funptr, c_funloc
+  implicit none
+  private
+  public :: costline_count
+  integer(8), save :: counts(@N@) = 0
+  logical, save :: armed = .false.
+  interface
+    function c_atexit(f) bind(c, name='atexit') result(r)
+      import :: c_int, c_funptr
+      type(c_funptr), value :: f
+      integer(c_int) :: r
+    end function c_atexit
+  end interface
+contains
+  subroutine costline_count(k)
+    integer, intent(in) :: k
+    integer(c_int) :: r
+    if (.not. armed) then
+      armed = .true.
+      r = c_atexit(c_funloc(costline_dump))
+    end if
+    counts(k) = counts(k) + 1
+  end subroutine costline_count
+
+  subroutine costline_dump() bind(c)
+    character(len=4096) :: path
+    integer :: u, k, length, status
+    call get_environment_variable('COSTLINE_PROFILE_OUT', path, length, status)
+    if (status /= 0) return
+    open(newunit=u, file=path(1:length), status='replace', action='write')
+    do k = 1, size(counts)
+      write(u, '(i0,1x,i0)') k, counts(k)
+    end do
+    close(u)
+  end subroutine costline_dump
+end module costline_profile_counters
+
+subroutine costline_hit(k)
+  use costline_profile_counters, only: costline_count
+  implicit none
+  integer, intent(in) :: k
+  call costline_count(k)
+end subroutine costline_hit
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counters_are_sized_and_the_output_variable_named() {
+        let s = counters_source(12);
+        assert!(s.contains("counts(12) = 0"), "{s}");
+        assert!(s.contains(OUTPUT_VARIABLE));
+        assert!(counters_source(0).contains("counts(1) = 0"));
+    }
+
+    #[test]
+    fn counts_are_read_by_counter() {
+        assert_eq!(read_counts("1 5\n3 7\n", 3), Ok(vec![5, 0, 7]));
+        assert!(read_counts("4 1\n", 3).is_err());
+        assert!(read_counts("1 x\n", 3).is_err());
+    }
+}

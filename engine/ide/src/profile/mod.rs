@@ -1,0 +1,72 @@
+//! `costline profile`'s data: where counters go in a copy of the program
+//! ([`plan`]), the Fortran they are counted with ([`counters`]), and the profile file
+//! the counts are kept in and read back from ([`file`]): measured branch
+//! probabilities and trip counts, by unit and statement.
+
+pub mod counters;
+mod edit;
+pub mod file;
+mod lexical;
+mod plan;
+
+use crate::Analysis;
+use costline_db::{Cancellable, UnitKey};
+
+/// What a counter counts at its statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    /// Runs of branch k of an IF or SELECT.
+    Branch(usize),
+    /// Runs of an IF or SELECT where no branch ran.
+    None,
+    /// Arrivals at a loop.
+    Entry,
+    /// Arrivals at a GO TO loop's labelled statement.
+    Arrival,
+    /// Starts of a loop's body.
+    Iteration,
+    /// Jumps back of a GO TO loop.
+    Jump,
+}
+
+/// One counter of the instrumented program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Point {
+    /// The counter's number (from 1); GO TO jumps may share their IF's.
+    pub counter: usize,
+    pub unit: UnitKey,
+    /// The digest of the unit's text ([`costline_db::text_digest`]).
+    pub digest: u64,
+    /// The file the unit is in.
+    pub file: String,
+    /// The statement measured (its id in the unit).
+    pub stmt: u32,
+    pub role: Role,
+    /// Where the counter is: the file (an included one, or the unit's) and the
+    /// 1-based line and column of the statement it counts.
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// A program instrumented for a profile run.
+#[derive(Clone, Debug, Default)]
+pub struct Instrumented {
+    /// The texts of the files with counters (the program's files and included files),
+    /// by path; the others are compiled as they are.
+    pub files: Vec<(String, String)>,
+    /// How many counters there are.
+    pub counters: usize,
+    pub points: Vec<Point>,
+    /// The statements that cannot be measured, and why (their counts stay assumed).
+    pub skipped: Vec<String>,
+}
+
+impl Analysis {
+    /// The workspace's program instrumented for a profile run: a counter at each
+    /// statement whose count rests on an assumed branch probability or trip count.
+    pub fn instrument(&self) -> Cancellable<Instrumented> {
+        let files = self.files();
+        self.with_db(|db| plan::instrument(db, &files))
+    }
+}

@@ -1,0 +1,805 @@
+//! Where a profile's counters go: for each probe of each unit
+//! ([`costline_model::freq::probes`]), the statements inserted into a copy of the file
+//! (or of the included file) that holds it, at lines of their own:
+//!
+//! - an IF or SELECT: a counter after each branch's header line (IF THEN, ELSE IF,
+//!   ELSE, CASE), and an ELSE (a CASE DEFAULT) with one before END IF (END SELECT)
+//!   where there is none; a logical IF `IF (c) s` becomes `IF (c) THEN`, a counter,
+//!   `s`, `ELSE`, a counter, `END IF`;
+//! - a loop: a counter before its DO line (entries) and after it (iterations);
+//! - a GO TO loop: a counter before its labelled statement and one before each GO TO
+//!   back to it (for a GO TO in a logical IF: the IF's THEN counter).
+//!
+//! A counter before a labelled statement takes its label along: the label moves to a
+//! `CONTINUE` before the counter, so jumps to it are counted too. Statements whose
+//! layout does not allow this (two statements on a line, a logical IF that ends a DO
+//! loop, text in an included file spliced in more than once) are not measured: they
+//! are listed, and their counts stay assumed.
+
+use super::edit::{Edit, apply, hit, labelled_continue, line};
+use super::lexical::{after_parentheses, next_word};
+use super::{Instrumented, Point, Role};
+use costline_db::analysis::{freqs, lower};
+use costline_db::{File, UnitKey, file_units, text_digest};
+use costline_model::freq::probes::{Probe, probes};
+use costline_syntax::UnitChunk;
+use costline_syntax::ir::{Stmt, StmtId, StmtKind, Unit};
+use costline_syntax::source::{SourceFile, SourceForm};
+use costline_syntax::span::Span;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// The instrumented texts of the program made of `files`, and what each counter counts.
+pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
+    let sources: Vec<Arc<SourceFile>> = files
+        .iter()
+        .filter_map(|&f| file_units(db, f).as_ref().ok().map(|u| u.source.clone()))
+        .collect();
+    let mut plan = Plan {
+        sources: &sources,
+        edits: BTreeMap::new(),
+        points: Vec::new(),
+        skipped: Vec::new(),
+        next: 1,
+    };
+    for &file in files {
+        let Ok(f) = file_units(db, file) else {
+            continue;
+        };
+        for (chunk, &unit) in f.chunks.iter().zip(&f.units) {
+            let ir = lower(db, unit);
+            let probes = probes(&ir, &freqs(db, unit));
+            if probes.is_empty() {
+                continue;
+            }
+            let at = UnitPlace {
+                source: &f.source,
+                chunk,
+                text: unit.text(db),
+                ir: &ir,
+                key: UnitKey {
+                    kind: unit.kind(db),
+                    name: unit.name(db).clone(),
+                    host: unit.host(db).clone(),
+                },
+                digest: text_digest(unit.text(db)),
+            };
+            plan.unit(&at, &probes);
+        }
+    }
+    let mut out = Instrumented {
+        files: Vec::new(),
+        counters: plan.next - 1,
+        points: plan.points,
+        skipped: plan.skipped,
+    };
+    for (path, (src, edits)) in plan.edits {
+        match apply(src.original(), &edits) {
+            Some(text) => out.files.push((path, text)),
+            None => out.skipped.push(format!(
+                "{path}: overlapping insertions; the file is not measured"
+            )),
+        }
+    }
+    out
+}
+
+/// The counters planned so far.
+struct Plan<'s> {
+    /// The program's files (to tell how often an included file is spliced in).
+    sources: &'s [Arc<SourceFile>],
+    /// By path: the file and the edits of its original text.
+    edits: BTreeMap<String, (Arc<SourceFile>, Vec<Edit>)>,
+    points: Vec<Point>,
+    skipped: Vec<String>,
+    /// The next counter's number.
+    next: usize,
+}
+
+/// A place in a file's original text.
+#[derive(Clone)]
+struct Loc {
+    src: Arc<SourceFile>,
+    offset: usize,
+}
+
+impl Loc {
+    fn text(&self) -> &str {
+        self.src.original()
+    }
+
+    /// The start of the line holding the offset.
+    fn line_start(&self) -> usize {
+        self.text()[..self.offset].rfind('\n').map_or(0, |p| p + 1)
+    }
+
+    /// The end of the line holding the offset (its newline, or the text's end).
+    fn line_end(&self) -> usize {
+        self.text()[self.offset..]
+            .find('\n')
+            .map_or(self.text().len(), |p| self.offset + p)
+    }
+
+    fn line(&self) -> u32 {
+        self.src.line_index().line_col(self.offset as u32).0
+    }
+
+    fn column(&self) -> u32 {
+        self.src.line_index().line_col(self.offset as u32).1
+    }
+
+    fn form(&self) -> SourceForm {
+        self.src.form()
+    }
+
+    /// Statements inserted on lines of their own after the line holding the offset.
+    fn after_line(&self, stmts: &[String]) -> Edit {
+        let end = self.line_end();
+        let mut text = String::new();
+        if end == self.text().len() {
+            text.push('\n');
+        }
+        for s in stmts {
+            text.push_str(&line(self.form(), s));
+        }
+        let at = (end + 1).min(self.text().len());
+        Edit {
+            start: at,
+            end: at,
+            text,
+        }
+    }
+
+    /// Statements inserted on lines of their own before the line holding the
+    /// statement that starts at the offset; its `label` (if any) moves to a
+    /// `CONTINUE` before them. An error when other text precedes the statement.
+    fn before_line(&self, label: Option<u32>, stmts: &[String]) -> Result<Vec<Edit>, String> {
+        let start = self.line_start();
+        let mut blank = None;
+        let head = &self.text()[start..self.line_end()];
+        let lead = head.len() - head.trim_start().len();
+        let digits = head[lead..].bytes().take_while(u8::is_ascii_digit).count();
+        if let Some(label) = label
+            && digits > 0
+            && head[lead..lead + digits].parse::<u32>() == Ok(label)
+        {
+            blank = Some((start + lead, start + lead + digits));
+        }
+        let before = match blank {
+            Some((_, e)) if e <= self.offset => &self.text()[e..self.offset],
+            Some(_) => "",
+            None => &self.text()[start..self.offset],
+        };
+        if !before.trim().is_empty() {
+            return Err("another statement precedes it on its line".into());
+        }
+        if label.is_some() && blank.is_none() {
+            return Err("its label is not at the start of its line".into());
+        }
+        let mut text = String::new();
+        if let Some(label) = label {
+            text.push_str(&labelled_continue(self.form(), label));
+        }
+        for s in stmts {
+            text.push_str(&line(self.form(), s));
+        }
+        let mut edits = vec![Edit {
+            start,
+            end: start,
+            text,
+        }];
+        if let Some((s, e)) = blank {
+            edits.push(Edit {
+                start: s,
+                end: e,
+                text: " ".repeat(e - s),
+            });
+        }
+        Ok(edits)
+    }
+
+    /// Statements inserted on lines of their own before the line holding the offset,
+    /// whose statement (an END IF, END SELECT) keeps its label.
+    fn before_this_line(&self, stmts: &[String]) -> Edit {
+        let start = self.line_start();
+        Edit {
+            start,
+            end: start,
+            text: stmts.iter().map(|s| line(self.form(), s)).collect(),
+        }
+    }
+
+    /// The first word of the statement on the line (after a label, and in fixed form
+    /// the label and continuation columns), lower-case.
+    fn first_word(&self) -> String {
+        let start = self.line_start();
+        let head = &self.text()[start..self.line_end()];
+        let head = match self.form() {
+            SourceForm::Fixed { .. } => head.get(6..).unwrap_or(""),
+            SourceForm::Free => head
+                .trim_start()
+                .trim_start_matches(|c: char| c.is_ascii_digit()),
+        };
+        head.trim_start()
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .collect::<String>()
+            .to_ascii_lowercase()
+    }
+}
+
+/// One unit being instrumented.
+struct UnitPlace<'a> {
+    source: &'a Arc<SourceFile>,
+    chunk: &'a UnitChunk,
+    text: &'a str,
+    ir: &'a Unit,
+    key: UnitKey,
+    digest: u64,
+}
+
+impl UnitPlace<'_> {
+    /// Where an offset of the unit's text was written.
+    fn locate(&self, at: usize) -> Loc {
+        let spliced = self.chunk.file_offset(at as u32);
+        match self
+            .source
+            .origin(Span {
+                start: spliced,
+                end: spliced,
+            })
+            .header
+        {
+            Some((src, span)) => Loc {
+                src,
+                offset: span.start as usize,
+            },
+            None => Loc {
+                src: self.source.clone(),
+                offset: self.source.to_original(spliced) as usize,
+            },
+        }
+    }
+
+    /// The statement `id`.
+    fn stmt(&self, id: StmtId) -> Option<&Stmt> {
+        find(&self.ir.body, id)
+    }
+
+    /// The IF holding GO TO `goto` as its logical IF's statement, if it is one.
+    fn logical_if_of(&self, goto: StmtId) -> Option<&Stmt> {
+        let mut found = None;
+        self.ir.walk(&mut |s, _| {
+            if let StmtKind::If(i) = &s.kind
+                && i.branches.len() == 1
+                && i.branches[0].body.len() == 1
+                && i.branches[0].body[0].id == goto
+                && found.is_none()
+            {
+                found = Some(s.id);
+            }
+        });
+        let s = self.stmt(found?)?;
+        (!self.is_block_if(s)).then_some(s)
+    }
+
+    /// Whether the IF `s` is a block IF (its condition followed by THEN).
+    fn is_block_if(&self, s: &Stmt) -> bool {
+        after_parentheses(self.text, s.span.start as usize)
+            .and_then(|end| next_word(self.text, end))
+            .is_some_and(|(_, _, w)| w == "then")
+    }
+
+    /// Whether `s` is the last statement of a loop's body (a labelled DO's terminal
+    /// statement, which must stay where it is).
+    fn ends_a_loop(&self, s: &Stmt) -> bool {
+        let mut ends = false;
+        self.ir.walk(&mut |x, _| {
+            if let StmtKind::Loop(l) = &x.kind {
+                ends |= l.body.last().is_some_and(|last| last.id == s.id);
+            }
+        });
+        ends
+    }
+}
+
+/// `e` as it adds to `edits`, when two probes put counters before one labelled
+/// statement (a DO that starts a GO TO loop): its label is moved once, to one
+/// CONTINUE. `None` when `edits` already make it.
+fn merged(edits: &[Edit], mut e: Edit) -> Option<Edit> {
+    if edits.contains(&e) {
+        return None;
+    }
+    if e.start == e.end {
+        let first = |t: &str| t.split_inclusive('\n').next().unwrap_or("").to_string();
+        let label = first(&e.text);
+        let moved = label.trim_end().ends_with("continue")
+            && edits
+                .iter()
+                .any(|o| o.start == e.start && o.end == e.end && first(&o.text) == label);
+        if moved {
+            e.text = e.text[label.len()..].to_string();
+        }
+    }
+    Some(e)
+}
+
+/// The statement `id` among `stmts` and their children.
+fn find(stmts: &[Stmt], id: StmtId) -> Option<&Stmt> {
+    for s in stmts {
+        if s.id == id {
+            return Some(s);
+        }
+        let children: Vec<&Stmt> = s.children().collect();
+        for c in children {
+            if let Some(f) = find(std::slice::from_ref(c), id) {
+                return Some(f);
+            }
+        }
+    }
+    None
+}
+
+/// The edits of one probe, by the file they change, and its points.
+#[derive(Default)]
+struct Placed {
+    edits: Vec<(Arc<SourceFile>, Edit)>,
+    points: Vec<(usize, u32, Role, Loc)>,
+}
+
+impl Placed {
+    fn edit(&mut self, at: &Loc, edits: Vec<Edit>) {
+        self.edits
+            .extend(edits.into_iter().map(|e| (at.src.clone(), e)));
+    }
+}
+
+impl Plan<'_> {
+    fn counter(&mut self) -> usize {
+        self.next += 1;
+        self.next - 1
+    }
+
+    /// Plans the counters of `probes` in the unit `at`.
+    fn unit(&mut self, at: &UnitPlace, probes: &[Probe]) {
+        // The IFs whose THEN counter counts a GO TO loop's jumps back.
+        let mut jump_ifs: HashMap<StmtId, StmtId> = HashMap::new();
+        for p in probes {
+            if let Probe::Repeat { jumps, .. } = p {
+                for &j in jumps {
+                    if let Some(s) = at.logical_if_of(j) {
+                        jump_ifs.insert(j, s.id);
+                    }
+                }
+            }
+        }
+        let mut ifs: Vec<StmtId> = probes
+            .iter()
+            .filter_map(|p| match p {
+                Probe::Branches { stmt } => Some(*stmt),
+                _ => None,
+            })
+            .collect();
+        for s in jump_ifs.values() {
+            if !ifs.contains(s) {
+                ifs.push(*s);
+            }
+        }
+        ifs.sort();
+        // The THEN counters of the IFs placed.
+        let mut then: HashMap<StmtId, usize> = HashMap::new();
+        for id in ifs {
+            let Some(s) = at.stmt(id) else { continue };
+            let mut placed = Placed::default();
+            let result = match &s.kind {
+                StmtKind::If(_) => self.if_counters(at, s, &mut placed),
+                StmtKind::Select(_) => self.case_counters(at, s, &mut placed),
+                _ => Err("not an IF or SELECT".into()),
+            };
+            let first = placed.points.first().map(|p| p.0);
+            if self.commit(at, s, result, placed)
+                && let Some(first) = first
+            {
+                then.insert(id, first);
+            }
+        }
+        for p in probes {
+            let (stmt, result, placed) = match p {
+                Probe::Branches { .. } => continue,
+                Probe::Loop { stmt } => {
+                    let mut placed = Placed::default();
+                    let Some(s) = at.stmt(*stmt) else { continue };
+                    let r = self.loop_counters(at, s, &mut placed);
+                    (s, r, placed)
+                }
+                Probe::Repeat { label, jumps } => {
+                    let mut placed = Placed::default();
+                    let Some(s) = at.stmt(*label) else { continue };
+                    let r = self.repeat_counters(at, s, jumps, &jump_ifs, &then, &mut placed);
+                    (s, r, placed)
+                }
+            };
+            self.commit(at, stmt, result, placed);
+        }
+    }
+
+    /// Keeps a probe's edits and points, or says why there are none; whether it kept
+    /// them.
+    fn commit(
+        &mut self,
+        at: &UnitPlace,
+        s: &Stmt,
+        result: Result<(), String>,
+        placed: Placed,
+    ) -> bool {
+        let here = at.locate(s.span.start as usize);
+        let shared = placed.edits.iter().find(|(src, e)| {
+            !Arc::ptr_eq(src, at.source)
+                && self
+                    .sources
+                    .iter()
+                    .map(|f| f.placements(src.path(), e.start as u32).len())
+                    .sum::<usize>()
+                    > 1
+        });
+        let result = match (result, shared) {
+            (Ok(()), Some((src, _))) => Err(format!(
+                "it is in `{}`, which the program includes more than once",
+                src.path()
+            )),
+            (r, _) => r,
+        };
+        if let Err(why) = result {
+            self.skipped.push(format!(
+                "{}:{}: not measured: {why}",
+                here.src.path(),
+                here.line()
+            ));
+            return false;
+        }
+        for (src, e) in placed.edits {
+            let path = src.path().to_string();
+            let edits = &mut self
+                .edits
+                .entry(path)
+                .or_insert_with(|| (src.clone(), Vec::new()))
+                .1;
+            if let Some(e) = merged(edits, e) {
+                edits.push(e);
+            }
+        }
+        for (counter, stmt, role, loc) in placed.points {
+            self.points.push(Point {
+                counter,
+                unit: at.key.clone(),
+                digest: at.digest,
+                file: at.source.path().to_string(),
+                stmt,
+                role,
+                path: loc.src.path().to_string(),
+                line: loc.line(),
+                column: loc.column(),
+            });
+        }
+        true
+    }
+
+    /// The counters of the IF `s`: one per branch, one where none runs.
+    fn if_counters(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
+        let StmtKind::If(i) = &s.kind else {
+            return Err("not an IF".into());
+        };
+        let start = s.span.start as usize;
+        let cond_end = after_parentheses(at.text, start).ok_or("its condition is not closed")?;
+        if !at.is_block_if(s) {
+            return self.logical_if_counters(at, s, cond_end, out);
+        }
+        let end = at.locate(s.span.end.saturating_sub(1) as usize);
+        for (k, b) in i.branches.iter().enumerate() {
+            let clause = b.span.start as usize;
+            let header_end = if k == 0 {
+                next_word(at.text, cond_end).map(|w| w.1)
+            } else {
+                match next_word(at.text, clause) {
+                    Some((_, e, w)) if w == "else" => match next_word(at.text, e) {
+                        Some((_, _, w)) if w == "if" => after_parentheses(at.text, e)
+                            .and_then(|p| next_word(at.text, p))
+                            .map(|w| w.1),
+                        _ => Some(e),
+                    },
+                    Some((_, e, w)) if w == "elseif" => after_parentheses(at.text, e)
+                        .and_then(|p| next_word(at.text, p))
+                        .map(|w| w.1),
+                    _ => None,
+                }
+            }
+            .ok_or("a branch's header could not be read")?;
+            let next = i
+                .branches
+                .get(k + 1)
+                .map_or(end.clone(), |n| at.locate(n.span.start as usize));
+            let header = at.locate(header_end - 1);
+            self.after_header(&header, &next, (s.id.0, Role::Branch(k)), out)?;
+        }
+        if i.branches.iter().all(|b| b.cond.is_some()) {
+            if !matches!(end.first_word().as_str(), "end" | "endif") {
+                return Err("its END IF does not start its line".into());
+            }
+            let k = self.counter();
+            out.edit(
+                &end,
+                vec![end.before_this_line(&["else".to_string(), hit(k)])],
+            );
+            out.points.push((k, s.id.0, Role::None, end));
+        }
+        Ok(())
+    }
+
+    /// A counter after the header line at `header` of a branch or loop, which must
+    /// end before the line of `next` (its next branch or end).
+    fn after_header(
+        &mut self,
+        header: &Loc,
+        next: &Loc,
+        (stmt, role): (u32, Role),
+        out: &mut Placed,
+    ) -> Result<(), String> {
+        if !Arc::ptr_eq(&header.src, &next.src) || header.line() >= next.line() {
+            return Err("a header shares its line with the statements after it".into());
+        }
+        let k = self.counter();
+        out.edit(header, vec![header.after_line(&[hit(k)])]);
+        out.points.push((k, stmt, role, header.clone()));
+        Ok(())
+    }
+
+    /// The logical IF `s` (`IF (c) stmt`, the condition ending at `cond_end`) made a
+    /// block IF with a counter in its THEN and its ELSE.
+    fn logical_if_counters(
+        &mut self,
+        at: &UnitPlace,
+        s: &Stmt,
+        cond_end: usize,
+        out: &mut Placed,
+    ) -> Result<(), String> {
+        if s.label.is_some() && at.ends_a_loop(s) {
+            return Err("a logical IF that ends a DO loop".into());
+        }
+        let action = next_word(at.text, cond_end).ok_or("its statement could not be read")?;
+        if at.text[cond_end..action.0].contains('\n') {
+            return Err("its statement starts on a continuation line".into());
+        }
+        let split = at.locate(cond_end);
+        let last = at.locate(s.span.end.saturating_sub(1) as usize);
+        if !Arc::ptr_eq(&split.src, &last.src) {
+            return Err("it spans an INCLUDE line".into());
+        }
+        let rest_end = last.line_end();
+        let after = at.locate(s.span.end as usize);
+        let rest = if Arc::ptr_eq(&after.src, &last.src) && after.offset <= rest_end {
+            &last.text()[after.offset..rest_end]
+        } else {
+            ""
+        };
+        let significant = match last.form() {
+            SourceForm::Fixed { line_length } => {
+                let column = after.offset - last.line_start();
+                rest.get(..line_length.saturating_sub(column).min(rest.len()))
+                    .unwrap_or(rest)
+            }
+            SourceForm::Free => rest,
+        };
+        let significant = significant.trim();
+        if !(significant.is_empty() || significant.starts_with('!')) {
+            return Err("another statement follows it on its line".into());
+        }
+        let (then, none) = (self.counter(), self.counter());
+        let form = split.form();
+        let mut text = format!(" then\n{}", line(form, &hit(then)));
+        if let SourceForm::Fixed { .. } = form {
+            text.push_str("      ");
+        }
+        let mut edits = vec![Edit {
+            start: split.offset,
+            end: split.offset,
+            text,
+        }];
+        // What followed column `line_length` was never part of the statement; moved
+        // left, it would be.
+        if let SourceForm::Fixed { line_length } = form {
+            let line_start = split.line_start();
+            let line_end = split.line_end();
+            let cut = split.text()[line_start..line_end]
+                .char_indices()
+                .nth(line_length)
+                .map(|(i, _)| line_start + i);
+            if let Some(cut) = cut
+                && cut > split.offset
+            {
+                edits.push(Edit {
+                    start: cut,
+                    end: line_end,
+                    text: String::new(),
+                });
+            }
+        }
+        out.edit(&split, edits);
+        out.edit(
+            &last,
+            vec![last.after_line(&["else".to_string(), hit(none), "end if".to_string()])],
+        );
+        out.points.push((then, s.id.0, Role::Branch(0), split));
+        out.points.push((none, s.id.0, Role::None, last));
+        Ok(())
+    }
+
+    /// The counters of the SELECT `s`: one per case, one where none runs.
+    fn case_counters(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
+        let StmtKind::Select(sel) = &s.kind else {
+            return Err("not a SELECT".into());
+        };
+        let end = at.locate(s.span.end.saturating_sub(1) as usize);
+        for (k, c) in sel.cases.iter().enumerate() {
+            let start = c.span.start as usize;
+            let header_end = match next_word(at.text, start) {
+                Some((_, e, w)) if w == "case" => match next_word(at.text, e) {
+                    Some((_, d, w)) if w == "default" => Some(d),
+                    _ => after_parentheses(at.text, e),
+                },
+                Some((_, e, w)) if w == "casedefault" => Some(e),
+                _ => None,
+            }
+            .ok_or("a CASE could not be read")?;
+            let next = sel
+                .cases
+                .get(k + 1)
+                .map_or(end.clone(), |n| at.locate(n.span.start as usize));
+            let header = at.locate(header_end - 1);
+            self.after_header(&header, &next, (s.id.0, Role::Branch(k)), out)?;
+        }
+        if sel.cases.iter().all(|c| c.values.is_some()) {
+            if !matches!(end.first_word().as_str(), "end" | "endselect") {
+                return Err("its END SELECT does not start its line".into());
+            }
+            let k = self.counter();
+            out.edit(
+                &end,
+                vec![end.before_this_line(&["case default".to_string(), hit(k)])],
+            );
+            out.points.push((k, s.id.0, Role::None, end));
+        }
+        Ok(())
+    }
+
+    /// The counters of the loop `s`: its entries and iterations.
+    fn loop_counters(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
+        let StmtKind::Loop(l) = &s.kind else {
+            return Err("not a loop".into());
+        };
+        let first = at.locate(s.span.start as usize);
+        let entries = self.counter();
+        out.edit(&first, first.before_line(s.label, &[hit(entries)])?);
+        out.points.push((entries, s.id.0, Role::Entry, first));
+        let header = at.locate(l.header.end.saturating_sub(1) as usize);
+        let end = at.locate(s.span.end.saturating_sub(1) as usize);
+        self.after_header(&header, &end, (s.id.0, Role::Iteration), out)
+    }
+
+    /// The counters of the GO TO loop from the labelled statement `s` to the GO TOs
+    /// `jumps`: how often `s` is reached and how often each jump is taken.
+    fn repeat_counters(
+        &mut self,
+        at: &UnitPlace,
+        s: &Stmt,
+        jumps: &[StmtId],
+        jump_ifs: &HashMap<StmtId, StmtId>,
+        then: &HashMap<StmtId, usize>,
+        out: &mut Placed,
+    ) -> Result<(), String> {
+        let first = at.locate(s.span.start as usize);
+        let entries = self.counter();
+        out.edit(&first, first.before_line(s.label, &[hit(entries)])?);
+        out.points.push((entries, s.id.0, Role::Arrival, first));
+        for &j in jumps {
+            let goto = at.stmt(j).ok_or("a GO TO could not be found")?;
+            let place = at.locate(goto.span.start as usize);
+            match jump_ifs.get(&j) {
+                Some(i) => {
+                    let k = *then
+                        .get(i)
+                        .ok_or("the IF of a GO TO back is not measured")?;
+                    out.points.push((k, s.id.0, Role::Jump, place));
+                }
+                None => {
+                    let k = self.counter();
+                    out.edit(&place, place.before_line(goto.label, &[hit(k)])?);
+                    out.points.push((k, s.id.0, Role::Jump, place));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{AnalysisHost, Options};
+    use expect_test::{Expect, expect};
+
+    /// The instrumented text of the one file `path` holding `text`, and what was skipped.
+    fn check(path: &str, text: &str, want: Expect) {
+        let mut host = AnalysisHost::new(&Options::default());
+        host.add_file(path, text.as_bytes().to_vec());
+        let program = host.snapshot().instrument().unwrap();
+        let mut out = program
+            .files
+            .iter()
+            .map(|(_, t)| t.clone())
+            .collect::<String>();
+        for s in &program.skipped {
+            out.push_str(&format!("skipped: {s}\n"));
+        }
+        want.assert_eq(&out);
+    }
+
+    #[test]
+    fn fixed_form_labels_move_and_logical_ifs_become_blocks() {
+        check(
+            "loop.f",
+            "      PROGRAM P\n      INTEGER J, V(9)\n      READ *, V\n      J = 1\n   40 IF (V(J) .GT. 1) J = J + 2\n      J = J + 1\n      IF (J .LT. 9) GO TO 40\n      END\n",
+            expect![[r#"
+                      PROGRAM P
+                      INTEGER J, V(9)
+                      READ *, V
+                      J = 1
+                40    continue
+                      call costline_hit(5)
+                      IF (V(J) .GT. 1) then
+                      call costline_hit(1)
+                       J = J + 2
+                      else
+                      call costline_hit(2)
+                      end if
+                      J = J + 1
+                      IF (J .LT. 9) then
+                      call costline_hit(3)
+                       GO TO 40
+                      else
+                      call costline_hit(4)
+                      end if
+                      END
+            "#]],
+        );
+    }
+
+    #[test]
+    fn free_form_cases_get_a_default_and_loops_their_entries() {
+        check(
+            "sel.f90",
+            "program s\n  integer :: k, n\n  read *, k, n\n  select case (k)\n  case (1)\n    n = n + 1\n  case (2:3)\n    n = n - 1\n  end select\n  do while (n > 0) ! down\n    n = n - 2\n  end do\n  if (k > 0) then; n = 1; end if\nend program s\n",
+            expect![[r#"
+                program s
+                  integer :: k, n
+                  read *, k, n
+                  select case (k)
+                  case (1)
+                call costline_hit(1)
+                    n = n + 1
+                  case (2:3)
+                call costline_hit(2)
+                    n = n - 1
+                case default
+                call costline_hit(3)
+                  end select
+                call costline_hit(4)
+                  do while (n > 0) ! down
+                call costline_hit(5)
+                    n = n - 2
+                  end do
+                  if (k > 0) then; n = 1; end if
+                end program s
+                skipped: sel.f90:13: not measured: a header shares its line with the statements after it
+            "#]],
+        );
+    }
+}

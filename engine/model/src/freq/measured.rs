@@ -1,0 +1,128 @@
+//! What a profile run measured of a unit: for each data-dependent IF or SELECT, how
+//! often each branch was taken, and for each loop whose trip count the text does not
+//! give, its mean iterations per entry. The counts then use these instead of the
+//! assumed probability 1/2 and 100 trips ([`super::Source::Measured`]).
+
+use costline_symbolic::Rational;
+use costline_syntax::ir::StmtId;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The measurements of one unit, by the statement they are about (a labelled IF may
+/// have both: its branches, and the GO TO loop it starts).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Measured {
+    /// The run they come from, in words (`profile of 2026-11-29 02:00 UTC, no arguments`).
+    pub run: Arc<str>,
+    /// Of an IF or SELECT: per branch in written order, the probability it was taken
+    /// where no earlier branch was (what the counts chain branch by branch).
+    pub branches: BTreeMap<StmtId, Vec<Rational>>,
+    /// Of a loop: iterations per entry.
+    pub trips: BTreeMap<StmtId, Rational>,
+    /// Of a GO TO loop, by its labelled first statement: runs per entry.
+    pub repeats: BTreeMap<StmtId, Rational>,
+}
+
+/// The counters a profile run kept for one statement.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Of an IF or SELECT: how often each branch ran, in written order, and how often
+    /// none did (an IF without ELSE, a SELECT without CASE DEFAULT).
+    pub branches: Vec<u64>,
+    pub none: u64,
+    /// Of a loop or a GO TO loop's labelled first statement: how often control
+    /// reached it...
+    pub entries: u64,
+    /// ...how often a loop's body began...
+    pub iterations: u64,
+    /// ...and how often a GO TO jumped back to the labelled statement.
+    pub jumps: u64,
+}
+
+impl Counters {
+    /// The branch probabilities measured (`branches`, `none`): `None` when the
+    /// statement never ran. Branch k's is its runs over the runs no earlier branch took.
+    pub fn branch_probabilities(&self) -> Option<Vec<Rational>> {
+        let c = self;
+        let total: u64 = c.branches.iter().sum::<u64>() + c.none;
+        if total == 0 {
+            return None;
+        }
+        let mut left = total;
+        let mut out = Vec::with_capacity(c.branches.len());
+        for &n in &c.branches {
+            let p = if left == 0 {
+                Rational::ZERO
+            } else {
+                Rational::new(n as i128, left as i128)?
+            };
+            out.push(p);
+            left -= n;
+        }
+        Some(out)
+    }
+
+    /// The mean trip count of a loop measured (`entries`, `iterations`): `None` when it
+    /// was never entered.
+    pub fn mean_trips(&self) -> Option<Rational> {
+        (self.entries > 0)
+            .then(|| Rational::new(self.iterations as i128, self.entries as i128))
+            .flatten()
+    }
+
+    /// The mean trip count of a GO TO loop measured: it was reached `entries` times,
+    /// `jumps` of them by jumping back, so entered `entries - jumps` times and run
+    /// `entries` times. `None` when it was never entered (or the counts disagree).
+    pub fn mean_repeats(&self) -> Option<Rational> {
+        let entered = self.entries.checked_sub(self.jumps).filter(|&e| e > 0)?;
+        Rational::new(self.entries as i128, entered as i128)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(n: i128, d: i128) -> Rational {
+        Rational::new(n, d).unwrap()
+    }
+
+    #[test]
+    fn branch_probabilities_chain_over_the_runs_left() {
+        // IF / ELSE IF / ELSE taken 2, 3 and 5 times: 2/10, then 3 of the 8 left.
+        let c = Counters {
+            branches: vec![2, 3, 5],
+            ..Counters::default()
+        };
+        assert_eq!(
+            c.branch_probabilities(),
+            Some(vec![r(1, 5), r(3, 8), r(1, 1)])
+        );
+        // Without ELSE: the runs where no branch was taken count too.
+        let c = Counters {
+            branches: vec![1, 0],
+            none: 3,
+            ..Counters::default()
+        };
+        assert_eq!(c.branch_probabilities(), Some(vec![r(1, 4), r(0, 1)]));
+        assert_eq!(Counters::default().branch_probabilities(), None);
+    }
+
+    #[test]
+    fn trips_are_iterations_per_entry() {
+        let c = Counters {
+            entries: 4,
+            iterations: 10,
+            ..Counters::default()
+        };
+        assert_eq!(c.mean_trips(), Some(r(5, 2)));
+        // A GO TO loop reached 10 times, 6 of them by the jump back: entered 4 times.
+        let c = Counters {
+            entries: 10,
+            jumps: 6,
+            ..Counters::default()
+        };
+        assert_eq!(c.mean_repeats(), Some(r(5, 2)));
+        assert_eq!(Counters::default().mean_trips(), None);
+    }
+}

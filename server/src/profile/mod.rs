@@ -1,0 +1,231 @@
+//! `costline profile FILE... [-- ARGS]`: one run of the program to measure what the
+//! analysis would otherwise assume. The program is built twice in a private
+//! directory with the user's compiler — as written, and with counters at each
+//! statement whose count rests on an assumed branch probability or trip count
+//! (`costline_ide::profile`) — and both run once with the arguments given. The
+//! instrumented run must print what the original does (lines that differ between two
+//! runs of the original itself, such as timings, are not compared); its counts go to
+//! `.costline/profile.json` next to the sources, which `check --profile` reads.
+
+mod build;
+mod output;
+mod run;
+
+use crate::check;
+use build::{Program, build};
+use costline_ide::AnalysisHost;
+use costline_ide::profile::counters::{
+    COUNTERS_FILE, OUTPUT_VARIABLE, counters_source, read_counts,
+};
+use costline_ide::profile::file::{ProfileFile, Run};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(clap::Args)]
+pub struct ProfileArgs {
+    #[command(flatten)]
+    args: crate::CheckArgs,
+    /// Stop the program when a run takes longer than this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    timeout: u64,
+    /// Where to write the profile [default: `.costline/profile.json` in the directory
+    /// holding the files].
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// A file the program reads as its standard input.
+    #[arg(long, value_name = "PATH")]
+    stdin: Option<PathBuf>,
+    /// The program's arguments, after `--`.
+    #[arg(last = true, value_name = "ARGS")]
+    program_args: Vec<String>,
+}
+
+/// `costline profile`: exit 0 with the profile written, 1 when the program cannot be
+/// built or run or its instrumented run printed something else, 2 on usage errors.
+pub fn run(args: &ProfileArgs) -> ExitCode {
+    match profile(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err((code, e)) => {
+            eprintln!("costline: {e}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
+    let (mut options, files) = check::prepare(&args.args.files, &args.args.analysis)?;
+    options.profile = None;
+    let (inputs, unreadable) = check::read(&files);
+    if let Some((_, report)) = unreadable.into_iter().next() {
+        let why = report
+            .diagnostics
+            .first()
+            .map_or(String::new(), |d| d.message.clone());
+        return Err((1, format!("{}: {why}", report.path)));
+    }
+    let mut host = AnalysisHost::new(&options);
+    for (path, bytes) in &inputs {
+        host.add_file(path, bytes.clone());
+    }
+    let program = host
+        .snapshot()
+        .instrument()
+        .map_err(|_| (1, "the analysis was cancelled".to_string()))?;
+    let fail = |e: String| (1, e);
+    let scratch = crate::scratch::private_dir("costline-profile-").map_err(fail)?;
+    let command = options.compiler_command();
+    let written = BTreeMap::new();
+    let original = build(
+        &command,
+        &Program {
+            sources: &inputs,
+            replaced: &written,
+            own: None,
+        },
+        &options.include_dirs,
+        &scratch.path().join("original"),
+    )
+    .map_err(fail)?;
+    let replaced: BTreeMap<String, String> = program.files.iter().cloned().collect();
+    let instrumented = build(
+        &command,
+        &Program {
+            sources: &inputs,
+            replaced: &replaced,
+            own: Some((COUNTERS_FILE, counters_source(program.counters))),
+        },
+        &options.include_dirs,
+        &scratch.path().join("instrumented"),
+    )
+    .map_err(|e| {
+        fail(format!(
+            "the instrumented program does not build (costline's fault; please report it): {e}"
+        ))
+    })?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let limit = Duration::from_secs(args.timeout.max(1));
+    let once = |exe: &Path, env: &[(&str, &Path)]| {
+        run::run(
+            exe,
+            &args.program_args,
+            &cwd,
+            env,
+            args.stdin.as_deref(),
+            scratch.path(),
+            limit,
+        )
+    };
+    let first = once(&original, &[]).map_err(fail)?;
+    if first.status != Some(0) {
+        return Err(fail(format!(
+            "the program failed ({}):\n{}",
+            status(first.status),
+            tail(&first.stderr)
+        )));
+    }
+    let counts_path = scratch.path().join("counts.txt");
+    let measured = once(&instrumented, &[(OUTPUT_VARIABLE, &counts_path)]).map_err(fail)?;
+    if measured.status != first.status {
+        return Err(fail(format!(
+            "the instrumented program ended otherwise ({}) than the original ({}): costline's fault; please report it\n{}",
+            status(measured.status),
+            status(first.status),
+            tail(&measured.stderr)
+        )));
+    }
+    let varying = if measured.stdout == first.stdout {
+        BTreeSet::new()
+    } else {
+        let again = once(&original, &[]).map_err(fail)?;
+        output::varying_lines(&first.stdout, &again.stdout).unwrap_or_default()
+    };
+    if let Some((line, want, got)) =
+        output::first_difference(&first.stdout, &measured.stdout, &varying)
+    {
+        return Err(fail(format!(
+            "the instrumented program printed something else than the original (costline's fault; please report it): line {line} is `{got}`, not `{want}`"
+        )));
+    }
+    let counts = match std::fs::read_to_string(&counts_path) {
+        Ok(text) => read_counts(&text, program.counters).map_err(fail)?,
+        // No counter was reached: the program ended before any.
+        Err(_) => vec![0; program.counters],
+    };
+    let file = ProfileFile::new(
+        Run {
+            date: crate::train::date::now(),
+            args: args.program_args.clone(),
+            stdin: args.stdin.as_ref().map(|p| p.display().to_string()),
+            compiler: command,
+        },
+        &program,
+        &counts,
+        &inputs,
+    );
+    let out = args.out.clone().unwrap_or_else(|| default_out(&files));
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| fail(format!("cannot make {}: {e}", dir.display())))?;
+    }
+    std::fs::write(&out, file.to_json())
+        .map_err(|e| fail(format!("cannot write {}: {e}", out.display())))?;
+    for s in &program.skipped {
+        eprintln!("costline: note: {s}");
+    }
+    if !varying.is_empty() {
+        eprintln!(
+            "costline: note: {} line(s) of the output differ between runs of the program itself (timings?): not compared",
+            varying.len()
+        );
+    }
+    let statements: BTreeSet<(&str, u32)> = program
+        .points
+        .iter()
+        .map(|p| (p.file.as_str(), p.stmt))
+        .collect();
+    println!(
+        "costline: {} statement(s) measured with {} counter(s) ({}); the profile is in {}",
+        statements.len(),
+        program.counters,
+        file.run(),
+        out.display()
+    );
+    Ok(())
+}
+
+/// `.costline/profile.json` in the deepest directory holding all of `files`.
+fn default_out(files: &[String]) -> PathBuf {
+    let dirs: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            Path::new(f)
+                .parent()
+                .map_or_else(PathBuf::new, Path::to_path_buf)
+        })
+        .collect();
+    let mut common = dirs.first().cloned().unwrap_or_default();
+    for d in &dirs {
+        while !d.starts_with(&common) {
+            if !common.pop() {
+                break;
+            }
+        }
+    }
+    common.join(".costline").join("profile.json")
+}
+
+/// An exit status in words.
+fn status(code: Option<i32>) -> String {
+    match code {
+        Some(c) => format!("exit status {c}"),
+        None => "killed by a signal".to_string(),
+    }
+}
+
+/// The last 20 lines of what a program printed on stderr.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}

@@ -1,0 +1,358 @@
+//! `costline profile` as users run it: the real binary builds the fixtures of
+//! tests/fixtures/profile with gfortran, runs them once with counters, and `check
+//! --profile` counts with what they measured. The expected counts come from running
+//! the fixtures' arithmetic here (their data are linear congruential sequences), not
+//! from costline. Without gfortran the tests fail, or with `COSTLINE_OFFLINE` set are
+//! skipped with a message.
+
+use costline_fixtures::network::{offline, skip};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Whether gfortran can be run; `false` (and the test skipped) only offline.
+fn gfortran(test: &str) -> bool {
+    let found = Command::new("gfortran").arg("--version").output().is_ok();
+    if !found && offline() {
+        skip(test, "gfortran", "apt-get install gfortran");
+        return false;
+    }
+    assert!(found, "{test} needs gfortran (apt-get install gfortran)");
+    true
+}
+
+/// A private copy of the profile fixtures.
+fn fixtures() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/profile");
+    for entry in std::fs::read_dir(&from).expect("tests/fixtures/profile") {
+        let path = entry.expect("an entry").path();
+        std::fs::copy(&path, dir.path().join(path.file_name().expect("a name"))).expect("a copy");
+    }
+    dir
+}
+
+/// Runs `costline ARGS` in `dir`: stdout, stderr and the exit code.
+fn costline(dir: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_costline"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("costline runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "costline panicked:\n{stderr}");
+    (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr,
+        out.status.code().expect("exited normally"),
+    )
+}
+
+/// Profiles `files` in `dir` and returns `check --profile --format json`'s report.
+fn profiled(dir: &Path, files: &[&str]) -> Value {
+    let mut args = vec!["profile"];
+    args.extend(files);
+    let (out, err, code) = costline(dir, &args);
+    assert_eq!(code, 0, "profile failed:\n{out}\n{err}");
+    assert!(dir.join(".costline/profile.json").is_file(), "{out}");
+    report(dir, files, true)
+}
+
+/// `check --format json` of `files` in `dir`, with the profile or without.
+fn report(dir: &Path, files: &[&str], with_profile: bool) -> Value {
+    let mut args = vec!["check", "--format", "json"];
+    if with_profile {
+        args.extend(["--profile", ".costline/profile.json"]);
+    }
+    args.extend(files);
+    let (out, err, code) = costline(dir, &args);
+    assert_eq!(code, 0, "check failed:\n{err}");
+    serde_json::from_str(&out).expect("a JSON report")
+}
+
+/// The metrics of the assignment at `line` of unit `unit` in file `file` of `report`.
+fn statement<'a>(report: &'a Value, file: &str, unit: &str, line: u64) -> &'a Value {
+    let f = report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == file)
+        .unwrap_or_else(|| panic!("no file {file}"));
+    let u = f["units"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["name"] == unit)
+        .unwrap_or_else(|| panic!("no unit {unit}"));
+    let s = u["statements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["line"] == line && s["kind"] == "assign")
+        .unwrap_or_else(|| panic!("no assignment at {file}:{line}"));
+    &s["metrics"]
+}
+
+/// The count of a statement, and whether it is exact.
+fn count(m: &Value) -> (f64, bool) {
+    (
+        m["freq"].as_f64().unwrap_or(f64::NAN),
+        m["exact"].as_bool().unwrap_or(false),
+    )
+}
+
+/// Whether an assumption of `m` contains `text`.
+fn assumes(m: &Value, text: &str) -> bool {
+    m["assumptions"].as_array().is_some_and(|a| {
+        a.iter()
+            .any(|s| s.as_str().is_some_and(|s| s.contains(text)))
+    })
+}
+
+/// The sequence of branches.f90: v(i) = (37 v(i-1) + 11) mod 101, v(0) = 7.
+fn branches_data() -> Vec<i64> {
+    let mut seed = 7;
+    (0..100)
+        .map(|_| {
+            seed = (seed * 37 + 11) % 101;
+            seed
+        })
+        .collect()
+}
+
+#[test]
+fn counts_after_a_profile_are_the_counts_of_the_run() {
+    if !gfortran("counts_after_a_profile_are_the_counts_of_the_run") {
+        return;
+    }
+    let dir = fixtures();
+    let v = branches_data();
+    let n = |f: &dyn Fn(i64) -> bool| v.iter().filter(|&&x| f(x)).count() as f64;
+    let r = profiled(dir.path(), &["branches.f90"]);
+    let at = |line| count(statement(&r, "branches.f90", "branches", line));
+    // IF / ELSE IF / ELSE.
+    assert_eq!(at(17), (n(&|x| x < 20), true));
+    assert_eq!(at(19), (n(&|x| (20..60).contains(&x)), true));
+    assert_eq!(at(21), (n(&|x| x >= 60), true));
+    // The logical IF.
+    assert_eq!(at(23), (n(&|x| x % 2 == 0), true));
+    // SELECT CASE without CASE DEFAULT.
+    assert_eq!(at(26), (n(&|x| x % 3 == 0), true));
+    assert_eq!(at(28), (n(&|x| x % 3 == 1), true));
+    // The DO WHILE halves hits until it is at most 1: as many times as hits has bits.
+    let hits: i64 = v
+        .iter()
+        .map(|&x| {
+            let branch = if x < 20 {
+                1
+            } else if x < 60 {
+                2
+            } else {
+                3
+            };
+            let even = i64::from(x % 2 == 0);
+            let case = match x % 3 {
+                0 => 10,
+                1 => -1,
+                _ => 0,
+            };
+            branch + even + case
+        })
+        .sum();
+    let bits = (64 - (hits as u64).leading_zeros() - 1) as f64;
+    assert_eq!(
+        at(35),
+        (bits + f64::from(u8::from(hits & (hits - 1) != 0)), true)
+    );
+    // The GO TO loop adds elements until the sum passes 500.
+    let mut sum = 0;
+    let added = v.iter().take_while(|&&x| {
+        sum += x;
+        sum - x < 500
+    });
+    let m = added.count() as f64;
+    assert_eq!(at(42), (m, true));
+    // The branch probabilities are the measured ones, and said to be.
+    let first = statement(&r, "branches.f90", "branches", 17);
+    let p = n(&|x| x < 20) / 100.0;
+    assert!(
+        assumes(
+            first,
+            &format!("probability {p} where no earlier one is (measured: profile of")
+        ),
+        "{first}"
+    );
+    // `profile` in costline.toml does what `--profile` does (for the editor too).
+    std::fs::write(
+        dir.path().join("costline.toml"),
+        "profile = \".costline/profile.json\"\n",
+    )
+    .unwrap();
+    let from_settings = report(dir.path(), &["branches.f90"], false);
+    assert_eq!(
+        count(statement(&from_settings, "branches.f90", "branches", 17)),
+        (n(&|x| x < 20), true)
+    );
+    std::fs::remove_file(dir.path().join("costline.toml")).unwrap();
+    // Without the profile the same statements are estimates.
+    let assumed = report(dir.path(), &["branches.f90"], false);
+    let first = statement(&assumed, "branches.f90", "branches", 17);
+    assert_eq!(count(first), (50.0, false));
+    assert!(assumes(first, "assumed by default"), "{first}");
+}
+
+/// The sequence of loops.f: v(1) = 3, v(i) = (13 v(i-1) + 5) mod 97.
+fn loops_data() -> Vec<i64> {
+    let mut v = vec![3];
+    for i in 1..50 {
+        v.push((v[i - 1] * 13 + 5) % 97);
+    }
+    v
+}
+
+#[test]
+fn fixed_form_include_files_and_several_files_are_profiled() {
+    if !gfortran("fixed_form_include_files_and_several_files_are_profiled") {
+        return;
+    }
+    let dir = fixtures();
+    let v = loops_data();
+    let r = profiled(dir.path(), &["loops.f", "counts.f90"]);
+    let at = |file, unit, line| count(statement(&r, file, unit, line));
+    // The IF of the included file, counted where it is included.
+    let big = v.iter().filter(|&&x| x > 50).count() as f64;
+    assert_eq!(at("loops.f", "loops", 12), (big, true));
+    // The GO TO loop from label 40: its labelled logical IF and the statements after.
+    let (mut j, mut runs, mut taken) = (1usize, 0.0, 0.0);
+    loop {
+        runs += 1.0;
+        if v[j - 1] > 10 {
+            j += 2;
+            taken += 1.0;
+        }
+        j += 1;
+        if j >= 40 {
+            break;
+        }
+    }
+    assert_eq!(at("loops.f", "loops", 15), (taken, true));
+    assert_eq!(at("loops.f", "loops", 16), (runs, true));
+    // The DO WHILE.
+    let mut n = 0;
+    while n * n < v[6] * 50 {
+        n += 1;
+    }
+    assert_eq!(at("loops.f", "loops", 20), (n as f64, true));
+    // The logical IF of the subroutine in the other file.
+    let rising = v.windows(2).filter(|w| w[1] > w[0]).count() as f64;
+    assert_eq!(at("counts.f90", "counts", 9), (rising, true));
+}
+
+#[test]
+fn a_changed_unit_is_stale_and_counts_as_assumed() {
+    if !gfortran("a_changed_unit_is_stale_and_counts_as_assumed") {
+        return;
+    }
+    let dir = fixtures();
+    profiled(dir.path(), &["loops.f", "counts.f90"]);
+    let path = dir.path().join("counts.f90");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("total = total + 1", "total = total + 2"),
+    )
+    .unwrap();
+    let r = report(dir.path(), &["loops.f", "counts.f90"], true);
+    // The changed unit: a finding, and its counts assumed again.
+    let f = r["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == "counts.f90")
+        .unwrap();
+    let stale: Vec<&Value> = f["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "stale-profile")
+        .collect();
+    assert_eq!(stale.len(), 1, "{f}");
+    assert_eq!(stale[0]["line"], 2);
+    assert_eq!(
+        count(statement(&r, "counts.f90", "counts", 9)),
+        (24.5, false)
+    );
+    // The unchanged one keeps its measurements.
+    assert!(count(statement(&r, "loops.f", "loops", 12)).1);
+}
+
+#[test]
+fn a_program_that_does_not_compile_or_run_is_an_error_with_its_message() {
+    if !gfortran("a_program_that_does_not_compile_or_run_is_an_error_with_its_message") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| -> PathBuf {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    write(
+        "bad.f90",
+        "program bad\n  integer :: x\n  x = = 1\nend program bad\n",
+    );
+    let (_, err, code) = costline(dir.path(), &["profile", "bad.f90"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("does not compile"), "{err}");
+    assert!(
+        err.contains("bad.f90:3"),
+        "the compiler's message, at the user's file: {err}"
+    );
+    write(
+        "fails.f90",
+        "program fails\n  integer :: x\n  read (*, *, iostat=x) x\n  if (x /= 0) error stop 'no input'\nend program fails\n",
+    );
+    let (_, err, code) = costline(dir.path(), &["profile", "fails.f90"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("the program failed") && err.contains("no input"),
+        "{err}"
+    );
+    write(
+        "forever.f90",
+        "program forever\n  real :: x\n  x = 1.0\n  do while (x > 0.0)\n    x = x + 1.0\n  end do\n  print *, x\nend program forever\n",
+    );
+    let start = std::time::Instant::now();
+    let (_, err, code) = costline(dir.path(), &["profile", "--timeout", "1", "forever.f90"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("did not finish within 1 s"), "{err}");
+    assert!(start.elapsed().as_secs() < 30);
+}
+
+#[test]
+fn loops_over_bounds_read_from_input_are_measured() {
+    if !gfortran("loops_over_bounds_read_from_input_are_measured") {
+        return;
+    }
+    let dir = fixtures();
+    let (out, err, code) = costline(
+        dir.path(),
+        &["profile", "--stdin", "bounds.in", "bounds.f90"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("no arguments, input `bounds.in`"), "{out}");
+    let r = report(dir.path(), &["bounds.f90"], true);
+    let at = |line| count(statement(&r, "bounds.f90", "bounds", line));
+    let n: i64 = std::fs::read_to_string(dir.path().join("bounds.in"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // A DO over 1..n that a GO TO runs 3 times: both measured at one labelled DO.
+    assert_eq!(at(10), ((3 * n) as f64, true));
+    assert_eq!(at(12), (3.0, true));
+    // An inner loop over a bound the outer one computes.
+    let inner: i64 = (1..=n).map(|i| (i * 7) % 5).sum();
+    assert_eq!(at(15), (n as f64, true));
+    assert_eq!(at(17), (inner as f64, true));
+}
