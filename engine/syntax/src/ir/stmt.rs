@@ -243,8 +243,23 @@ pub fn enclosing_loops(stmts: &[Stmt], id: StmtId) -> Option<Vec<&Loop>> {
             v.insert(0, l);
             v
         }),
-        StmtKind::If(i) => i.branches.iter().find_map(|b| enclosing_loops(&b.body, id)),
-        StmtKind::Select(sel) => sel.cases.iter().find_map(|c| enclosing_loops(&c.body, id)),
+        StmtKind::If(i) => {
+            enclosing_loops(holding(i.branches.iter().map(|b| &b.body[..]), id)?, id)
+        }
+        StmtKind::Select(sel) => {
+            enclosing_loops(holding(sel.cases.iter().map(|c| &c.body[..]), id)?, id)
+        }
         _ => None,
     }
+}
+
+/// Of consecutive blocks (the branches of an IF, the cases of a SELECT: numbered in
+/// pre-order, so in increasing order), the one that can hold statement `id`: the last
+/// non-empty one starting at or before it. One block searched, not every one before it
+/// (an IF of hundreds of ELSE IFs made a walk over its statements quadratic).
+fn holding<'a>(
+    blocks: impl DoubleEndedIterator<Item = &'a [Stmt]>,
+    id: StmtId,
+) -> Option<&'a [Stmt]> {
+    blocks.rev().find(|b| b.first().is_some_and(|s| s.id <= id))
 }
