@@ -1007,7 +1007,7 @@ fn check(program: &Program, stats: &Stats) -> Result<(), String> {
             .map(|c| c.shared);
         checked.push(Some(Checked {
             count,
-            formula: count.symbolic(),
+            formula: count.symbolic().cloned(),
             shared: shared.unwrap_or(k),
         }));
     }

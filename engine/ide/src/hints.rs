@@ -158,7 +158,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             }
         };
         if let Some(f) = count.symbolic() {
-            tooltip += &format!("\ncount = {}", label::formula(&f, 160));
+            tooltip += &format!("\ncount = {}", label::formula(f, 160));
         }
         if !count.is_exact() {
             tooltip += "\nestimated: see the hover for the assumptions";

@@ -152,7 +152,7 @@ fn count_section(
         None => {}
     }
     if let Some(f) = count.symbolic() {
-        let _ = writeln!(out, "count = `{}`\n", label::formula(&f, 400));
+        let _ = writeln!(out, "count = `{}`\n", label::formula(f, 400));
     }
 }
 
@@ -294,7 +294,7 @@ fn work_section(
             .as_ref()
             .and_then(Count::symbolic)
     {
-        let _ = writeln!(out, "work(S, p) = `{}`\n", label::formula(&f, 400));
+        let _ = writeln!(out, "work(S, p) = `{}`\n", label::formula(f, 400));
     }
 }
 

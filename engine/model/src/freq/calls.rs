@@ -24,13 +24,18 @@ pub struct Call {
 pub fn calls(unit: &Unit, freqs: &UnitFrequencies, counts: &Counts) -> Vec<Call> {
     let mut out = Vec::new();
     unit.walk(&mut |s, _| {
-        for callee in called(&s.kind) {
-            let count = freqs.of(s.id);
+        let callees = called(&s.kind);
+        if callees.is_empty() {
+            return;
+        }
+        let symbolic = freqs.of(s.id).and_then(|c| c.symbolic().cloned());
+        let value = counts.freq(s.id).and_then(|v| v.clone().ok());
+        for callee in callees {
             out.push(Call {
                 callee,
                 stmt: s.id,
-                symbolic: count.and_then(|c| c.symbolic()),
-                value: counts.freq(s.id).and_then(|v| v.clone().ok()),
+                symbolic: symbolic.clone(),
+                value,
             });
         }
     });

@@ -37,7 +37,7 @@ use costline_symbolic::{
 use costline_syntax::ir::{StmtId, Unit};
 use costline_syntax::span::Span;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The default step budget of all symbolic sums of one unit (about a quarter of a
 /// second of symbolic work on this project's reference machine).
@@ -142,17 +142,34 @@ pub struct CountTerm {
 pub struct Count {
     pub terms: Vec<CountTerm>,
     pub assumptions: Vec<Assumption>,
+    /// [`Count::symbolic`], summed once: a count is shared by every statement of its
+    /// block and asked for by each call, hint and report row (a unit of thousands of
+    /// statements under hundreds of alternatives summed it thousands of times).
+    formula: OnceLock<Option<Piecewise>>,
 }
 
 impl Count {
-    /// The count as one guarded formula, when every term has one.
-    pub fn symbolic(&self) -> Option<Piecewise> {
-        let mut total = Piecewise::zero();
-        for t in &self.terms {
-            let p = t.symbolic.as_ref().ok()?;
-            total = total.plus(p.scale(&Sym::rat(t.weight)).ok()?);
+    /// The count `sum(weight × terms)` under `assumptions`.
+    pub fn new(terms: Vec<CountTerm>, assumptions: Vec<Assumption>) -> Count {
+        Count {
+            terms,
+            assumptions,
+            formula: OnceLock::new(),
         }
-        total.simplified().ok()
+    }
+
+    /// The count as one guarded formula, when every term has one.
+    pub fn symbolic(&self) -> Option<&Piecewise> {
+        self.formula
+            .get_or_init(|| {
+                let mut total = Piecewise::zero();
+                for t in &self.terms {
+                    let p = t.symbolic.as_ref().ok()?;
+                    total = total.plus(p.scale(&Sym::rat(t.weight)).ok()?);
+                }
+                total.simplified().ok()
+            })
+            .as_ref()
     }
 
     /// Why there is no formula, if there is none.

@@ -50,10 +50,7 @@ pub fn formula(
             }
         })
         .collect();
-    Some(Count {
-        terms,
-        assumptions: count.assumptions.clone(),
-    })
+    Some(Count::new(terms, count.assumptions.clone()))
 }
 
 /// work(S, p) of every owner-computed assignment of `unit` (all within the unit's time
