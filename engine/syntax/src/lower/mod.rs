@@ -7,6 +7,7 @@ mod decl;
 mod derived;
 mod directives;
 mod expr;
+mod handoff;
 mod io_writes;
 mod prefix;
 mod stmt;
@@ -26,6 +27,7 @@ use crate::ir::{
 };
 use crate::normalize::Shapes;
 use crate::span::Span;
+use handoff::Handoff;
 use prefix::strip_extrinsic;
 use std::collections::{BTreeMap, HashMap};
 use tree_sitter::{Node, Tree};
@@ -101,10 +103,11 @@ impl ParsedUnit {
     }
 
     /// What is worth keeping of the parse: everything but the tree (which takes ~2 KB
-    /// per line, ten times the text).
+    /// per line, ten times the text), which waits for the lowering to take it.
     pub fn into_repaired(self) -> RepairedUnit {
         let uses = self.uses();
         RepairedUnit {
+            tree: Handoff::new(self.tree),
             kind: self.kind,
             name: self.name,
             text: self.text,
@@ -118,8 +121,8 @@ impl ParsedUnit {
 }
 
 /// A unit's text made parseable, with what repairing it found and its USE statements:
-/// a [`ParsedUnit`] without its tree, which [`RepairedUnit::reparse`] rebuilds (the
-/// repaired text parses at the first attempt).
+/// a [`ParsedUnit`] whose tree [`RepairedUnit::reparse`] hands to the first lowering
+/// and rebuilds for any other (the repaired text parses at the first attempt).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RepairedUnit {
     pub kind: UnitKind,
@@ -131,18 +134,23 @@ pub struct RepairedUnit {
     pub renamed: Vec<Renamed>,
     pub extrinsic: Option<(String, Span)>,
     pub uses: Vec<Use>,
+    tree: Handoff,
 }
 
 impl RepairedUnit {
-    /// The unit parsed again from its repaired text, for lowering.
+    /// The unit with its tree, for lowering: the parse's own tree the first time, the
+    /// repaired text parsed again after that.
     pub fn reparse(&self) -> ParsedUnit {
-        let mut parsed = self.text.clone();
-        rename(&mut parsed, &self.renamed, true);
+        let tree = self.tree.take().unwrap_or_else(|| {
+            let mut parsed = self.text.clone();
+            rename(&mut parsed, &self.renamed, true);
+            cst::parse(&parsed)
+        });
         ParsedUnit {
             kind: self.kind,
             name: self.name.clone(),
             text: self.text.clone(),
-            tree: cst::parse(&parsed),
+            tree,
             left_out: self.left_out.clone(),
             too_long: self.too_long.clone(),
             renamed: self.renamed.clone(),
