@@ -612,6 +612,30 @@ pub fn and(a: &Cond, b: &Cond, p: Rational) -> Cond {
     out
 }
 
+/// The paths of `a` that meet again (the branches of an IF or the cases of a SELECT
+/// rejoining after it), alternatives with the same constraints made one, their
+/// probabilities added: the same count, in as many terms as there are distinct
+/// constraint sets (a SELECT of hundreds of cases left thousands of terms to every
+/// statement after it).
+pub fn coalesced(a: Cond) -> Cond {
+    let mut out: Cond = Vec::with_capacity(a.len());
+    let mut keys: Vec<Vec<Constraint>> = Vec::with_capacity(a.len());
+    for alt in a {
+        let mut key = alt.cons.clone();
+        key.sort();
+        let same = (0..out.len()).find(|&i| keys[i] == key && out[i].degraded == alt.degraded);
+        let sum = same.and_then(|i| out[i].prob.checked_add(alt.prob).ok().map(|p| (i, p)));
+        match sum {
+            Some((i, p)) => out[i].prob = p,
+            None => {
+                keys.push(key);
+                out.push(alt);
+            }
+        }
+    }
+    out
+}
+
 /// Whether two consistent conjunctions obviously contradict each other: `e >= 0` in one
 /// and `-e - k >= 0` (k > 0) in the other. Cheap; the symbolic sum prunes the rest.
 fn contradicts(a: &[Constraint], b: &[&Constraint]) -> bool {

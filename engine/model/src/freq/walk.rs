@@ -2,8 +2,8 @@
 //! its enclosing loops and conditions.
 
 use super::convert::{
-    Alt, Cond, DataDependent, Names, Scope, add_assumptions, always, and, array_key, element_key,
-    not,
+    Alt, Cond, DataDependent, Names, Scope, add_assumptions, always, and, array_key, coalesced,
+    element_key, not,
 };
 use super::execute::{Executor, FunctionValues, function_calls};
 use super::{
@@ -249,10 +249,7 @@ impl<'a> Walker<'a> {
                 })
             })
             .collect();
-        let count = Arc::new(Count {
-            terms,
-            assumptions: frame.assumptions.clone(),
-        });
+        let count = Arc::new(Count::new(terms, frame.assumptions.clone()));
         self.cache.insert(frame.id, count.clone());
         count
     }
@@ -744,7 +741,7 @@ impl<'a> Walker<'a> {
             return (None, ends);
         }
         let mut f = Frame {
-            cond: after,
+            cond: coalesced(after),
             ..frame.clone()
         };
         if f.cond.iter().any(|a| a.prob != Rational::ONE) && !f.assumptions.contains(&probability) {
