@@ -716,6 +716,33 @@ mod tests {
     }
 
     #[test]
+    fn paths_that_meet_again_add_the_probabilities_of_the_same_constraints() {
+        let n_ge_1 = Constraint::ge(&Sym::var("n"), &Sym::int(1)).unwrap();
+        let m_le_n = Constraint::le(&Sym::var("m"), &Sym::var("n")).unwrap();
+        let alt = |cons: Vec<Constraint>, num, degraded| Alt {
+            cons,
+            prob: Rational::new(num, 8).unwrap(),
+            degraded,
+        };
+        let paths = vec![
+            alt(vec![n_ge_1.clone(), m_le_n.clone()], 1, false),
+            alt(vec![n_ge_1.clone()], 2, false),
+            alt(vec![m_le_n.clone(), n_ge_1.clone()], 3, false),
+            alt(vec![n_ge_1.clone()], 1, true),
+        ];
+        let merged = coalesced(paths);
+        assert_eq!(
+            merged,
+            vec![
+                alt(vec![n_ge_1.clone(), m_le_n], 4, false),
+                alt(vec![n_ge_1.clone()], 2, false),
+                // An estimate stays apart: the count says which part is estimated.
+                alt(vec![n_ge_1], 1, true),
+            ]
+        );
+    }
+
+    #[test]
     fn a_name_bound_again_replaces_its_entry_and_older_lists_keep_theirs() {
         let base = Names::default()
             .with("n", Ok(Sym::int(100)))

@@ -263,3 +263,64 @@ fn holding<'a>(
 ) -> Option<&'a [Stmt]> {
     blocks.rev().find(|b| b.first().is_some_and(|s| s.id <= id))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::UnitKind;
+    use crate::lower::{ParsedUnit, Scope, lower};
+
+    /// Every statement's enclosing loops, found by descending from the top with a stack
+    /// of the loops entered (the oracle for [`enclosing_loops`]).
+    fn by_descent<'a>(
+        stmts: &'a [Stmt],
+        open: &mut Vec<&'a Loop>,
+        out: &mut Vec<(StmtId, Vec<Span>)>,
+    ) {
+        for s in stmts {
+            out.push((s.id, open.iter().map(|l| l.header).collect()));
+            if let StmtKind::Loop(l) = &s.kind {
+                open.push(l);
+                by_descent(&l.body, open, out);
+                open.pop();
+            } else {
+                for c in s.children() {
+                    by_descent(std::slice::from_ref(c), open, out);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn enclosing_loops_agree_with_a_descent_through_branches_and_cases() {
+        let mut text = String::from("subroutine s(n, k, a)\n  integer n, k, i, j\n  real a(n)\n");
+        text += "  do i = 1, n\n    if (k == 0) then\n      a(i) = 0\n";
+        for b in 1..40 {
+            text += &format!("    else if (k == {b}) then\n");
+            if b % 3 == 0 {
+                text += "    else if (k > 1000) then\n";
+            }
+            text += &format!("      do j = 1, {b}\n        a(j) = a(j) + {b}\n      end do\n");
+            text += &format!("      a(i) = {b}\n");
+        }
+        text += "    end if\n    select case (k)\n";
+        for c in 1..30 {
+            text += &format!("    case ({c})\n");
+            if c % 4 != 0 {
+                text += &format!("      do j = 1, {c}\n        a(j) = {c}\n      end do\n");
+            }
+        }
+        text += "    case default\n      a(i) = 1\n    end select\n    a(i) = a(i) + 1\n  end do\nend subroutine s\n";
+        let parsed = ParsedUnit::parse(UnitKind::Subroutine, "s".into(), text);
+        let unit = lower(&parsed, None, &Scope::default());
+        let mut expected = Vec::new();
+        by_descent(&unit.body, &mut Vec::new(), &mut expected);
+        assert!(expected.len() > 150, "{} statements", expected.len());
+        for (id, loops) in expected {
+            let found = enclosing_loops(&unit.body, id).expect("every statement is found");
+            let found: Vec<Span> = found.iter().map(|l| l.header).collect();
+            assert_eq!(found, loops, "statement {id:?}");
+        }
+        assert_eq!(enclosing_loops(&unit.body, StmtId(1_000_000)), None);
+    }
+}
