@@ -29,8 +29,13 @@
 # a tight loop can run up to 2x faster or slower by placement alone) and linked with its
 # driver; each (kernel, n) is timed at each placement (minimum time per call over batches)
 # and the measured time is the mean over the placements; `costline check KERNEL.f90
-# --machine M --param n=N --format json` gives the prediction; compare.py prints and writes
-# target/validation/compute/table.md, summary.md and results.json.
+# --machine M --param n=N --format json` gives the prediction; where that report rests on a
+# count the text cannot settle (a trip count or branch probability "assumed by default":
+# Livermore loops 2, 15, 16, 17, 20, 24), one profile run of the driver at that size
+# (`costline profile DRIVER KERNEL -- N 0 1`, three calls) measures it and the row is
+# predicted with `--profile` (note "profiled"), as P^3T+ takes such frequencies from a
+# profile run; compare.py prints and writes target/validation/compute/table.md, summary.md
+# and results.json.
 # Exit status: 0 (1 with --gate when a criterion is missed), 2 on a usage or setup error.
 # Timings need a quiet machine: on 2 cores a concurrent build slows rows by 20-100%.
 set -euo pipefail
@@ -90,17 +95,42 @@ binary_label() { echo "costline $("$costline" --version 2>/dev/null | awk '{prin
 gate_args=()
 if [ "$gate" = 1 ]; then gate_args=(--gate); fi
 
-predict() { # predict SOURCE JSON PARAMS... (retries: the binary may be replaced under us)
+check_once() { # check_once SOURCE JSON ARGS... (retries: the binary may be replaced under us)
   local src="$1" json="$2" try; shift 2
-  local pargs=() p
-  for p in "$@"; do pargs+=(--param "$p"); done
   for try in 1 2 3; do
-    if "$costline" check "$src" --machine "$machine" "${pargs[@]}" --format json >"$json" 2>"${json%.json}.stderr"; then
+    if "$costline" check "$src" --machine "$machine" "$@" --format json >"$json" 2>"${json%.json}.stderr"; then
       return 0
     fi
     sleep 3
   done
   return 1
+}
+
+# predict SOURCE JSON DRIVER N PARAMS...: the report in JSON; when it assumes a count the
+# text cannot settle, one profile run of DRIVER (with the kernel) at size N measures it
+# and the kernel is predicted again with that profile. Prints "profiled" when it was, or
+# why the profile failed (the assumed counts stay).
+predict() {
+  local src="$1" json="$2" drv="$3" n="$4"; shift 4
+  local pargs=() p
+  for p in "$@"; do pargs+=(--param "$p"); done
+  check_once "$src" "$json" "${pargs[@]}" || return 1
+  grep -q 'assumed by default' "$json" || return 0
+  local prof="${json%.json}.profile.json" try
+  # The driver prints its timing: where two runs of the original happen to print the same
+  # (a coarse clock), the profile compares that line too and the slower instrumented run
+  # differs. Up to three attempts.
+  for try in 1 2 3; do
+    rm -f "$prof"
+    "$costline" profile "$drv" "$src" --machine "$machine" --timeout 120 --out "$prof" \
+      -- "$n" 0 1 >"${prof%.json}.log" 2>&1 && break
+  done
+  if [ ! -s "$prof" ]; then
+    echo "profile failed (reports/$(basename "${prof%.json}.log"))"
+    return 0
+  fi
+  check_once "$src" "$json" "${pargs[@]}" --profile "$prof" || return 1
+  echo profiled
 }
 
 # ---- --predict-only: the last run's timings, predicted again ----------------------------
@@ -114,8 +144,10 @@ if [ "$predict_only" = 1 ]; then
   say "costline check again on $(($(wc -l <"$measured_rows") - 1)) measured rows with $machine"
   while IFS=$'\t' read -r suite id unit src tag level n ws capped params measured spread json vec note; do
     read -r -a plist <<<"$params"
-    note="${note%%costline check failed*}"; note="${note%; }"
-    if ! predict "$src" "$json" "${plist[@]}"; then
+    note="${note%%costline check failed*}"; note="${note%%profile*}"; note="${note%; }"
+    if how="$(predict "$src" "$json" "$(dirname "$vec")/driver.f90" "$n" "${plist[@]}")"; then
+      note="${note:+$note${how:+; }}$how"
+    else
       note="${note:+$note; }costline check failed (reports/$id-$n.stderr)"
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$suite" "$id" "$unit" "$src" "$tag" \
@@ -213,7 +245,9 @@ while IFS=$'\t' read -r suite id unit src drv tag level n ws capped params; do
   json="$out/reports/$id-$n.json"
   read -r -a plist <<<"$params"
   note="${build_note[$id]:-${run_note["$id $n"]:-}}"
-  if ! predict "$src" "$json" "${plist[@]}"; then
+  if how="$(predict "$src" "$json" "$drv" "$n" "${plist[@]}")"; then
+    note="${note:+$note${how:+; }}$how"
+  else
     note="${note:+$note; }costline check failed (reports/$id-$n.stderr)"
   fi
   IFS=$'\t' read -r measured spread < <(mean_of "$id $n")
