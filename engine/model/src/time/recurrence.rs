@@ -88,21 +88,29 @@ pub fn carried_cycles(unit: &Unit, stmt: &Stmt, machine: &Machine) -> Cycles {
                 })
                 .collect(),
         );
-        // A scalar carries itself; an element carries only when the loop index moves it.
-        let carries = (read == written) == written.1.is_empty();
-        if carries && !candidates.contains(&(read.clone(), written.clone())) {
+        // Every target carries: a scalar, and an element the loop index does not move
+        // (`w(i) = w(i) + b(i,k)*w(i-k)` in a loop over k, a sum into one element that
+        // gfortran keeps in a register), are read by the next iteration as they are;
+        // an element the index moves is read one step later.
+        if !candidates.contains(&(read.clone(), written.clone())) {
             candidates.push((read, written));
         }
     }
     let mut out = none;
     for (read, written) in candidates {
-        let scalar = written.1.is_empty();
-        let mut state = HashMap::from([(read, 0.0)]);
+        let mut state = HashMap::from([(read.clone(), 0.0)]);
         eval.body(&l.body, &mut state);
         let Some(t) = state.get(&written).copied() else {
             continue;
         };
-        let longest = if scalar {
+        // A scalar's chain goes on from one entry of the loop to the next, and so does
+        // a fixed element's when the body reads the array elsewhere (lfk06 reads the
+        // w(i-k) earlier entries summed into); one the index moves, or a fixed element
+        // the next entry does not read (y(i) of a matrix-vector product), starts again
+        // at each entry.
+        let continuing =
+            written.1.is_empty() || (read == written && eval.reads_other(&l.body, &written));
+        let longest = if continuing {
             &mut out.continuing_s
         } else {
             &mut out.per_entry_s
@@ -159,6 +167,33 @@ impl Eval<'_> {
             }
             _ => None,
         }
+    }
+
+    /// Whether `body` reads `key`'s array at an element other than `key` (or at one
+    /// [`Eval::key`] cannot name).
+    fn reads_other(&self, body: &[Stmt], key: &Key) -> bool {
+        let mut found = false;
+        let mut visit = |e: &Expr| {
+            e.visit(&mut |x| {
+                if let Expr::Array(a) = x
+                    && a.name == key.0
+                    && self.key(x).as_ref() != Some(key)
+                {
+                    found = true;
+                }
+            })
+        };
+        for (lhs, rhs) in assignments(body) {
+            visit(rhs);
+            if let Expr::Array(a) = lhs {
+                for s in &a.subscripts {
+                    if let Subscript::Index(e) = s {
+                        visit(e);
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// A subscript as `coef·i + c + rest`: (c, the terms of rest, coef), through
@@ -370,6 +405,30 @@ mod tests {
         // iteration's x(i).
         let body = "  do i = n, 2, -1\n    x(i - 1) = x(i) * s\n  end do";
         assert_eq!(cycle(body), 3.0);
+    }
+
+    #[test]
+    fn a_sum_into_an_element_the_loop_does_not_move() {
+        // Livermore 6's inner loop: w(i) summed over k, reading earlier entries' sums.
+        let body = "  do kk = 1, n\n    x(n) = x(n) + b(kk)*x(n - kk)\n  end do";
+        assert_eq!(cycle(body), 2.0);
+        // A matrix-vector product's y(i): each entry of the loop sums its own element.
+        let text = "subroutine k(n, a, x, y)\n  integer n, i, j\n  real(8) a(n, n), x(n), y(n)\n  do i = 1, n\n    do j = 1, n\n      y(i) = y(i) + a(i, j)*x(j)\n    end do\n  end do\nend subroutine\n";
+        let u = unit(text);
+        let StmtKind::Loop(outer) = &u
+            .body
+            .iter()
+            .find(|s| matches!(s.kind, StmtKind::Loop(_)))
+            .unwrap()
+            .kind
+        else {
+            unreachable!()
+        };
+        let cycles = carried_cycles(&u, &outer.body[0], &machine());
+        assert_eq!((cycles.continuing_s, cycles.per_entry_s), (0.0, 2.0));
+        // A store of one value to a fixed element is no chain.
+        let body = "  do i = 1, n\n    x(n) = b(i)*s\n  end do";
+        assert_eq!(cycle(body), 0.0);
     }
 
     #[test]
