@@ -286,8 +286,9 @@ pub fn levels(ctx: &mut Ctx, chase: &[(f64, f64)]) -> Vec<Level> {
 }
 
 /// Line size (sysfs, else the stride sweep) and triad bandwidth per level and of
-/// memory (the best of the code placements); then the `[memory]` table (what could not be measured comes from
-/// `fallback`, with a note).
+/// memory (each code placement's best sample, mean over the placements, as the
+/// operation costs are fitted); then the `[memory]` table (what could not be measured
+/// comes from `fallback`, with a note).
 pub fn memory_model(
     ctx: &mut Ctx,
     placements: &[String],
@@ -351,7 +352,9 @@ pub fn memory_model(
         ctx.plan.triad_samples.to_string(),
     ];
     args.extend(sizes.iter().map(u64::to_string));
-    // The best code placement: bandwidth is what the hardware sustains.
+    // Each placement's best sample, mean over the placements: the statistic the
+    // operation costs are fitted to and the validation measures (the best placement
+    // alone made the bandwidth what one lucky layout sustains).
     let mut triad: Vec<(f64, f64)> = Vec::new();
     for suffix in placements {
         match run_ok(
@@ -365,11 +368,12 @@ pub fn memory_model(
         }
     }
     let bw_at = |bytes: u64| {
-        triad
+        let at: Vec<f64> = triad
             .iter()
             .filter(|(s, _)| *s as u64 == bytes)
             .map(|p| p.1)
-            .reduce(f64::max)
+            .collect();
+        (!at.is_empty()).then(|| at.iter().sum::<f64>() / at.len() as f64)
     };
 
     let mut out_levels = Vec::new();
