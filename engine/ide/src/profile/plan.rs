@@ -18,6 +18,7 @@
 
 use super::edit::{Edit, apply, hit, labelled_continue, line};
 use super::lexical::{after_parentheses, next_word};
+use super::port;
 use super::{Instrumented, Point, Role};
 use costline_db::analysis::{freqs, lower};
 use costline_db::{File, UnitKey, file_units, text_digest};
@@ -26,7 +27,7 @@ use costline_syntax::UnitChunk;
 use costline_syntax::ir::{Stmt, StmtId, StmtKind, Unit};
 use costline_syntax::source::{SourceFile, SourceForm};
 use costline_syntax::span::Span;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The instrumented texts of the program made of `files`, and what each counter counts.
@@ -42,39 +43,81 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
         skipped: Vec::new(),
         next: 1,
     };
+    let mut ported: BTreeMap<String, (Arc<SourceFile>, BTreeSet<Edit>)> = BTreeMap::new();
     for &file in files {
         let Ok(f) = file_units(db, file) else {
             continue;
         };
-        for (chunk, &unit) in f.chunks.iter().zip(&f.units) {
-            let ir = lower(db, unit);
-            let probes = probes(&ir, &freqs(db, unit));
-            if probes.is_empty() {
-                continue;
-            }
-            let at = UnitPlace {
+        let irs: Vec<Arc<Unit>> = f.units.iter().map(|&u| lower(db, u)).collect();
+        let places: Vec<UnitPlace> = f
+            .chunks
+            .iter()
+            .zip(&f.units)
+            .zip(&irs)
+            .map(|((chunk, &unit), ir)| UnitPlace {
                 source: &f.source,
                 chunk,
                 text: unit.text(db),
-                ir: &ir,
+                ir,
                 key: UnitKey {
                     kind: unit.kind(db),
                     name: unit.name(db).clone(),
                     host: unit.host(db).clone(),
                 },
                 digest: text_digest(unit.text(db)),
-            };
-            plan.unit(&at, &probes);
+            })
+            .collect();
+        for (src, e) in port::edits(&places) {
+            ported
+                .entry(src.path().to_string())
+                .or_insert_with(|| (src.clone(), BTreeSet::new()))
+                .1
+                .insert(e);
+        }
+        for (at, &unit) in places.iter().zip(&f.units) {
+            let probes = probes(at.ir, &freqs(db, unit));
+            if !probes.is_empty() {
+                plan.unit(at, &probes);
+            }
         }
     }
     let mut out = Instrumented {
         files: Vec::new(),
+        ported: Vec::new(),
         counters: plan.next - 1,
         points: plan.points,
         skipped: plan.skipped,
     };
-    for (path, (src, edits)) in plan.edits {
-        match apply(src.original(), &edits) {
+    // The port's edits come first: an interface block goes before a counter at the
+    // same place.
+    let mut paths: BTreeSet<String> = ported.keys().cloned().collect();
+    paths.extend(plan.edits.keys().cloned());
+    for path in paths {
+        let port: Vec<Edit> = ported
+            .get(&path)
+            .map_or_else(Vec::new, |(_, e)| e.iter().cloned().collect());
+        let (src, counters) = match (plan.edits.remove(&path), ported.get(&path)) {
+            (Some((src, edits)), _) => (src, edits),
+            (None, Some((src, _))) => (src.clone(), Vec::new()),
+            (None, None) => continue,
+        };
+        let ported_text = if port.is_empty() {
+            None
+        } else if let Some(text) = apply(src.original(), &port) {
+            out.ported.push((path.clone(), text.clone()));
+            Some(text)
+        } else {
+            out.skipped.push(format!(
+                "{path}: overlapping edits to make it compile; the file is not measured"
+            ));
+            continue;
+        };
+        if counters.is_empty() {
+            out.files.extend(ported_text.map(|t| (path, t)));
+            continue;
+        }
+        let all: Vec<Edit> = port.into_iter().chain(counters).collect();
+        match apply(src.original(), &all) {
             Some(text) => out.files.push((path, text)),
             None => out.skipped.push(format!(
                 "{path}: overlapping insertions; the file is not measured"
@@ -98,18 +141,18 @@ struct Plan<'s> {
 
 /// A place in a file's original text.
 #[derive(Clone)]
-struct Loc {
-    src: Arc<SourceFile>,
-    offset: usize,
+pub(super) struct Loc {
+    pub(super) src: Arc<SourceFile>,
+    pub(super) offset: usize,
 }
 
 impl Loc {
-    fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         self.src.original()
     }
 
     /// The start of the line holding the offset.
-    fn line_start(&self) -> usize {
+    pub(super) fn line_start(&self) -> usize {
         self.text()[..self.offset].rfind('\n').map_or(0, |p| p + 1)
     }
 
@@ -128,7 +171,7 @@ impl Loc {
         self.src.line_index().line_col(self.offset as u32).1
     }
 
-    fn form(&self) -> SourceForm {
+    pub(super) fn form(&self) -> SourceForm {
         self.src.form()
     }
 
@@ -229,18 +272,18 @@ impl Loc {
 }
 
 /// One unit being instrumented.
-struct UnitPlace<'a> {
-    source: &'a Arc<SourceFile>,
+pub(super) struct UnitPlace<'a> {
+    pub(super) source: &'a Arc<SourceFile>,
     chunk: &'a UnitChunk,
-    text: &'a str,
-    ir: &'a Unit,
+    pub(super) text: &'a str,
+    pub(super) ir: &'a Unit,
     key: UnitKey,
     digest: u64,
 }
 
 impl UnitPlace<'_> {
     /// Where an offset of the unit's text was written.
-    fn locate(&self, at: usize) -> Loc {
+    pub(super) fn locate(&self, at: usize) -> Loc {
         let spliced = self.chunk.file_offset(at as u32);
         match self
             .source
