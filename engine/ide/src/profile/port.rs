@@ -481,12 +481,21 @@ mod tests {
     use crate::{AnalysisHost, Options};
     use expect_test::{Expect, expect};
 
-    /// The ported text of the one file `path` holding `text`.
+    /// The ported text of the one file `path` holding `text`, trailing blanks shown
+    /// as `·` (a blanked word leaves them).
     fn check(path: &str, text: &str, want: Expect) {
         let mut host = AnalysisHost::new(&Options::default());
         host.add_file(path, text.as_bytes().to_vec());
         let program = host.snapshot().instrument().unwrap();
-        let out: String = program.ported.iter().map(|(_, t)| t.clone()).collect();
+        let mut out = String::new();
+        for (_, t) in &program.ported {
+            for line in t.lines() {
+                let kept = line.trim_end();
+                out.push_str(kept);
+                out.push_str(&"·".repeat(line.len() - kept.len()));
+                out.push('\n');
+            }
+        }
         want.assert_eq(&out);
     }
 
@@ -523,13 +532,13 @@ mod tests {
                       program p
                       implicit none
                       interface
-                       
+                ·······················
                           subroutine t(x)
                           double precision x(:)
                         end subroutine
                       end interface
                       integer n, k
-               
+                ···············
                       double precision a(10)
                       external    t
                       interface
@@ -538,7 +547,7 @@ mod tests {
                       double precision a(:)
                       end subroutine
                       end interface
-                      n = 1                      
+                      n = 1······················
                       call s(a, n)
                       end
                                      subroutine t(x)
