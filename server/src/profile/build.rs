@@ -15,12 +15,20 @@ use std::time::Duration;
 const LIMIT: Duration = Duration::from_secs(300);
 
 /// What to build: the program's sources in order (path, bytes), the texts that
-/// replace some of them or of the files they include (by path), and a source of
-/// costline's own compiled first (the counters).
+/// replace some of them or of the files they include (by path), a source of
+/// costline's own compiled first (the counters), and C sources compiled as they are
+/// with `$CC` (else `cc`).
 pub struct Program<'a> {
     pub sources: &'a [(String, Vec<u8>)],
     pub replaced: &'a BTreeMap<String, String>,
     pub own: Option<(&'a str, String)>,
+    pub c_sources: &'a [String],
+}
+
+/// Whether `path` names a C source (`.c`), which a profile compiles and links but
+/// does not analyze.
+pub fn is_c(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "c")
 }
 
 /// Builds `program` with `command` (the compiler and its flags) in `dir`, INCLUDEs
@@ -129,12 +137,33 @@ pub fn build(
         }
         pending = waiting;
     }
+    let c_compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let mut c_words = c_compiler.split_whitespace();
+    let c_program = c_words.next().unwrap_or("cc");
+    let mut c_objects = Vec::new();
+    for (i, path) in program.c_sources.iter().enumerate() {
+        let object = objects.join(format!("c{i}.o"));
+        let source = absolute(path);
+        let mut cmd = Command::new(c_program);
+        cmd.args(c_words.clone())
+            .arg("-O2")
+            .arg("-c")
+            .arg(&source)
+            .arg("-o")
+            .arg(&object)
+            .current_dir(dir);
+        if let Err(stderr) = run(cmd, dir)? {
+            return Err(format!("{path} does not compile:\n{}", head(&stderr)));
+        }
+        c_objects.push(object);
+    }
     let executable = dir.join("program");
     let mut cmd = Command::new(compiler);
     cmd.args(&flags);
     for i in 0..units.len() {
         cmd.arg(objects.join(format!("{i}.o")));
     }
+    cmd.args(&c_objects);
     cmd.arg("-o").arg(&executable).current_dir(dir);
     if let Err(stderr) = run(cmd, dir)? {
         return Err(format!(

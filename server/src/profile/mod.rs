@@ -55,7 +55,17 @@ pub fn run(args: &ProfileArgs) -> ExitCode {
 }
 
 fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
-    let (mut options, files) = check::prepare(&args.args.files, &args.args.analysis)?;
+    // C sources (a timer, say) are compiled and linked, not analyzed.
+    let (c_sources, fortran): (Vec<String>, Vec<String>) = args
+        .args
+        .files
+        .iter()
+        .cloned()
+        .partition(|f| build::is_c(Path::new(f)));
+    if fortran.is_empty() && !c_sources.is_empty() {
+        return Err((2, "no Fortran file to profile".to_string()));
+    }
+    let (mut options, files) = check::prepare(&fortran, &args.args.analysis)?;
     options.profile = None;
     let (inputs, unreadable) = check::read(&files);
     if let Some((_, report)) = unreadable.into_iter().next() {
@@ -76,13 +86,14 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
     let fail = |e: String| (1, e);
     let scratch = crate::scratch::private_dir("costline-profile-").map_err(fail)?;
     let command = options.compiler_command();
-    let written = BTreeMap::new();
+    let written: BTreeMap<String, String> = program.ported.iter().cloned().collect();
     let original = build(
         &command,
         &Program {
             sources: &inputs,
             replaced: &written,
             own: None,
+            c_sources: &c_sources,
         },
         &options.include_dirs,
         &scratch.path().join("original"),
@@ -95,6 +106,7 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
             sources: &inputs,
             replaced: &replaced,
             own: Some((COUNTERS_FILE, counters_source(program.counters))),
+            c_sources: &c_sources,
         },
         &options.include_dirs,
         &scratch.path().join("instrumented"),

@@ -1,10 +1,41 @@
 //! Whether the instrumented program printed what the original did: line by line, save
-//! the lines that differ between two runs of the original itself (timings).
+//! the lines that differ between two runs of the original itself and the lines that
+//! differ only in numbers and name a time or a rate (timings: the instrumented
+//! program is slower).
 
 use std::collections::BTreeSet;
 
+/// The words that mark a line as a timing (lower-case).
+const TIMING_WORDS: &[&str] = &[
+    "time", "sec", "elapsed", "wall", "cpu", "mop/s", "mflop", "gflop", "rate",
+];
+
+/// Whether lines `a` and `b` are one timing: equal but for their numbers, and naming
+/// a time or a rate.
+fn timing(a: &str, b: &str) -> bool {
+    /// The line with each run of digits, `.`, `+`, `-` and exponent letters after a
+    /// digit made `#`.
+    fn skeleton(line: &str) -> String {
+        let mut out = String::new();
+        let mut in_number = false;
+        for c in line.chars() {
+            let part = c.is_ascii_digit()
+                || (in_number && matches!(c, '.' | 'e' | 'E' | 'd' | 'D' | '+' | '-'));
+            if part && !in_number {
+                out.push('#');
+            } else if !part {
+                out.push(c);
+            }
+            in_number = part;
+        }
+        out.replace(".#", "#")
+    }
+    let lower = a.to_lowercase();
+    skeleton(a) == skeleton(b) && TIMING_WORDS.iter().any(|w| lower.contains(w))
+}
+
 /// The first line where `a` and `b` differ, 1-based, and the two lines (empty past
-/// an end), ignoring the lines in `varying`; `None` when they agree.
+/// an end), ignoring the lines in `varying` and timings; `None` when they agree.
 pub fn first_difference(
     a: &str,
     b: &str,
@@ -13,7 +44,10 @@ pub fn first_difference(
     let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
     (0..la.len().max(lb.len()))
         .filter(|i| !varying.contains(i))
-        .find(|&i| la.get(i) != lb.get(i))
+        .find(|&i| match (la.get(i), lb.get(i)) {
+            (Some(x), Some(y)) => x != y && !timing(x, y),
+            (x, y) => x != y,
+        })
         .map(|i| {
             let line = |l: &[&str]| l.get(i).map_or(String::new(), |s| s.to_string());
             (i + 1, line(&la), line(&lb))
@@ -47,5 +81,19 @@ mod tests {
             Some((2, "time 0.51".into(), String::new()))
         );
         assert_eq!(varying_lines(a, "x\n"), None);
+        // A timing that did not vary between runs of the original: not compared
+        // either; a result that differs only in its numbers is.
+        let nas = " Time in seconds =   0.03\n Mop/s total =  1872.00\n Zeta is 0.8597E+01\n";
+        let slower = " Time in seconds =   0.12\n Mop/s total =  468.10\n Zeta is 0.8597E+01\n";
+        assert_eq!(first_difference(nas, slower, &BTreeSet::new()), None);
+        let wrong = " Time in seconds =   0.12\n Mop/s total =  468.10\n Zeta is 0.8598E+01\n";
+        assert_eq!(
+            first_difference(nas, wrong, &BTreeSet::new()),
+            Some((
+                3,
+                " Zeta is 0.8597E+01".into(),
+                " Zeta is 0.8598E+01".into()
+            ))
+        );
     }
 }

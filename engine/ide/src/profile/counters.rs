@@ -2,8 +2,9 @@
 //! that writes them to the file `$COSTLINE_PROFILE_OUT` names (one `k count` line per
 //! counter) when the program ends, however it ends normally (END, STOP, ERROR STOP:
 //! each calls the C library's `exit`, which runs what `atexit` registered).
-//! `costline_hit(k)` is an external subroutine, so that the instrumented units call it
-//! without a USE statement or an interface.
+//! `costline_hit(k)` (one more) and `costline_add(k, n)` (n more, n of kind 8) are
+//! external subroutines, so that the instrumented units call them without a USE
+//! statement or an interface.
 
 /// The name of the file the instrumented program is linked with.
 pub const COUNTERS_FILE: &str = "costline_profile.f90";
@@ -44,7 +45,7 @@ module costline_profile_counters
   use, intrinsic :: iso_c_binding, only: c_int, c_funptr, c_funloc
   implicit none
   private
-  public :: costline_count
+  public :: costline_count, costline_add_count
   integer(8), save :: counts(@N@) = 0
   logical, save :: armed = .false.
   interface
@@ -65,6 +66,13 @@ contains
     counts(k) = counts(k) + 1
   end subroutine costline_count
 
+  subroutine costline_add_count(k, n)
+    integer, intent(in) :: k
+    integer(8), intent(in) :: n
+    call costline_count(k)
+    counts(k) = counts(k) - 1 + n
+  end subroutine costline_add_count
+
   subroutine costline_dump() bind(c)
     character(len=4096) :: path
     integer :: u, k, length, status
@@ -84,6 +92,14 @@ subroutine costline_hit(k)
   integer, intent(in) :: k
   call costline_count(k)
 end subroutine costline_hit
+
+subroutine costline_add(k, n)
+  use costline_profile_counters, only: costline_add_count
+  implicit none
+  integer, intent(in) :: k
+  integer(8), intent(in) :: n
+  call costline_add_count(k, n)
+end subroutine costline_add
 ";
 
 #[cfg(test)]

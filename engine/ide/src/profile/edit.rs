@@ -32,12 +32,25 @@ pub fn apply(text: &str, edits: &[Edit]) -> Option<String> {
     Some(out)
 }
 
-/// The statement `stmt` as a line of its own in `form`.
+/// The statement `stmt` as a line of its own in `form`, continued on more lines when
+/// it is longer than a line holds (fixed form's 72 columns, free form's 132).
 pub fn line(form: SourceForm, stmt: &str) -> String {
-    match form {
-        SourceForm::Fixed { .. } => format!("      {stmt}\n"),
-        SourceForm::Free => format!("{stmt}\n"),
+    let chars: Vec<char> = stmt.chars().collect();
+    let (width, first, next, end) = match form {
+        SourceForm::Fixed { .. } => (66, "      ", "     &", ""),
+        SourceForm::Free => (120, "", "&", "&"),
+    };
+    let mut out = String::new();
+    for (k, piece) in chars.chunks(width).enumerate() {
+        if k > 0 {
+            out.push_str(end);
+            out.push('\n');
+        }
+        out.push_str(if k == 0 { first } else { next });
+        out.extend(piece);
     }
+    out.push('\n');
+    out
 }
 
 /// A `CONTINUE` statement labelled `label`, as a line of its own in `form`.
@@ -46,6 +59,11 @@ pub fn labelled_continue(form: SourceForm, label: u32) -> String {
         SourceForm::Fixed { .. } => format!("{label:<5} continue\n"),
         SourceForm::Free => format!("{label} continue\n"),
     }
+}
+
+/// The call that adds `n` (an integer expression of kind 8) to counter `k`.
+pub fn add(k: usize, n: &str) -> String {
+    format!("call costline_add({k}, {n})")
 }
 
 /// The call that counts one more run of counter `k`.
@@ -99,5 +117,20 @@ mod tests {
         assert_eq!(line(fixed, &hit(3)), "      call costline_hit(3)\n");
         assert_eq!(labelled_continue(fixed, 10), "10    continue\n");
         assert_eq!(labelled_continue(SourceForm::Free, 10), "10 continue\n");
+        // Long statements are continued.
+        let long = format!("call f({})", "x".repeat(70));
+        assert_eq!(
+            line(fixed, &long),
+            format!(
+                "      call f({}\n     &{})\n",
+                "x".repeat(59),
+                "x".repeat(11)
+            )
+        );
+        let long = format!("call f({})", "y".repeat(130));
+        assert_eq!(
+            line(SourceForm::Free, &long),
+            format!("call f({}&\n&{})\n", "y".repeat(113), "y".repeat(17))
+        );
     }
 }

@@ -8,6 +8,7 @@ mod edit;
 pub mod file;
 mod lexical;
 mod plan;
+mod port;
 
 use crate::Analysis;
 use costline_db::{Cancellable, UnitKey};
@@ -53,8 +54,12 @@ pub struct Point {
 #[derive(Clone, Debug, Default)]
 pub struct Instrumented {
     /// The texts of the files with counters (the program's files and included files),
-    /// by path; the others are compiled as they are.
+    /// by path, ported as in `ported`; the others are compiled as they are.
     pub files: Vec<(String, String)>,
+    /// The texts of the files changed to compile as Fortran 90 and run serially (an
+    /// HPF program's EXTRINSIC prefixes, ...: see `port`), by path: what the program
+    /// as written is built from.
+    pub ported: Vec<(String, String)>,
     /// How many counters there are.
     pub counters: usize,
     pub points: Vec<Point>,

@@ -16,17 +16,18 @@
 //! loop, text in an included file spliced in more than once) are not measured: they
 //! are listed, and their counts stay assumed.
 
-use super::edit::{Edit, apply, hit, labelled_continue, line};
+use super::edit::{Edit, add, apply, hit, labelled_continue, line};
 use super::lexical::{after_parentheses, next_word};
+use super::port;
 use super::{Instrumented, Point, Role};
 use costline_db::analysis::{freqs, lower};
 use costline_db::{File, UnitKey, file_units, text_digest};
 use costline_model::freq::probes::{Probe, probes};
 use costline_syntax::UnitChunk;
-use costline_syntax::ir::{Stmt, StmtId, StmtKind, Unit};
+use costline_syntax::ir::{Expr, LoopControl, LoopOrigin, Stmt, StmtId, StmtKind, Unit};
 use costline_syntax::source::{SourceFile, SourceForm};
 use costline_syntax::span::Span;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 /// The instrumented texts of the program made of `files`, and what each counter counts.
@@ -42,39 +43,81 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
         skipped: Vec::new(),
         next: 1,
     };
+    let mut ported: BTreeMap<String, (Arc<SourceFile>, BTreeSet<Edit>)> = BTreeMap::new();
     for &file in files {
         let Ok(f) = file_units(db, file) else {
             continue;
         };
-        for (chunk, &unit) in f.chunks.iter().zip(&f.units) {
-            let ir = lower(db, unit);
-            let probes = probes(&ir, &freqs(db, unit));
-            if probes.is_empty() {
-                continue;
-            }
-            let at = UnitPlace {
+        let irs: Vec<Arc<Unit>> = f.units.iter().map(|&u| lower(db, u)).collect();
+        let places: Vec<UnitPlace> = f
+            .chunks
+            .iter()
+            .zip(&f.units)
+            .zip(&irs)
+            .map(|((chunk, &unit), ir)| UnitPlace {
                 source: &f.source,
                 chunk,
                 text: unit.text(db),
-                ir: &ir,
+                ir,
                 key: UnitKey {
                     kind: unit.kind(db),
                     name: unit.name(db).clone(),
                     host: unit.host(db).clone(),
                 },
                 digest: text_digest(unit.text(db)),
-            };
-            plan.unit(&at, &probes);
+            })
+            .collect();
+        for (src, e) in port::edits(&places) {
+            ported
+                .entry(src.path().to_string())
+                .or_insert_with(|| (src.clone(), BTreeSet::new()))
+                .1
+                .insert(e);
+        }
+        for (at, &unit) in places.iter().zip(&f.units) {
+            let probes = probes(at.ir, &freqs(db, unit));
+            if !probes.is_empty() {
+                plan.unit(at, &probes);
+            }
         }
     }
     let mut out = Instrumented {
         files: Vec::new(),
+        ported: Vec::new(),
         counters: plan.next - 1,
         points: plan.points,
         skipped: plan.skipped,
     };
-    for (path, (src, edits)) in plan.edits {
-        match apply(src.original(), &edits) {
+    // The port's edits come first: an interface block goes before a counter at the
+    // same place.
+    let mut paths: BTreeSet<String> = ported.keys().cloned().collect();
+    paths.extend(plan.edits.keys().cloned());
+    for path in paths {
+        let port: Vec<Edit> = ported
+            .get(&path)
+            .map_or_else(Vec::new, |(_, e)| e.iter().cloned().collect());
+        let (src, counters) = match (plan.edits.remove(&path), ported.get(&path)) {
+            (Some((src, edits)), _) => (src, edits),
+            (None, Some((src, _))) => (src.clone(), Vec::new()),
+            (None, None) => continue,
+        };
+        let ported_text = if port.is_empty() {
+            None
+        } else if let Some(text) = apply(src.original(), &port) {
+            out.ported.push((path.clone(), text.clone()));
+            Some(text)
+        } else {
+            out.skipped.push(format!(
+                "{path}: overlapping edits to make it compile; the file is not measured"
+            ));
+            continue;
+        };
+        if counters.is_empty() {
+            out.files.extend(ported_text.map(|t| (path, t)));
+            continue;
+        }
+        let all: Vec<Edit> = port.into_iter().chain(counters).collect();
+        match apply(src.original(), &all) {
             Some(text) => out.files.push((path, text)),
             None => out.skipped.push(format!(
                 "{path}: overlapping insertions; the file is not measured"
@@ -98,18 +141,18 @@ struct Plan<'s> {
 
 /// A place in a file's original text.
 #[derive(Clone)]
-struct Loc {
-    src: Arc<SourceFile>,
-    offset: usize,
+pub(super) struct Loc {
+    pub(super) src: Arc<SourceFile>,
+    pub(super) offset: usize,
 }
 
 impl Loc {
-    fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         self.src.original()
     }
 
     /// The start of the line holding the offset.
-    fn line_start(&self) -> usize {
+    pub(super) fn line_start(&self) -> usize {
         self.text()[..self.offset].rfind('\n').map_or(0, |p| p + 1)
     }
 
@@ -128,7 +171,7 @@ impl Loc {
         self.src.line_index().line_col(self.offset as u32).1
     }
 
-    fn form(&self) -> SourceForm {
+    pub(super) fn form(&self) -> SourceForm {
         self.src.form()
     }
 
@@ -229,18 +272,18 @@ impl Loc {
 }
 
 /// One unit being instrumented.
-struct UnitPlace<'a> {
-    source: &'a Arc<SourceFile>,
+pub(super) struct UnitPlace<'a> {
+    pub(super) source: &'a Arc<SourceFile>,
     chunk: &'a UnitChunk,
-    text: &'a str,
-    ir: &'a Unit,
+    pub(super) text: &'a str,
+    pub(super) ir: &'a Unit,
     key: UnitKey,
     digest: u64,
 }
 
 impl UnitPlace<'_> {
     /// Where an offset of the unit's text was written.
-    fn locate(&self, at: usize) -> Loc {
+    pub(super) fn locate(&self, at: usize) -> Loc {
         let spliced = self.chunk.file_offset(at as u32);
         match self
             .source
@@ -322,6 +365,56 @@ fn merged(edits: &[Edit], mut e: Edit) -> Option<Edit> {
         }
     }
     Some(e)
+}
+
+/// The trip count of the counted loop `x` as a Fortran expression of kind 8, when its
+/// bounds name only the unit's own variables and constants (not the variables of
+/// `chain`, the loops of its construct) and intrinsic inquiries.
+fn trip_expr(at: &UnitPlace, x: &Stmt, chain: &[&Stmt]) -> Result<String, String> {
+    let StmtKind::Loop(l) = &x.kind else {
+        return Err("not a loop".into());
+    };
+    let LoopControl::Counted {
+        lower, upper, step, ..
+    } = &l.control
+    else {
+        return Err("not a counted loop".into());
+    };
+    let vars: Vec<&str> = chain
+        .iter()
+        .filter_map(|c| match &c.kind {
+            StmtKind::Loop(o) => o.var(),
+            _ => None,
+        })
+        .collect();
+    let mut plain = true;
+    for e in [Some(lower), Some(upper), step.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        e.visit(&mut |n| match n {
+            Expr::Unknown(_) | Expr::Real(_) | Expr::Str(_) => plain = false,
+            Expr::Name(v) => {
+                plain &= !vars.contains(&v.as_str())
+                    && (at.ir.symbols.contains_key(v) || at.ir.outer.contains_key(v))
+            }
+            Expr::Array(r) => {
+                plain &= at.ir.symbols.contains_key(&r.name) || at.ir.outer.contains_key(&r.name)
+            }
+            Expr::Call(c) => {
+                plain &= ["size", "lbound", "ubound", "min", "max", "mod", "abs"]
+                    .contains(&c.name.as_str())
+            }
+            _ => {}
+        });
+    }
+    if !plain {
+        return Err("its bounds cannot be written where it starts".into());
+    }
+    Ok(match step {
+        None => format!("int(max(0,({upper})-({lower})+1),8)"),
+        Some(st) => format!("int(max(0,(({upper})-({lower})+({st}))/({st})),8)"),
+    })
 }
 
 /// The statement `id` among `stmts` and their children.
@@ -676,6 +769,9 @@ impl Plan<'_> {
         let StmtKind::Loop(l) = &s.kind else {
             return Err("not a loop".into());
         };
+        if l.origin != LoopOrigin::Do {
+            return self.synthetic_loop_counters(at, s, out);
+        }
         let first = at.locate(s.span.start as usize);
         let entries = self.counter();
         out.edit(&first, first.before_line(s.label, &[hit(entries)])?);
@@ -683,6 +779,57 @@ impl Plan<'_> {
         let header = at.locate(l.header.end.saturating_sub(1) as usize);
         let end = at.locate(s.span.end.saturating_sub(1) as usize);
         self.after_header(&header, &end, (s.id.0, Role::Iteration), out)
+    }
+
+    /// The counters of the loop `s` made of an array assignment, WHERE or FORALL
+    /// (several on one line): before the construct, its entries and iterations are
+    /// added up from its bounds (evaluated there, as the construct evaluates them) and
+    /// those of the loops around it made of the same construct.
+    fn synthetic_loop_counters(
+        &mut self,
+        at: &UnitPlace,
+        s: &Stmt,
+        out: &mut Placed,
+    ) -> Result<(), String> {
+        let StmtKind::Loop(l) = &s.kind else {
+            return Err("not a loop".into());
+        };
+        // The loops of the same construct around `s`, outermost first, then `s`.
+        let mut chain: Vec<&Stmt> = Vec::new();
+        at.ir.walk(&mut |x, _| {
+            if let StmtKind::Loop(o) = &x.kind
+                && o.header == l.header
+                && x.id.0 <= s.id.0
+                && find(std::slice::from_ref(x), s.id).is_some()
+            {
+                chain.push(x);
+            }
+        });
+        chain.sort_by_key(|x| x.id);
+        let trips: Vec<String> = chain
+            .iter()
+            .map(|x| trip_expr(at, x, &chain))
+            .collect::<Result<_, _>>()?;
+        let outermost = chain.first().ok_or("the loop could not be found")?;
+        let first = at.locate(l.header.start as usize);
+        let (entries, iterations) = (self.counter(), self.counter());
+        let product = |t: &[String]| {
+            if t.is_empty() {
+                "1_8".to_string()
+            } else {
+                t.join("*")
+            }
+        };
+        let stmts = [
+            add(entries, &product(&trips[..trips.len() - 1])),
+            add(iterations, &product(&trips)),
+        ];
+        out.edit(&first, first.before_line(outermost.label, &stmts)?);
+        out.points
+            .push((entries, s.id.0, Role::Entry, first.clone()));
+        out.points
+            .push((iterations, s.id.0, Role::Iteration, first));
+        Ok(())
     }
 
     /// The counters of the GO TO loop from the labelled statement `s` to the GO TOs
@@ -799,6 +946,26 @@ mod tests {
                   if (k > 0) then; n = 1; end if
                 end program s
                 skipped: sel.f90:13: not measured: a header shares its line with the statements after it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn array_assignments_add_their_trips_from_their_bounds() {
+        check(
+            "arr.f90",
+            "program a\n  integer :: m(2), k\n  real :: u(9, 9)\n  read *, m, k\n  u(1:m(k), 2:m(2)) = 0\nend program a\n",
+            expect![[r#"
+                program a
+                  integer :: m(2), k
+                  real :: u(9, 9)
+                  read *, m, k
+                call costline_add(1, 1_8)
+                call costline_add(2, int(max(0,(m(2))-(2)+1),8))
+                call costline_add(3, int(max(0,(m(2))-(2)+1),8))
+                call costline_add(4, int(max(0,(m(2))-(2)+1),8)*int(max(0,(m(k))-(1)+1),8))
+                  u(1:m(k), 2:m(2)) = 0
+                end program a
             "#]],
         );
     }

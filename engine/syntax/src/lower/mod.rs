@@ -28,7 +28,7 @@ use crate::ir::{
 use crate::normalize::Shapes;
 use crate::span::Span;
 use handoff::Handoff;
-use prefix::strip_extrinsic;
+pub use prefix::strip_extrinsic;
 use std::collections::{BTreeMap, HashMap};
 use tree_sitter::{Node, Tree};
 

@@ -29,7 +29,7 @@ const PREFIX_WORDS: &[&str] = &[
 /// `text` with every `EXTRINSIC(kind)` prefix of a SUBROUTINE or FUNCTION statement
 /// blanked (the unit's own and its interface bodies'), and the kind of the unit's own
 /// (its first statement), lower-case, with its span.
-pub(super) fn strip_extrinsic(text: String) -> (String, Option<(String, Span)>) {
+pub fn strip_extrinsic(text: String) -> (String, Option<(String, Span)>) {
     let mut bytes = text.into_bytes();
     let mut own = None;
     for (k, statement) in statements(&bytes).into_iter().enumerate() {

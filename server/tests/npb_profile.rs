@@ -1,0 +1,205 @@
+//! `costline profile` on NPB3.0-HPF CG and MG (class S): the programs are built with
+//! gfortran from their ported text (EXTRINSIC prefixes, NUMBER_OF_PROCESSORS(), ...:
+//! `costline_ide::profile`'s port), run serially, and profiled; `profile` succeeding
+//! means the instrumented run printed what the original did (save the lines that
+//! differ between two runs of the original: its timings). After the profile, the
+//! timed part of each benchmark (its timed procedures, and the main program's lines
+//! between `timer_start(T_bench)` and `timer_stop(T_bench)`) counts with nothing
+//! assumed: no unknown trip count, no assumed probability, no count that needs a
+//! value. Before it, both had unknown trip counts there. The corpus is prepared by
+//! tests/npb/prepare.sh (as in npb.rs); `npbparams.h` is made again with a
+//! `config/make.def` for gfortran, as the NPB build does. Without gfortran the test
+//! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
+
+use costline_fixtures::network::{offline, skip};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The common files the benchmarks link: the timer as C (`wtime.f` calls a routine
+/// gfortran lacks; the NPB Makefiles build `wtime.c`).
+const COMMON: &[&str] = &["print_results.f", "randdp.f", "timers.f", "wtime.c"];
+
+/// NPB's `config/make.def` for gfortran (setparams writes the compiler into
+/// npbparams.h from it).
+const MAKE_DEF: &str = "F77 = gfortran\nFLINK = gfortran\nF_LIB =\nF_INC =\nFFLAGS = -O2\n\
+FLINKFLAGS =\nCC = cc\nCLINK = cc\nC_LIB =\nC_INC =\nCFLAGS = -O2\nCLINKFLAGS =\n\
+BINDIR = ../bin\nRAND = randdp\nWTIME = wtime.c\n";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+/// A private copy of NPB3.0-HPF (class S) whose CG and MG build with gfortran.
+fn hpf_suite() -> tempfile::TempDir {
+    let prepared = root().join("target/npb");
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("tests/npb/prepare.sh")).arg(&prepared);
+    if let Ok(src) = std::env::var("COSTLINE_NPB") {
+        cmd.arg(src);
+    }
+    let out = cmd.output().expect("bash runs");
+    assert!(
+        out.status.success(),
+        "preparing the NPB corpus failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let status = Command::new("cp")
+        .arg("-r")
+        .arg(prepared.join("NPB3.0-HPF/."))
+        .arg(dir.path())
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    std::fs::write(dir.path().join("config/make.def"), MAKE_DEF).expect("make.def");
+    for bench in ["cg", "mg"] {
+        let here = dir.path().join(bench.to_uppercase());
+        std::fs::remove_file(here.join("npbparams.h")).expect("npbparams.h");
+        let out = Command::new("../sys/setparams")
+            .args([bench, "S"])
+            .current_dir(&here)
+            .output()
+            .expect("setparams runs");
+        assert!(here.join("npbparams.h").is_file(), "{out:?}");
+    }
+    dir
+}
+
+/// Runs `costline ARGS` in `dir`: stdout, stderr, exit code.
+fn costline(dir: &Path, args: &[&str]) -> (String, String, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_costline"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("costline runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!stderr.contains("panicked"), "costline panicked:\n{stderr}");
+    (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        stderr,
+        out.status.code().expect("exited normally"),
+    )
+}
+
+/// `check --format json` of `bench` (its Fortran files; `wtime.f` analyzed in place
+/// of `wtime.c`), with the profile or without.
+fn report(dir: &Path, bench: &str, profile: bool) -> Value {
+    let mut args = vec![format!("{bench}.f")];
+    args.extend(
+        COMMON
+            .iter()
+            .map(|f| format!("../common/{}", f.replace(".c", ".f"))),
+    );
+    args.extend(["--param", "p=4", "--format", "json"].map(String::from));
+    if profile {
+        args.extend(["--profile", ".costline/profile.json"].map(String::from));
+    }
+    let mut all = vec!["check"];
+    all.extend(args.iter().map(String::as_str));
+    let (out, err, code) = costline(dir, &all);
+    assert_eq!(code, 0, "check failed:\n{err}");
+    serde_json::from_str(&out).expect("a JSON report")
+}
+
+/// What in the timed part of `report`'s first file rests on an assumption or an
+/// unknown: `unknown-trips` findings and statements whose assumptions say
+/// "assumed" or whose metrics miss a count (`unknown-count`), as `line: why`.
+fn unknowns(report: &Value, timed_units: &[&str], main_lines: (u64, u64)) -> Vec<String> {
+    let file = &report["files"][0];
+    let mut ranges: Vec<(u64, u64)> = vec![main_lines];
+    for u in file["units"].as_array().expect("units") {
+        if timed_units.contains(&u["name"].as_str().unwrap_or("")) {
+            ranges.push((u["line"].as_u64().unwrap(), u["end_line"].as_u64().unwrap()));
+        }
+    }
+    let timed = |line: u64| ranges.iter().any(|&(a, b)| (a..=b).contains(&line));
+    let mut out = Vec::new();
+    for d in file["diagnostics"].as_array().expect("diagnostics") {
+        let line = d["line"].as_u64().unwrap();
+        if d["code"] == "unknown-trips" && timed(line) {
+            out.push(format!("{line}: {}", d["message"]));
+        }
+    }
+    for u in file["units"].as_array().expect("units") {
+        for s in u["statements"].as_array().expect("statements") {
+            let line = s["line"].as_u64().unwrap();
+            if !timed(line) {
+                continue;
+            }
+            let m = &s["metrics"];
+            for a in m["assumptions"].as_array().into_iter().flatten() {
+                let a = a.as_str().unwrap_or("");
+                if a.contains("assumed by default") || a.contains("100 assumed") {
+                    out.push(format!("{line}: {a}"));
+                }
+            }
+            for x in m["missing"].as_array().into_iter().flatten() {
+                if x["code"] == "unknown-count" {
+                    out.push(format!("{line}: {}", x["what"]));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
+    let test = "a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts";
+    if Command::new("gfortran").arg("--version").output().is_err() {
+        assert!(
+            offline(),
+            "{test} needs gfortran (apt-get install gfortran)"
+        );
+        skip(test, "gfortran", "apt-get install gfortran");
+        return;
+    }
+    let suite = hpf_suite();
+    // (benchmark, its timed procedures, the main program's timed lines).
+    let cases: [(&str, &[&str], &str); 2] = [
+        ("cg", &["conj_grad"], "t_bench"),
+        (
+            "mg",
+            &[
+                "mg3p", "psinv", "resid", "rprj3", "interp", "comm3", "norm2u3",
+            ],
+            "t_bench",
+        ),
+    ];
+    for (bench, timed_units, timer) in cases {
+        let dir = suite.path().join(bench.to_uppercase());
+        let text = std::fs::read_to_string(dir.join(format!("{bench}.f"))).unwrap();
+        // The line calling `what` (blanks and case aside).
+        let line_of = |what: &str| {
+            text.lines()
+                .position(|l| l.replace(' ', "").to_lowercase().contains(what))
+                .unwrap_or_else(|| panic!("{bench}.f has no `{what}`")) as u64
+                + 1
+        };
+        let main_lines = (
+            line_of(&format!("calltimer_start({timer})")),
+            line_of(&format!("calltimer_stop({timer})")),
+        );
+        let before = unknowns(&report(&dir, bench, false), timed_units, main_lines);
+        assert!(
+            !before.is_empty(),
+            "{bench}: nothing unknown before the profile"
+        );
+        let mut args = vec!["profile".to_string(), format!("{bench}.f")];
+        args.extend(COMMON.iter().map(|f| format!("../common/{f}")));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (out, err, code) = costline(&dir, &args);
+        assert_eq!(code, 0, "{bench}: profile failed:\n{out}\n{err}");
+        let after = unknowns(&report(&dir, bench, true), timed_units, main_lines);
+        assert!(
+            after.is_empty(),
+            "{bench}: still unknown after the profile ({} before):\n{}",
+            before.len(),
+            after.join("\n")
+        );
+    }
+}
