@@ -116,16 +116,10 @@ predict() {
   for p in "$@"; do pargs+=(--param "$p"); done
   check_once "$src" "$json" "${pargs[@]}" || return 1
   grep -q 'assumed by default' "$json" || return 0
-  local prof="${json%.json}.profile.json" try
-  # The driver prints its timing: where two runs of the original happen to print the same
-  # (a coarse clock), the profile compares that line too and the slower instrumented run
-  # differs. Up to three attempts.
-  for try in 1 2 3; do
-    rm -f "$prof"
-    "$costline" profile "$drv" "$src" --machine "$machine" --timeout 120 --out "$prof" \
-      -- "$n" 0 1 >"${prof%.json}.log" 2>&1 && break
-  done
-  if [ ! -s "$prof" ]; then
+  local prof="${json%.json}.profile.json"
+  # (The driver's `seconds_per_call` line names a time: profile does not compare it.)
+  if ! "$costline" profile "$drv" "$src" --machine "$machine" --timeout 120 --out "$prof" \
+      -- "$n" 0 1 >"${prof%.json}.log" 2>&1; then
     echo "profile failed (reports/$(basename "${prof%.json}.log"))"
     return 0
   fi
