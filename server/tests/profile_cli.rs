@@ -356,3 +356,133 @@ fn loops_over_bounds_read_from_input_are_measured() {
     assert_eq!(at(15), (n as f64, true));
     assert_eq!(at(17), (inner as f64, true));
 }
+
+/// Whether mpif90 and mpirun can be run; `false` (and the test skipped) only offline.
+fn mpi(test: &str) -> bool {
+    let runs = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let found = runs("mpif90") && runs("mpirun");
+    if !found && offline() {
+        skip(
+            test,
+            "mpif90 and mpirun",
+            "apt-get install libopenmpi-dev openmpi-bin",
+        );
+        return false;
+    }
+    assert!(
+        found,
+        "{test} needs mpif90 and mpirun (apt-get install libopenmpi-dev openmpi-bin)"
+    );
+    true
+}
+
+/// What mpi_ranks.f90 does on `rank`: the trips of its convergence loop, then how
+/// many of the values it draws next are below 30 and how many are not.
+fn mpi_ranks_data(rank: u64) -> (u64, u64, u64) {
+    let next = |v: u64| (v * 37 + 11) % 101;
+    let mut seed = 50 + 13 * rank;
+    let mut steps = 0;
+    while seed >= 10 {
+        seed = next(seed);
+        steps += 1;
+    }
+    let (mut small, mut big) = (0, 0);
+    for _ in 0..40 + 20 * rank {
+        seed = next(seed);
+        if seed < 30 {
+            small += 1;
+        } else {
+            big += 1;
+        }
+    }
+    (steps, small, big)
+}
+
+#[test]
+fn an_mpi_program_is_profiled_on_each_rank() {
+    if !mpi("an_mpi_program_is_profiled_on_each_rank") {
+        return;
+    }
+    let dir = fixtures();
+    let (out, err, code) = costline(dir.path(), &["profile", "--ranks", "2", "mpi_ranks.f90"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 ranks, no arguments"), "{out}");
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".costline/profile.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file["ranks"], 2);
+    assert_eq!(file["launcher"], "mpirun");
+    assert!(file["compiler"].as_str().unwrap().starts_with("mpif90"));
+    let points = file["units"][0]["points"].as_array().unwrap();
+    // Each counter's count on each rank, and their sum.
+    let at = |line: u64, role: &str| -> (u64, Vec<u64>) {
+        let p = points
+            .iter()
+            .find(|p| p["line"] == line && p["role"] == role)
+            .unwrap_or_else(|| panic!("no {role} counter at line {line}: {points:?}"));
+        let ranks: Vec<u64> = p["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        (p["count"].as_u64().unwrap(), ranks)
+    };
+    let (r0, r1) = (mpi_ranks_data(0), mpi_ranks_data(1));
+    assert_ne!(r0, r1, "the ranks' counts differ");
+    assert_eq!(at(14, "entry"), (2, vec![1, 1]));
+    assert_eq!(at(14, "iteration"), (r0.0 + r1.0, vec![r0.0, r1.0]));
+    assert_eq!(at(23, "branch"), (r0.1 + r1.1, vec![r0.1, r1.1]));
+    assert_eq!(at(25, "branch"), (r0.2 + r1.2, vec![r0.2, r1.2]));
+    // The analysis counts with the mean over the ranks.
+    let r = report(dir.path(), &["mpi_ranks.f90"], true);
+    let mean = (r0.0 + r1.0) as f64 / 2.0;
+    assert_eq!(
+        count(statement(&r, "mpi_ranks.f90", "mpi_ranks", 15)),
+        (mean, true)
+    );
+    assert!(
+        r.to_string().contains("2 ranks"),
+        "the profile's run is named"
+    );
+}
+
+#[test]
+fn an_mpi_run_past_its_timeout_is_stopped_with_its_ranks() {
+    if !mpi("an_mpi_run_past_its_timeout_is_stopped_with_its_ranks") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("forever.f90"),
+        "program forever\n  use mpi\n  integer :: ierr\n  real :: x\n  call MPI_Init(ierr)\n  x = 1.0\n  do while (x > 0.0)\n    x = x + 1.0\n  end do\n  print *, x\n  call MPI_Finalize(ierr)\nend program forever\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let (_, err, code) = costline(
+        dir.path(),
+        &["profile", "--ranks", "2", "--timeout", "2", "forever.f90"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("did not finish within 2 s"), "{err}");
+    assert!(start.elapsed().as_secs() < 30);
+    let (_, err, code) = costline(
+        dir.path(),
+        &[
+            "profile",
+            "--mpirun",
+            "no-such-launcher",
+            "--ranks",
+            "2",
+            "forever.f90",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no-such-launcher"), "{err}");
+}
