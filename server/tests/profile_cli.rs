@@ -357,7 +357,7 @@ fn loops_over_bounds_read_from_input_are_measured() {
     assert_eq!(at(17), (inner as f64, true));
 }
 
-/// Whether mpif90 and mpirun can be run; `false` (and the test skipped) only offline.
+/// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only offline.
 fn mpi(test: &str) -> bool {
     let runs = |tool: &str| {
         Command::new(tool)
@@ -365,18 +365,18 @@ fn mpi(test: &str) -> bool {
             .output()
             .is_ok_and(|o| o.status.success())
     };
-    let found = runs("mpif90") && runs("mpirun");
+    let found = runs("mpif90") && runs("mpicc") && runs("mpirun");
     if !found && offline() {
         skip(
             test,
-            "mpif90 and mpirun",
+            "mpif90, mpicc and mpirun",
             "apt-get install libopenmpi-dev openmpi-bin",
         );
         return false;
     }
     assert!(
         found,
-        "{test} needs mpif90 and mpirun (apt-get install libopenmpi-dev openmpi-bin)"
+        "{test} needs mpif90, mpicc and mpirun (apt-get install libopenmpi-dev openmpi-bin)"
     );
     true
 }
@@ -485,4 +485,105 @@ fn an_mpi_run_past_its_timeout_is_stopped_with_its_ranks() {
     );
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no-such-launcher"), "{err}");
+}
+
+/// Per routine, how many times each rank called it, from `rank_files` (`routine
+/// count` lines, by rank).
+fn oracle_counts(rank_files: &[PathBuf]) -> std::collections::BTreeMap<String, Vec<u64>> {
+    let mut out = std::collections::BTreeMap::new();
+    for (r, path) in rank_files.iter().enumerate() {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("the oracle wrote no {}: {e}", path.display()));
+        for line in text.lines() {
+            let (name, count) = line.split_once(' ').unwrap();
+            out.entry(name.to_string())
+                .or_insert_with(|| vec![0; rank_files.len()])[r] = count.parse().unwrap();
+        }
+    }
+    out
+}
+
+#[test]
+fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
+    let test = "mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them";
+    if !mpi(test) {
+        return;
+    }
+    let dir = fixtures();
+    let oracle = dir.path().join("liboracle.so");
+    let built = Command::new("mpicc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&oracle)
+        .arg(dir.path().join("mpi_oracle.c"))
+        .output()
+        .expect("mpicc runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let counts_to = dir.path().join("oracle");
+    let launcher = format!(
+        "mpirun -x LD_PRELOAD={} -x COSTLINE_ORACLE_OUT={}",
+        oracle.display(),
+        counts_to.display()
+    );
+    let (out, err, code) = costline(
+        dir.path(),
+        &[
+            "profile",
+            "--ranks",
+            "2",
+            "--mpirun",
+            &launcher,
+            "mpi_calls.f90",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("not measured"), "every call site is: {err}");
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".costline/profile.json")).unwrap(),
+    )
+    .unwrap();
+    // Per routine, each rank's count summed over its call sites.
+    let mut measured = std::collections::BTreeMap::<String, Vec<u64>>::new();
+    let mut sites = std::collections::BTreeMap::<u64, (String, Vec<u64>)>::new();
+    for p in file["units"][0]["points"].as_array().unwrap() {
+        if p["role"] != "call" {
+            continue;
+        }
+        let ranks: Vec<u64> = p["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let name = p["callee"].as_str().unwrap().to_string();
+        let sum = measured.entry(name.clone()).or_insert_with(|| vec![0, 0]);
+        sum[0] += ranks[0];
+        sum[1] += ranks[1];
+        sites.insert(p["line"].as_u64().unwrap(), (name, ranks));
+    }
+    // The oracle's files are the last run's: the instrumented program's.
+    let oracle = oracle_counts(&[counts_to.with_extension("0"), counts_to.with_extension("1")]);
+    assert_eq!(measured, oracle);
+    // And what the fixture's data make them: rank 0 sends the 5 values of the
+    // sequence down to 3, rank 1 receives them; 3 + 3 exchanges, 3 reductions.
+    let next = |v: u64| (v * 37 + 11) % 101;
+    let (mut v, mut sends) = (50, 0);
+    while v >= 10 {
+        v = next(v);
+        sends += 1;
+    }
+    let site = |line: u64, name: &str| {
+        let (callee, ranks) = &sites[&line];
+        assert_eq!(callee, name, "line {line}");
+        ranks.clone()
+    };
+    assert_eq!(site(19, "mpi_send"), vec![sends, 0]);
+    assert_eq!(site(23, "mpi_recv"), vec![0, sends]);
+    assert_eq!(site(28, "mpi_irecv"), vec![3 + v, 3 + v]);
+    assert_eq!(site(29, "mpi_isend"), vec![3 + v, 3 + v]);
+    assert_eq!(site(30, "mpi_waitall"), vec![3 + v, 3 + v]);
+    assert_eq!(site(34, "mpi_allreduce"), vec![v, v]);
 }

@@ -4,8 +4,8 @@
 //! each calls the C library's `exit`, which runs what `atexit` registered).
 //! Under MPI (`RANKED_VARIABLE` set), each rank writes its own file: the name with
 //! `.RANK` appended, the rank read from the launcher's environment
-//! (`OMPI_COMM_WORLD_RANK`, else `PMI_RANK`), so that no MPI call is needed after
-//! `MPI_Finalize`.
+//! (`OMPI_COMM_WORLD_RANK`, else `PMI_RANK`; `.unknown` when neither is set), so
+//! that no MPI call is needed after `MPI_Finalize`.
 //! `costline_hit(k)` (one more) and `costline_add(k, n)` (n more, n of kind 8) are
 //! external subroutines, so that the instrumented units call them without a USE
 //! statement or an interface.

@@ -65,10 +65,13 @@ pub struct PointCount {
     /// The statement measured (its number in the unit, in pre-order).
     pub stmt: u32,
     /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`,
-    /// `arrival`, `jump`.
+    /// `arrival`, `jump`, `call` (with `callee`).
     pub role: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub branch: Option<usize>,
+    /// The MPI routine a `call` counter's statement calls.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub callee: Option<String>,
     /// Where the counter was.
     pub path: String,
     pub line: u32,
@@ -121,11 +124,13 @@ impl ProfileFile {
                 Role::Arrival => ("arrival", None),
                 Role::Iteration => ("iteration", None),
                 Role::Jump => ("jump", None),
+                Role::Call => ("call", None),
             };
             entry.points.push(PointCount {
                 stmt: p.stmt,
                 role: role.to_string(),
                 branch,
+                callee: p.callee.clone(),
                 path: p.path.clone(),
                 line: p.line,
                 column: p.column,

@@ -79,6 +79,7 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
             if !probes.is_empty() {
                 plan.unit(at, &probes);
             }
+            plan.mpi_calls(at);
         }
     }
     let mut out = Instrumented {
@@ -569,6 +570,10 @@ impl Plan<'_> {
                 file: at.source.path().to_string(),
                 stmt,
                 role,
+                callee: match (&s.kind, role) {
+                    (StmtKind::Call(c), Role::Call) => Some(c.name.to_ascii_lowercase()),
+                    _ => None,
+                },
                 path: loc.src.path().to_string(),
                 line: loc.line(),
                 column: loc.column(),
@@ -764,6 +769,34 @@ impl Plan<'_> {
         Ok(())
     }
 
+    /// A counter before each CALL of an MPI routine in the unit `at` (on a line of its
+    /// own: not the statement of a logical IF, nor the labelled last statement of a
+    /// DO ended by its label).
+    fn mpi_calls(&mut self, at: &UnitPlace) {
+        let mut calls = Vec::new();
+        at.ir.walk(&mut |s, _| {
+            if let StmtKind::Call(c) = &s.kind
+                && c.name.to_ascii_lowercase().starts_with("mpi_")
+            {
+                calls.push(s);
+            }
+        });
+        for s in calls {
+            let mut placed = Placed::default();
+            let result = if s.label.is_some() && at.ends_a_loop(s) {
+                Err("its label ends a DO loop".to_string())
+            } else {
+                let first = at.locate(s.span.start as usize);
+                let k = self.counter();
+                first.before_line(s.label, &[hit(k)]).map(|edits| {
+                    placed.edit(&first, edits);
+                    placed.points.push((k, s.id.0, Role::Call, first));
+                })
+            };
+            self.commit(at, s, result, placed);
+        }
+    }
+
     /// The counters of the loop `s`: its entries and iterations.
     fn loop_counters(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
         let StmtKind::Loop(l) = &s.kind else {
@@ -946,6 +979,31 @@ mod tests {
                   if (k > 0) then; n = 1; end if
                 end program s
                 skipped: sel.f90:13: not measured: a header shares its line with the statements after it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn mpi_calls_get_a_counter_on_a_line_of_their_own() {
+        check(
+            "calls.f",
+            "      PROGRAM P\n      INTEGER I, IERR, ME\n      CALL MPI_INIT(IERR)\n      CALL MPI_COMM_RANK(1, ME, IERR)\n      DO 10 I = 1, 3\n      CALL MPI_BARRIER(1, IERR)\n   10 CALL MPI_BARRIER(1, IERR)\n      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)\n      CALL OTHER(IERR)\n      END\n",
+            expect![[r#"
+                      PROGRAM P
+                      INTEGER I, IERR, ME
+                      call costline_hit(1)
+                      CALL MPI_INIT(IERR)
+                      call costline_hit(2)
+                      CALL MPI_COMM_RANK(1, ME, IERR)
+                      DO 10 I = 1, 3
+                      call costline_hit(3)
+                      CALL MPI_BARRIER(1, IERR)
+                   10 CALL MPI_BARRIER(1, IERR)
+                      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)
+                      CALL OTHER(IERR)
+                      END
+                skipped: calls.f:7: not measured: its label ends a DO loop
+                skipped: calls.f:8: not measured: another statement precedes it on its line
             "#]],
         );
     }
