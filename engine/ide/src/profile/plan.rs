@@ -788,7 +788,15 @@ impl Plan<'_> {
             } else {
                 let first = at.locate(s.span.start as usize);
                 let k = self.counter();
-                first.before_line(s.label, &[hit(k)]).map(|edits| {
+                // A label not on the call's line (a FORMAT's before it, which the IR
+                // gives the next statement) stays where it is: the counter still
+                // comes after it.
+                let on_line = first.before_line(s.label, &[hit(k)]);
+                let edits = match (on_line, s.label) {
+                    (Err(_), Some(_)) => first.before_line(None, &[hit(k)]),
+                    (r, _) => r,
+                };
+                edits.map(|edits| {
                     placed.edit(&first, edits);
                     placed.points.push((k, s.id.0, Role::Call, first));
                 })
@@ -987,7 +995,7 @@ mod tests {
     fn mpi_calls_get_a_counter_on_a_line_of_their_own() {
         check(
             "calls.f",
-            "      PROGRAM P\n      INTEGER I, IERR, ME\n      CALL MPI_INIT(IERR)\n      CALL MPI_COMM_RANK(1, ME, IERR)\n      DO 10 I = 1, 3\n      CALL MPI_BARRIER(1, IERR)\n   10 CALL MPI_BARRIER(1, IERR)\n      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)\n      CALL OTHER(IERR)\n      END\n",
+            "      PROGRAM P\n      INTEGER I, IERR, ME\n      CALL MPI_INIT(IERR)\n      CALL MPI_COMM_RANK(1, ME, IERR)\n      DO 10 I = 1, 3\n      CALL MPI_BARRIER(1, IERR)\n   10 CALL MPI_BARRIER(1, IERR)\n      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)\n      CALL OTHER(IERR)\n 9000 FORMAT(I5)\n      CALL MPI_FINALIZE(IERR)\n      END\n",
             expect![[r#"
                       PROGRAM P
                       INTEGER I, IERR, ME
@@ -1001,6 +1009,9 @@ mod tests {
                    10 CALL MPI_BARRIER(1, IERR)
                       IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)
                       CALL OTHER(IERR)
+                 9000 FORMAT(I5)
+                      call costline_hit(5)
+                      CALL MPI_FINALIZE(IERR)
                       END
                 skipped: calls.f:7: not measured: its label ends a DO loop
                 skipped: calls.f:8: not measured: another statement precedes it on its line
