@@ -1,9 +1,10 @@
 //! `costline profile --ranks 2` on NPB3.4-MPI CG (class S): the benchmark is built with
 //! mpif90 and run under mpirun on 2 ranks, twice (as written and instrumented), with
 //! a PMPI interposer preloaded (tests/fixtures/profile/mpi_oracle.c, built here with
-//! mpicc) that counts each rank's MPI calls by routine. The profile's call counts
-//! (per call site and rank, summed by routine) must equal the interposer's for every
-//! rank, and every MPI call site must be measured. The corpus is prepared by
+//! mpicc) that counts each rank's MPI calls by routine, and the elements of those that
+//! move one buffer (sends, receives, broadcasts, reductions). The profile's call and
+//! element counts (per call site and rank, summed by routine) must equal the
+//! interposer's for every rank, and every MPI call site must be measured. The corpus is prepared by
 //! tests/npb/prepare.sh (as in npb.rs); `npbparams.h` is made again with NPB's own
 //! `config/make.def` template (mpif90). Without mpif90, mpicc or mpirun the test
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
@@ -81,19 +82,26 @@ fn mpi_suite() -> tempfile::TempDir {
     dir
 }
 
-/// Per routine, each rank's count, from the files `routine count` lines by rank.
-fn oracle_counts(rank_files: &[PathBuf]) -> BTreeMap<String, Vec<u64>> {
-    let mut out = BTreeMap::new();
+/// Per routine, how many times each rank called it and, for a routine that moves one
+/// buffer, how many elements it passed, from `rank_files` (`routine calls [elements]`
+/// lines, by rank).
+type ByRank = BTreeMap<String, Vec<u64>>;
+fn oracle_counts(rank_files: &[PathBuf]) -> (ByRank, ByRank) {
+    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
     for (r, path) in rank_files.iter().enumerate() {
         let text = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("the oracle wrote no {}: {e}", path.display()));
         for line in text.lines() {
-            let (name, count) = line.split_once(' ').unwrap();
-            out.entry(name.to_string())
-                .or_insert_with(|| vec![0; rank_files.len()])[r] = count.parse().unwrap();
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for (map, word) in [(&mut calls, words.get(1)), (&mut elements, words.get(2))] {
+                if let Some(w) = word {
+                    map.entry(words[0].to_string())
+                        .or_insert_with(|| vec![0; rank_files.len()])[r] = w.parse().unwrap();
+                }
+            }
         }
     }
-    out
+    (calls, elements)
 }
 
 #[test]
@@ -137,15 +145,20 @@ fn npb_mpi_cg_call_counts_per_rank_are_the_pmpi_layers() {
         serde_json::from_str(&std::fs::read_to_string(dir.join(".costline/profile.json")).unwrap())
             .unwrap();
     assert_eq!(profile["ranks"], 2);
-    let mut measured = BTreeMap::<String, Vec<u64>>::new();
+    // Per routine, each rank's calls and elements summed over its call sites.
+    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
     let mut sites = 0;
     for u in profile["units"].as_array().unwrap() {
         for p in u["points"].as_array().unwrap() {
-            if p["role"] != "call" {
-                continue;
-            }
-            sites += 1;
-            let sum = measured
+            let map = match p["role"].as_str() {
+                Some("call") => {
+                    sites += 1;
+                    &mut calls
+                }
+                Some("elements") => &mut elements,
+                _ => continue,
+            };
+            let sum = map
                 .entry(p["callee"].as_str().unwrap().to_string())
                 .or_insert_with(|| vec![0, 0]);
             for (r, c) in p["ranks"].as_array().unwrap().iter().enumerate() {
@@ -166,9 +179,22 @@ fn npb_mpi_cg_call_counts_per_rank_are_the_pmpi_layers() {
         })
         .sum();
     assert_eq!(sites, written, "{err}");
-    measured.retain(|_, counts| counts.iter().any(|&c| c > 0));
+    // The routines never called (MPI_ABORT) are not in the oracle's files.
+    let never: Vec<String> = calls
+        .iter()
+        .filter(|(_, c)| c.iter().all(|&n| n == 0))
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in &never {
+        calls.remove(name);
+        elements.remove(name);
+    }
     // The oracle's files are the last run's: the instrumented program's.
     let oracle = oracle_counts(&[counts_to.with_extension("0"), counts_to.with_extension("1")]);
-    assert_eq!(measured, oracle);
-    assert!(measured["mpi_send"][0] > 1000, "{measured:?}");
+    assert_eq!((&calls, &elements), (&oracle.0, &oracle.1));
+    assert!(calls["mpi_send"][0] > 1000, "{calls:?}");
+    assert!(
+        elements["mpi_send"][0] > calls["mpi_send"][0],
+        "{elements:?}"
+    );
 }

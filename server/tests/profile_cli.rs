@@ -7,6 +7,7 @@
 
 use costline_fixtures::network::{offline, skip};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -487,20 +488,26 @@ fn an_mpi_run_past_its_timeout_is_stopped_with_its_ranks() {
     assert!(err.contains("no-such-launcher"), "{err}");
 }
 
-/// Per routine, how many times each rank called it, from `rank_files` (`routine
-/// count` lines, by rank).
-fn oracle_counts(rank_files: &[PathBuf]) -> std::collections::BTreeMap<String, Vec<u64>> {
-    let mut out = std::collections::BTreeMap::new();
+/// Per routine, how many times each rank called it and, for a routine that moves one
+/// buffer, how many elements it passed, from `rank_files` (`routine calls [elements]`
+/// lines, by rank).
+type ByRank = BTreeMap<String, Vec<u64>>;
+fn oracle_counts(rank_files: &[PathBuf]) -> (ByRank, ByRank) {
+    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
     for (r, path) in rank_files.iter().enumerate() {
         let text = std::fs::read_to_string(path)
             .unwrap_or_else(|e| panic!("the oracle wrote no {}: {e}", path.display()));
         for line in text.lines() {
-            let (name, count) = line.split_once(' ').unwrap();
-            out.entry(name.to_string())
-                .or_insert_with(|| vec![0; rank_files.len()])[r] = count.parse().unwrap();
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for (map, word) in [(&mut calls, words.get(1)), (&mut elements, words.get(2))] {
+                if let Some(w) = word {
+                    map.entry(words[0].to_string())
+                        .or_insert_with(|| vec![0; rank_files.len()])[r] = w.parse().unwrap();
+                }
+            }
         }
     }
-    out
+    (calls, elements)
 }
 
 #[test]
@@ -545,13 +552,16 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
         &std::fs::read_to_string(dir.path().join(".costline/profile.json")).unwrap(),
     )
     .unwrap();
-    // Per routine, each rank's count summed over its call sites.
-    let mut measured = std::collections::BTreeMap::<String, Vec<u64>>::new();
-    let mut sites = std::collections::BTreeMap::<u64, (String, Vec<u64>)>::new();
+    // Per routine, each rank's calls and elements summed over its call sites; per
+    // line, the calls and elements of each rank.
+    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
+    let mut sites = BTreeMap::<(u64, String), (String, Vec<u64>)>::new();
     for p in file["units"][0]["points"].as_array().unwrap() {
-        if p["role"] != "call" {
-            continue;
-        }
+        let map = match p["role"].as_str() {
+            Some("call") => &mut calls,
+            Some("elements") => &mut elements,
+            _ => continue,
+        };
         let ranks: Vec<u64> = p["ranks"]
             .as_array()
             .unwrap()
@@ -559,31 +569,44 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
             .map(|c| c.as_u64().unwrap())
             .collect();
         let name = p["callee"].as_str().unwrap().to_string();
-        let sum = measured.entry(name.clone()).or_insert_with(|| vec![0, 0]);
+        let sum = map.entry(name.clone()).or_insert_with(|| vec![0, 0]);
         sum[0] += ranks[0];
         sum[1] += ranks[1];
-        sites.insert(p["line"].as_u64().unwrap(), (name, ranks));
+        let key = (
+            p["line"].as_u64().unwrap(),
+            p["role"].as_str().unwrap().to_string(),
+        );
+        sites.insert(key, (name, ranks));
     }
     // The oracle's files are the last run's: the instrumented program's.
     let oracle = oracle_counts(&[counts_to.with_extension("0"), counts_to.with_extension("1")]);
-    assert_eq!(measured, oracle);
+    assert_eq!((&calls, &elements), (&oracle.0, &oracle.1));
     // And what the fixture's data make them: rank 0 sends the 5 values of the
-    // sequence down to 3, rank 1 receives them; 3 + 3 exchanges, 3 reductions.
+    // sequence down to 3, rank 1 receives them; 3 + 3 exchanges of one element; 3
+    // reductions, the i-th of i elements.
     let next = |v: u64| (v * 37 + 11) % 101;
     let (mut v, mut sends) = (50, 0);
     while v >= 10 {
         v = next(v);
         sends += 1;
     }
-    let site = |line: u64, name: &str| {
-        let (callee, ranks) = &sites[&line];
+    let site = |line: u64, role: &str, name: &str| {
+        let (callee, ranks) = &sites[&(line, role.to_string())];
         assert_eq!(callee, name, "line {line}");
         ranks.clone()
     };
-    assert_eq!(site(19, "mpi_send"), vec![sends, 0]);
-    assert_eq!(site(23, "mpi_recv"), vec![0, sends]);
-    assert_eq!(site(28, "mpi_irecv"), vec![3 + v, 3 + v]);
-    assert_eq!(site(29, "mpi_isend"), vec![3 + v, 3 + v]);
-    assert_eq!(site(30, "mpi_waitall"), vec![3 + v, 3 + v]);
-    assert_eq!(site(34, "mpi_allreduce"), vec![v, v]);
+    for role in ["call", "elements"] {
+        assert_eq!(site(20, role, "mpi_send"), vec![sends, 0]);
+        assert_eq!(site(24, role, "mpi_recv"), vec![0, sends]);
+        assert_eq!(site(29, role, "mpi_irecv"), vec![3 + v, 3 + v]);
+        assert_eq!(site(30, role, "mpi_isend"), vec![3 + v, 3 + v]);
+    }
+    assert_eq!(site(31, "call", "mpi_waitall"), vec![3 + v, 3 + v]);
+    assert_eq!(site(36, "call", "mpi_allreduce"), vec![v, v]);
+    let reduced = v * (v + 1) / 2;
+    assert_eq!(
+        site(36, "elements", "mpi_allreduce"),
+        vec![reduced, reduced]
+    );
+    assert!(!sites.contains_key(&(31, "elements".to_string())));
 }

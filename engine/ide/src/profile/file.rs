@@ -65,11 +65,12 @@ pub struct PointCount {
     /// The statement measured (its number in the unit, in pre-order).
     pub stmt: u32,
     /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`,
-    /// `arrival`, `jump`, `call` (with `callee`).
+    /// `arrival`, `jump`, `call` and `elements` (the count arguments summed; with
+    /// `callee`).
     pub role: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub branch: Option<usize>,
-    /// The MPI routine a `call` counter's statement calls.
+    /// The MPI routine a `call` or `elements` counter's statement calls.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub callee: Option<String>,
     /// Where the counter was.
@@ -125,6 +126,7 @@ impl ProfileFile {
                 Role::Iteration => ("iteration", None),
                 Role::Jump => ("jump", None),
                 Role::Call => ("call", None),
+                Role::Elements => ("elements", None),
             };
             entry.points.push(PointCount {
                 stmt: p.stmt,

@@ -30,6 +30,9 @@ pub enum Role {
     Jump,
     /// Runs of a CALL of an MPI routine (`MPI_...`).
     Call,
+    /// The elements a CALL of an MPI routine that moves one buffer passed (its count
+    /// arguments, summed over its runs).
+    Elements,
 }
 
 /// One counter of the instrumented program.
@@ -45,7 +48,8 @@ pub struct Point {
     /// The statement measured (its id in the unit).
     pub stmt: u32,
     pub role: Role,
-    /// The routine a [`Role::Call`] counter's statement calls (lower-case).
+    /// The routine a [`Role::Call`] or [`Role::Elements`] counter's statement calls
+    /// (lower-case).
     pub callee: Option<String>,
     /// Where the counter is: the file (an included one, or the unit's) and the
     /// 1-based line and column of the statement it counts.

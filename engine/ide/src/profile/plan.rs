@@ -388,27 +388,10 @@ fn trip_expr(at: &UnitPlace, x: &Stmt, chain: &[&Stmt]) -> Result<String, String
             _ => None,
         })
         .collect();
-    let mut plain = true;
-    for e in [Some(lower), Some(upper), step.as_ref()]
+    let plain = [Some(lower), Some(upper), step.as_ref()]
         .into_iter()
         .flatten()
-    {
-        e.visit(&mut |n| match n {
-            Expr::Unknown(_) | Expr::Real(_) | Expr::Str(_) => plain = false,
-            Expr::Name(v) => {
-                plain &= !vars.contains(&v.as_str())
-                    && (at.ir.symbols.contains_key(v) || at.ir.outer.contains_key(v))
-            }
-            Expr::Array(r) => {
-                plain &= at.ir.symbols.contains_key(&r.name) || at.ir.outer.contains_key(&r.name)
-            }
-            Expr::Call(c) => {
-                plain &= ["size", "lbound", "ubound", "min", "max", "mod", "abs"]
-                    .contains(&c.name.as_str())
-            }
-            _ => {}
-        });
-    }
+        .all(|e| writable(at, e, &vars));
     if !plain {
         return Err("its bounds cannot be written where it starts".into());
     }
@@ -416,6 +399,52 @@ fn trip_expr(at: &UnitPlace, x: &Stmt, chain: &[&Stmt]) -> Result<String, String
         None => format!("int(max(0,({upper})-({lower})+1),8)"),
         Some(st) => format!("int(max(0,(({upper})-({lower})+({st}))/({st})),8)"),
     })
+}
+
+/// The element count the CALL `s` of an MPI routine passes, as an expression of kind 8
+/// to evaluate before it, when the routine moves one buffer and the count can be
+/// written there.
+fn elements(at: &UnitPlace, s: &Stmt) -> Option<String> {
+    let StmtKind::Call(c) = &s.kind else {
+        return None;
+    };
+    let arg = c.args.get(count_argument(&c.name.to_ascii_lowercase())?)?;
+    (arg.keyword.is_none() && writable(at, &arg.value, &[]))
+        .then(|| format!("int({},8)", arg.value))
+}
+
+/// Whether the integer expression `e` can be written as it is before its statement in
+/// the unit `at`: names and arrays the unit declares or sees (not the variables
+/// `vars`), and no call but intrinsic inquiries.
+fn writable(at: &UnitPlace, e: &Expr, vars: &[&str]) -> bool {
+    let mut plain = true;
+    e.visit(&mut |n| match n {
+        Expr::Unknown(_) | Expr::Real(_) | Expr::Str(_) => plain = false,
+        Expr::Name(v) => {
+            plain &= !vars.contains(&v.as_str())
+                && (at.ir.symbols.contains_key(v) || at.ir.outer.contains_key(v))
+        }
+        Expr::Array(r) => {
+            plain &= at.ir.symbols.contains_key(&r.name) || at.ir.outer.contains_key(&r.name)
+        }
+        Expr::Call(c) => {
+            plain &=
+                ["size", "lbound", "ubound", "min", "max", "mod", "abs"].contains(&c.name.as_str())
+        }
+        _ => {}
+    });
+    plain
+}
+
+/// The position (from 0) of the element count among the arguments of the MPI
+/// routine `name` (lower-case), for the routines that move one buffer of elements.
+fn count_argument(name: &str) -> Option<usize> {
+    match name {
+        "mpi_send" | "mpi_isend" | "mpi_ssend" | "mpi_issend" | "mpi_rsend" | "mpi_irsend"
+        | "mpi_bsend" | "mpi_ibsend" | "mpi_recv" | "mpi_irecv" | "mpi_bcast" => Some(1),
+        "mpi_reduce" | "mpi_allreduce" | "mpi_scan" | "mpi_exscan" => Some(2),
+        _ => None,
+    }
 }
 
 /// The statement `id` among `stmts` and their children.
@@ -571,7 +600,9 @@ impl Plan<'_> {
                 stmt,
                 role,
                 callee: match (&s.kind, role) {
-                    (StmtKind::Call(c), Role::Call) => Some(c.name.to_ascii_lowercase()),
+                    (StmtKind::Call(c), Role::Call | Role::Elements) => {
+                        Some(c.name.to_ascii_lowercase())
+                    }
                     _ => None,
                 },
                 path: loc.src.path().to_string(),
@@ -796,7 +827,14 @@ impl Plan<'_> {
                     (Err(_), Some(_)) => first.before_line(None, &[hit(k)]),
                     (r, _) => r,
                 };
-                edits.map(|edits| {
+                edits.map(|mut edits| {
+                    if let Some(n) = elements(at, s) {
+                        let e = self.counter();
+                        edits[0].text.push_str(&line(first.form(), &add(e, &n)));
+                        placed
+                            .points
+                            .push((e, s.id.0, Role::Elements, first.clone()));
+                    }
                     placed.edit(&first, edits);
                     placed.points.push((k, s.id.0, Role::Call, first));
                 })
