@@ -583,7 +583,8 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
     assert_eq!((&calls, &elements), (&oracle.0, &oracle.1));
     // And what the fixture's data make them: rank 0 sends the 5 values of the
     // sequence down to 3, rank 1 receives them; 3 + 3 exchanges of one element; 3
-    // reductions, the i-th of i elements.
+    // reductions, the i-th of i elements (the sends and receives of the totals after
+    // them are added to the first ones' by routine, and checked by line below).
     let next = |v: u64| (v * 37 + 11) % 101;
     let (mut v, mut sends) = (50, 0);
     while v >= 10 {
@@ -609,4 +610,7 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
         vec![reduced, reduced]
     );
     assert!(!sites.contains_key(&(31, "elements".to_string())));
+    // Calls that are logical IFs' statements: counted under their conditions.
+    assert_eq!(site(39, "call", "mpi_send"), vec![0, 1]);
+    assert_eq!(site(40, "call", "mpi_recv"), vec![1, 0]);
 }

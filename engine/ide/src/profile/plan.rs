@@ -800,9 +800,11 @@ impl Plan<'_> {
         Ok(())
     }
 
-    /// A counter before each CALL of an MPI routine in the unit `at` (on a line of its
-    /// own: not the statement of a logical IF, nor the labelled last statement of a
-    /// DO ended by its label).
+    /// A counter before each CALL of an MPI routine in the unit `at`, on a line of its
+    /// own (not when the call is the labelled last statement of a DO ended by its
+    /// label); a call that is a logical IF's statement is counted before the IF,
+    /// under the IF's condition written again (when it can be: names and intrinsic
+    /// inquiries, evaluated twice with the same result).
     fn mpi_calls(&mut self, at: &UnitPlace) {
         let mut calls = Vec::new();
         at.ir.walk(&mut |s, _| {
@@ -814,33 +816,49 @@ impl Plan<'_> {
         });
         for s in calls {
             let mut placed = Placed::default();
-            let result = if s.label.is_some() && at.ends_a_loop(s) {
-                Err("its label ends a DO loop".to_string())
-            } else {
-                let first = at.locate(s.span.start as usize);
-                let k = self.counter();
-                // A label not on the call's line (a FORMAT's before it, which the IR
-                // gives the next statement) stays where it is: the counter still
-                // comes after it.
-                let on_line = first.before_line(s.label, &[hit(k)]);
-                let edits = match (on_line, s.label) {
-                    (Err(_), Some(_)) => first.before_line(None, &[hit(k)]),
-                    (r, _) => r,
-                };
-                edits.map(|mut edits| {
-                    if let Some(n) = elements(at, s) {
-                        let e = self.counter();
-                        edits[0].text.push_str(&line(first.form(), &add(e, &n)));
-                        placed
-                            .points
-                            .push((e, s.id.0, Role::Elements, first.clone()));
-                    }
-                    placed.edit(&first, edits);
-                    placed.points.push((k, s.id.0, Role::Call, first));
-                })
-            };
+            let result = self.mpi_call(at, s, &mut placed);
             self.commit(at, s, result, placed);
         }
+    }
+
+    /// The counters of the CALL `s` of an MPI routine ([`Plan::mpi_calls`]).
+    fn mpi_call(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
+        let (place, guard) = match at.logical_if_of(s.id) {
+            Some(g) => {
+                let cond = match &g.kind {
+                    StmtKind::If(i) => i.branches[0].cond.as_ref(),
+                    _ => None,
+                }
+                .filter(|c| writable(at, c, &[]))
+                .ok_or("its IF's condition cannot be written again before it")?;
+                (g, format!("if ({cond}) "))
+            }
+            None => (s, String::new()),
+        };
+        if place.label.is_some() && at.ends_a_loop(place) {
+            return Err("its label ends a DO loop".to_string());
+        }
+        let first = at.locate(place.span.start as usize);
+        let k = self.counter();
+        let mut stmts = vec![format!("{guard}{}", hit(k))];
+        let e = elements(at, s).map(|n| {
+            let e = self.counter();
+            stmts.push(format!("{guard}{}", add(e, &n)));
+            e
+        });
+        // A label not on the statement's line (a FORMAT's before it, which the IR
+        // gives the next statement) stays where it is: the counter still comes after
+        // it.
+        let edits = match (first.before_line(place.label, &stmts), place.label) {
+            (Err(_), Some(_)) => first.before_line(None, &stmts),
+            (r, _) => r,
+        }?;
+        out.edit(&first, edits);
+        if let Some(e) = e {
+            out.points.push((e, s.id.0, Role::Elements, first.clone()));
+        }
+        out.points.push((k, s.id.0, Role::Call, first));
+        Ok(())
     }
 
     /// The counters of the loop `s`: its entries and iterations.
@@ -1030,29 +1048,39 @@ mod tests {
     }
 
     #[test]
-    fn mpi_calls_get_a_counter_on_a_line_of_their_own() {
+    fn mpi_calls_get_a_counter_on_a_line_of_their_own_or_under_their_if() {
         check(
             "calls.f",
-            "      PROGRAM P\n      INTEGER I, IERR, ME\n      CALL MPI_INIT(IERR)\n      CALL MPI_COMM_RANK(1, ME, IERR)\n      DO 10 I = 1, 3\n      CALL MPI_BARRIER(1, IERR)\n   10 CALL MPI_BARRIER(1, IERR)\n      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)\n      CALL OTHER(IERR)\n 9000 FORMAT(I5)\n      CALL MPI_FINALIZE(IERR)\n      END\n",
+            "      PROGRAM P\n      INTEGER I, IERR, ME\n      CALL MPI_INIT(IERR)\n      CALL MPI_COMM_RANK(1, ME, IERR)\n      DO 10 I = 1, 3\n      CALL MPI_BARRIER(1, IERR)\n   10 CALL MPI_BARRIER(1, IERR)\n      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)\n      IF (F(ME)) CALL MPI_ABORT(1, 1, IERR)\n      IF (ME .EQ. 0) CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)\n      CALL OTHER(IERR)\n 9000 FORMAT(I5)\n      CALL MPI_FINALIZE(IERR)\n      END\n",
             expect![[r#"
                       PROGRAM P
                       INTEGER I, IERR, ME
-                      call costline_hit(1)
+                      call costline_hit(3)
                       CALL MPI_INIT(IERR)
-                      call costline_hit(2)
+                      call costline_hit(4)
                       CALL MPI_COMM_RANK(1, ME, IERR)
                       DO 10 I = 1, 3
-                      call costline_hit(3)
+                      call costline_hit(5)
                       CALL MPI_BARRIER(1, IERR)
                    10 CALL MPI_BARRIER(1, IERR)
+                      if (me == 0) call costline_hit(6)
                       IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)
+                      IF (F(ME)) then
+                      call costline_hit(1)
+                       CALL MPI_ABORT(1, 1, IERR)
+                      else
+                      call costline_hit(2)
+                      end if
+                      if (me == 0) call costline_hit(7)
+                      if (me == 0) call costline_add(8, int(me + 1,8))
+                      IF (ME .EQ. 0) CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)
                       CALL OTHER(IERR)
                  9000 FORMAT(I5)
-                      call costline_hit(5)
+                      call costline_hit(9)
                       CALL MPI_FINALIZE(IERR)
                       END
                 skipped: calls.f:7: not measured: its label ends a DO loop
-                skipped: calls.f:8: not measured: another statement precedes it on its line
+                skipped: calls.f:9: not measured: its IF's condition cannot be written again before it
             "#]],
         );
     }
