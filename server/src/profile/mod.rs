@@ -6,6 +6,9 @@
 //! instrumented run must print what the original does (lines that differ between two
 //! runs of the original itself, such as timings, are not compared); its counts go to
 //! `.costline/profile.json` next to the sources, which `check --profile` reads.
+//! With `--ranks N` the program is an MPI program: built with `$MPIFC` (default
+//! mpif90) and run under `--mpirun` (default mpirun) on N ranks, each rank writing its
+//! own counts.
 
 mod build;
 mod output;
