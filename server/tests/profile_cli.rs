@@ -486,6 +486,13 @@ fn an_mpi_run_past_its_timeout_is_stopped_with_its_ranks() {
     );
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("no-such-launcher"), "{err}");
+    // Profiled as a serial program, it does not build: the error says so and how.
+    let (_, err, code) = costline(dir.path(), &["profile", "forever.f90"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("does not compile") && err.contains("--ranks N"),
+        "{err}"
+    );
 }
 
 /// Per routine, how many times each rank called it and, for a routine that moves one

@@ -127,7 +127,12 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         &options.include_dirs,
         &scratch.path().join("original"),
     )
-    .map_err(fail)?;
+    .map_err(|e| {
+        fail(match mpi {
+            Some(_) => e,
+            None => with_mpi_hint(e, &inputs),
+        })
+    })?;
     let replaced: BTreeMap<String, String> = program.files.iter().cloned().collect();
     let instrumented = build(
         &command,
@@ -257,6 +262,29 @@ fn mpi_compiler(command: &str, fc: &Tool) -> String {
         .chain(flags)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A serial build's error, with a hint to profile with `--ranks` when what is missing
+/// is MPI: `mpif.h`, the `mpi` module (a module no file provides, in a program with
+/// `use mpi`) or MPI's routines.
+fn with_mpi_hint(error: String, sources: &[(String, Vec<u8>)]) -> String {
+    let lower = error.to_lowercase();
+    let uses_mpi = || {
+        sources.iter().any(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .to_lowercase()
+                .lines()
+                .any(|l| l.trim_start().starts_with("use mpi"))
+        })
+    };
+    let missing = ["mpif.h", "reference to `mpi_"]
+        .iter()
+        .any(|m| lower.contains(m))
+        || lower.contains("needs a module no file provides") && uses_mpi();
+    if !missing {
+        return error;
+    }
+    format!("{error}\n(an MPI program? profile it on N ranks with --ranks N)")
 }
 
 /// The counts in the file at `path` (all 0 when there is none: the program ended
