@@ -7,6 +7,7 @@
 
 use costline_fixtures::network::{offline, skip};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -355,4 +356,268 @@ fn loops_over_bounds_read_from_input_are_measured() {
     let inner: i64 = (1..=n).map(|i| (i * 7) % 5).sum();
     assert_eq!(at(15), (n as f64, true));
     assert_eq!(at(17), (inner as f64, true));
+}
+
+/// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only offline.
+fn mpi(test: &str) -> bool {
+    let runs = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let found = runs("mpif90") && runs("mpicc") && runs("mpirun");
+    if !found && offline() {
+        skip(
+            test,
+            "mpif90, mpicc and mpirun",
+            "apt-get install libopenmpi-dev openmpi-bin",
+        );
+        return false;
+    }
+    assert!(
+        found,
+        "{test} needs mpif90, mpicc and mpirun (apt-get install libopenmpi-dev openmpi-bin)"
+    );
+    true
+}
+
+/// What mpi_ranks.f90 does on `rank`: the trips of its convergence loop, then how
+/// many of the values it draws next are below 30 and how many are not.
+fn mpi_ranks_data(rank: u64) -> (u64, u64, u64) {
+    let next = |v: u64| (v * 37 + 11) % 101;
+    let mut seed = 50 + 13 * rank;
+    let mut steps = 0;
+    while seed >= 10 {
+        seed = next(seed);
+        steps += 1;
+    }
+    let (mut small, mut big) = (0, 0);
+    for _ in 0..40 + 20 * rank {
+        seed = next(seed);
+        if seed < 30 {
+            small += 1;
+        } else {
+            big += 1;
+        }
+    }
+    (steps, small, big)
+}
+
+#[test]
+fn an_mpi_program_is_profiled_on_each_rank() {
+    if !mpi("an_mpi_program_is_profiled_on_each_rank") {
+        return;
+    }
+    let dir = fixtures();
+    let (out, err, code) = costline(dir.path(), &["profile", "--ranks", "2", "mpi_ranks.f90"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 ranks, no arguments"), "{out}");
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".costline/profile.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(file["ranks"], 2);
+    assert_eq!(file["launcher"], "mpirun");
+    assert!(file["compiler"].as_str().unwrap().starts_with("mpif90"));
+    let points = file["units"][0]["points"].as_array().unwrap();
+    // Each counter's count on each rank, and their sum.
+    let at = |line: u64, role: &str| -> (u64, Vec<u64>) {
+        let p = points
+            .iter()
+            .find(|p| p["line"] == line && p["role"] == role)
+            .unwrap_or_else(|| panic!("no {role} counter at line {line}: {points:?}"));
+        let ranks: Vec<u64> = p["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        (p["count"].as_u64().unwrap(), ranks)
+    };
+    let (r0, r1) = (mpi_ranks_data(0), mpi_ranks_data(1));
+    assert_ne!(r0, r1, "the ranks' counts differ");
+    assert_eq!(at(14, "entry"), (2, vec![1, 1]));
+    assert_eq!(at(14, "iteration"), (r0.0 + r1.0, vec![r0.0, r1.0]));
+    assert_eq!(at(23, "branch"), (r0.1 + r1.1, vec![r0.1, r1.1]));
+    assert_eq!(at(25, "branch"), (r0.2 + r1.2, vec![r0.2, r1.2]));
+    // The analysis counts with the mean over the ranks.
+    let r = report(dir.path(), &["mpi_ranks.f90"], true);
+    let mean = (r0.0 + r1.0) as f64 / 2.0;
+    assert_eq!(
+        count(statement(&r, "mpi_ranks.f90", "mpi_ranks", 15)),
+        (mean, true)
+    );
+    assert!(
+        r.to_string().contains("2 ranks"),
+        "the profile's run is named"
+    );
+}
+
+#[test]
+fn an_mpi_run_past_its_timeout_is_stopped_with_its_ranks() {
+    if !mpi("an_mpi_run_past_its_timeout_is_stopped_with_its_ranks") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("forever.f90"),
+        "program forever\n  use mpi\n  integer :: ierr\n  real :: x\n  call MPI_Init(ierr)\n  x = 1.0\n  do while (x > 0.0)\n    x = x + 1.0\n  end do\n  print *, x\n  call MPI_Finalize(ierr)\nend program forever\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let (_, err, code) = costline(
+        dir.path(),
+        &["profile", "--ranks", "2", "--timeout", "2", "forever.f90"],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("did not finish within 2 s"), "{err}");
+    assert!(start.elapsed().as_secs() < 30);
+    let (_, err, code) = costline(
+        dir.path(),
+        &[
+            "profile",
+            "--mpirun",
+            "no-such-launcher",
+            "--ranks",
+            "2",
+            "forever.f90",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no-such-launcher"), "{err}");
+    // Profiled as a serial program, it does not build: the error says so and how.
+    let (_, err, code) = costline(dir.path(), &["profile", "forever.f90"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("does not compile") && err.contains("--ranks N"),
+        "{err}"
+    );
+}
+
+/// Per routine, how many times each rank called it and, for a routine that moves one
+/// buffer, how many elements it passed, from `rank_files` (`routine calls [elements]`
+/// lines, by rank).
+type ByRank = BTreeMap<String, Vec<u64>>;
+fn oracle_counts(rank_files: &[PathBuf]) -> (ByRank, ByRank) {
+    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
+    for (r, path) in rank_files.iter().enumerate() {
+        let text = std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("the oracle wrote no {}: {e}", path.display()));
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for (map, word) in [(&mut calls, words.get(1)), (&mut elements, words.get(2))] {
+                if let Some(w) = word {
+                    map.entry(words[0].to_string())
+                        .or_insert_with(|| vec![0; rank_files.len()])[r] = w.parse().unwrap();
+                }
+            }
+        }
+    }
+    (calls, elements)
+}
+
+#[test]
+fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
+    let test = "mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them";
+    if !mpi(test) {
+        return;
+    }
+    let dir = fixtures();
+    let oracle = dir.path().join("liboracle.so");
+    let built = Command::new("mpicc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&oracle)
+        .arg(dir.path().join("mpi_oracle.c"))
+        .output()
+        .expect("mpicc runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let counts_to = dir.path().join("oracle");
+    let launcher = format!(
+        "mpirun -x LD_PRELOAD={} -x COSTLINE_ORACLE_OUT={}",
+        oracle.display(),
+        counts_to.display()
+    );
+    let (out, err, code) = costline(
+        dir.path(),
+        &[
+            "profile",
+            "--ranks",
+            "2",
+            "--mpirun",
+            &launcher,
+            "mpi_calls.f90",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(!err.contains("not measured"), "every call site is: {err}");
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".costline/profile.json")).unwrap(),
+    )
+    .unwrap();
+    // Per routine, each rank's calls and elements summed over its call sites; per
+    // line, the calls and elements of each rank.
+    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
+    let mut sites = BTreeMap::<(u64, String), (String, Vec<u64>)>::new();
+    for p in file["units"][0]["points"].as_array().unwrap() {
+        let map = match p["role"].as_str() {
+            Some("call") => &mut calls,
+            Some("elements") => &mut elements,
+            _ => continue,
+        };
+        let ranks: Vec<u64> = p["ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .collect();
+        let name = p["callee"].as_str().unwrap().to_string();
+        let sum = map.entry(name.clone()).or_insert_with(|| vec![0, 0]);
+        sum[0] += ranks[0];
+        sum[1] += ranks[1];
+        let key = (
+            p["line"].as_u64().unwrap(),
+            p["role"].as_str().unwrap().to_string(),
+        );
+        sites.insert(key, (name, ranks));
+    }
+    // The oracle's files are the last run's: the instrumented program's.
+    let oracle = oracle_counts(&[counts_to.with_extension("0"), counts_to.with_extension("1")]);
+    assert_eq!((&calls, &elements), (&oracle.0, &oracle.1));
+    // And what the fixture's data make them: rank 0 sends the 5 values of the
+    // sequence down to 3, rank 1 receives them; 3 + 3 exchanges of one element; 3
+    // reductions, the i-th of i elements (the sends and receives of the totals after
+    // them are added to the first ones' by routine, and checked by line below).
+    let next = |v: u64| (v * 37 + 11) % 101;
+    let (mut v, mut sends) = (50, 0);
+    while v >= 10 {
+        v = next(v);
+        sends += 1;
+    }
+    let site = |line: u64, role: &str, name: &str| {
+        let (callee, ranks) = &sites[&(line, role.to_string())];
+        assert_eq!(callee, name, "line {line}");
+        ranks.clone()
+    };
+    for role in ["call", "elements"] {
+        assert_eq!(site(20, role, "mpi_send"), vec![sends, 0]);
+        assert_eq!(site(24, role, "mpi_recv"), vec![0, sends]);
+        assert_eq!(site(29, role, "mpi_irecv"), vec![3 + v, 3 + v]);
+        assert_eq!(site(30, role, "mpi_isend"), vec![3 + v, 3 + v]);
+    }
+    assert_eq!(site(31, "call", "mpi_waitall"), vec![3 + v, 3 + v]);
+    assert_eq!(site(36, "call", "mpi_allreduce"), vec![v, v]);
+    let reduced = v * (v + 1) / 2;
+    assert_eq!(
+        site(36, "elements", "mpi_allreduce"),
+        vec![reduced, reduced]
+    );
+    assert!(!sites.contains_key(&(31, "elements".to_string())));
+    // Calls that are logical IFs' statements: counted under their conditions.
+    assert_eq!(site(39, "call", "mpi_send"), vec![0, 1]);
+    assert_eq!(site(40, "call", "mpi_recv"), vec![1, 0]);
 }

@@ -6,21 +6,27 @@
 //! instrumented run must print what the original does (lines that differ between two
 //! runs of the original itself, such as timings, are not compared); its counts go to
 //! `.costline/profile.json` next to the sources, which `check --profile` reads.
+//! With `--ranks N` the program is an MPI program: built with `$MPIFC` (default
+//! mpif90) and run under `--mpirun` (default mpirun) on N ranks, each rank writing its
+//! own counts.
 
 mod build;
 mod output;
 mod run;
 
 use crate::check;
+use crate::train::exec::Tool;
+use crate::train::mpi::{Mpi, Placement};
 use build::{Program, build};
 use costline_ide::AnalysisHost;
 use costline_ide::profile::counters::{
-    COUNTERS_FILE, OUTPUT_VARIABLE, counters_source, read_counts,
+    COUNTERS_FILE, OUTPUT_VARIABLE, RANKED_VARIABLE, counters_source, ranked_output, read_counts,
 };
 use costline_ide::profile::file::{ProfileFile, Run};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 use std::time::Duration;
 
 #[derive(clap::Args)]
@@ -37,6 +43,13 @@ pub struct ProfileArgs {
     /// A file the program reads as its standard input.
     #[arg(long, value_name = "PATH")]
     stdin: Option<PathBuf>,
+    /// An MPI program: build it with $MPIFC (default mpif90) and run it on this many
+    /// ranks under the launcher (`--mpirun`); each rank's counts are kept.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    ranks: Option<u32>,
+    /// The MPI launcher and its leading arguments [default: mpirun].
+    #[arg(long, value_name = "CMD", requires = "ranks")]
+    mpirun: Option<String>,
     /// The program's arguments, after `--`.
     #[arg(last = true, value_name = "ARGS")]
     program_args: Vec<String>,
@@ -85,7 +98,23 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         .map_err(|_| (1, "the analysis was cancelled".to_string()))?;
     let fail = |e: String| (1, e);
     let scratch = crate::scratch::private_dir("costline-profile-").map_err(fail)?;
-    let command = options.compiler_command();
+    let mpi = match args.ranks {
+        Some(_) => Some(
+            Mpi::find(
+                crate::train::tool_from_env("MPIFC", "mpif90"),
+                Tool::or_default(args.mpirun.as_deref().unwrap_or(""), "mpirun"),
+                Placement::ThisNode,
+                scratch.path(),
+                crate::train::sysinfo::cores(),
+            )
+            .map_err(fail)?,
+        ),
+        None => None,
+    };
+    let command = match &mpi {
+        Some(mpi) => mpi_compiler(&options.compiler_command(), &mpi.fc),
+        None => options.compiler_command(),
+    };
     let written: BTreeMap<String, String> = program.ported.iter().cloned().collect();
     let original = build(
         &command,
@@ -98,7 +127,12 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         &options.include_dirs,
         &scratch.path().join("original"),
     )
-    .map_err(fail)?;
+    .map_err(|e| {
+        fail(match mpi {
+            Some(_) => e,
+            None => with_mpi_hint(e, &inputs),
+        })
+    })?;
     let replaced: BTreeMap<String, String> = program.files.iter().cloned().collect();
     let instrumented = build(
         &command,
@@ -118,16 +152,16 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
     })?;
     let cwd = std::env::current_dir().unwrap_or_default();
     let limit = Duration::from_secs(args.timeout.max(1));
-    let once = |exe: &Path, env: &[(&str, &Path)]| {
-        run::run(
-            exe,
-            &args.program_args,
-            &cwd,
-            env,
-            args.stdin.as_deref(),
-            scratch.path(),
-            limit,
-        )
+    let once = |exe: &Path, env: &[(&str, &OsStr)]| {
+        let cmd = match (&mpi, args.ranks) {
+            (Some(mpi), Some(n)) => mpi.launch(n, exe, &args.program_args),
+            _ => {
+                let mut c = Command::new(exe);
+                c.args(&args.program_args);
+                c
+            }
+        };
+        run::run(cmd, &cwd, env, args.stdin.as_deref(), scratch.path(), limit)
     };
     let first = once(&original, &[]).map_err(fail)?;
     if first.status != Some(0) {
@@ -138,7 +172,17 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         )));
     }
     let counts_path = scratch.path().join("counts.txt");
-    let measured = once(&instrumented, &[(OUTPUT_VARIABLE, &counts_path)]).map_err(fail)?;
+    let measured = once(
+        &instrumented,
+        &[
+            (OUTPUT_VARIABLE, counts_path.as_os_str()),
+            (
+                RANKED_VARIABLE,
+                OsStr::new(if mpi.is_some() { "1" } else { "0" }),
+            ),
+        ],
+    )
+    .map_err(fail)?;
     if measured.status != first.status {
         return Err(fail(format!(
             "the instrumented program ended otherwise ({}) than the original ({}): costline's fault; please report it\n{}",
@@ -160,10 +204,9 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
             "the instrumented program printed something else than the original (costline's fault; please report it): line {line} is `{got}`, not `{want}`"
         )));
     }
-    let counts = match std::fs::read_to_string(&counts_path) {
-        Ok(text) => read_counts(&text, program.counters).map_err(fail)?,
-        // No counter was reached: the program ended before any.
-        Err(_) => vec![0; program.counters],
+    let counts = match args.ranks {
+        Some(n) => ranked_counts(&counts_path, n, program.counters).map_err(fail)?,
+        None => vec![counts_of(&counts_path, program.counters).map_err(fail)?],
     };
     let file = ProfileFile::new(
         Run {
@@ -171,6 +214,10 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
             args: args.program_args.clone(),
             stdin: args.stdin.as_ref().map(|p| p.display().to_string()),
             compiler: command,
+            mpi: mpi
+                .as_ref()
+                .zip(args.ranks)
+                .map(|(mpi, n)| (mpi.launcher.spec.clone(), n)),
         },
         &program,
         &counts,
@@ -205,6 +252,80 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         out.display()
     );
     Ok(())
+}
+
+/// The compiler command of an MPI build: `command` (the compiler and its flags) with
+/// its compiler replaced by the MPI wrapper `fc` (its leading arguments kept).
+fn mpi_compiler(command: &str, fc: &Tool) -> String {
+    let flags = command.split_whitespace().skip(1);
+    std::iter::once(fc.spec.as_str())
+        .chain(flags)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A serial build's error, with a hint to profile with `--ranks` when what is missing
+/// is MPI: `mpif.h`, the `mpi` module (a module no file provides, in a program with
+/// `use mpi`) or MPI's routines.
+fn with_mpi_hint(error: String, sources: &[(String, Vec<u8>)]) -> String {
+    let lower = error.to_lowercase();
+    let uses_mpi = || {
+        sources.iter().any(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .to_lowercase()
+                .lines()
+                .any(|l| l.trim_start().starts_with("use mpi"))
+        })
+    };
+    let missing = ["mpif.h", "reference to `mpi_"]
+        .iter()
+        .any(|m| lower.contains(m))
+        || lower.contains("needs a module no file provides") && uses_mpi();
+    if !missing {
+        return error;
+    }
+    format!("{error}\n(an MPI program? profile it on N ranks with --ranks N)")
+}
+
+/// The counts in the file at `path` (all 0 when there is none: the program ended
+/// before reaching a counter, which is when the file is set up to be written).
+fn counts_of(path: &Path, counters: usize) -> Result<Vec<u64>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => read_counts(&text, counters),
+        Err(_) => Ok(vec![0; counters]),
+    }
+}
+
+/// The counts of each of `ranks` ranks, from the files `path.RANK`; an error when a
+/// rank could not tell its rank (the launcher set neither `OMPI_COMM_WORLD_RANK` nor
+/// `PMI_RANK`) or names a rank past `ranks`.
+fn ranked_counts(path: &Path, ranks: u32, counters: usize) -> Result<Vec<Vec<u64>>, String> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let prefix = format!(
+        "{}.",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    );
+    for entry in
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+    {
+        let name = entry.map_err(|e| e.to_string())?.file_name();
+        let Some(rank) = name
+            .to_string_lossy()
+            .strip_prefix(&prefix)
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if !rank.parse::<u32>().is_ok_and(|r| r < ranks) {
+            return Err(format!(
+                "a rank of the instrumented program wrote its counts as rank `{rank}` of {ranks}: \
+                 the launcher must set OMPI_COMM_WORLD_RANK or PMI_RANK (Open MPI, MPICH)"
+            ));
+        }
+    }
+    (0..ranks)
+        .map(|r| counts_of(&ranked_output(path, r), counters))
+        .collect()
 }
 
 /// `.costline/profile.json` in the deepest directory holding all of `files`.

@@ -17,14 +17,15 @@ pub struct Ran {
     pub status: Option<i32>,
 }
 
-/// Runs `program` with `args` in `cwd` (`env` added to its environment; standard input
-/// from `stdin`, else none) for at most `limit`, its output kept in files of `scratch`.
-/// An error when it cannot be started or runs past its limit (then it is stopped).
+/// Runs `cmd` (a built program and its arguments, or a launcher running it) in `cwd`
+/// (`env` added to its environment; standard input from `stdin`, else none) for at
+/// most `limit`, its output kept in files of `scratch`. An error when it cannot be
+/// started or runs past its limit (then its process group is stopped: a launcher and
+/// its ranks).
 pub fn run(
-    program: &Path,
-    args: &[String],
+    mut cmd: Command,
     cwd: &Path,
-    env: &[(&str, &Path)],
+    env: &[(&str, &std::ffi::OsStr)],
     stdin: Option<&Path>,
     scratch: &Path,
     limit: Duration,
@@ -34,9 +35,7 @@ pub fn run(
     let open = |p: &Path| {
         std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))
     };
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .current_dir(cwd)
+    cmd.current_dir(cwd)
         .stdout(Stdio::from(open(&out_path)?))
         .stderr(Stdio::from(open(&err_path)?));
     for (name, value) in env {

@@ -9,12 +9,12 @@
 
 mod collectives;
 pub(crate) mod date;
-mod exec;
+pub(crate) mod exec;
 mod fit;
 mod kernels;
 mod memory;
 mod model;
-mod mpi;
+pub(crate) mod mpi;
 mod mpi_phases;
 mod network;
 mod nnls;
@@ -25,7 +25,7 @@ mod processor;
 mod progress;
 mod segmented;
 mod sources;
-mod sysinfo;
+pub(crate) mod sysinfo;
 
 use costline_ide::machine::Catalog;
 use exec::Tool;
@@ -86,7 +86,7 @@ pub fn run(args: &TrainArgs) -> ExitCode {
 }
 
 /// A command from an environment variable, or its default.
-fn tool_from_env(var: &str, default: &str) -> Tool {
+pub(crate) fn tool_from_env(var: &str, default: &str) -> Tool {
     Tool::or_default(&std::env::var(var).unwrap_or_default(), default)
 }
 

@@ -105,14 +105,17 @@ impl Mpi {
     /// OMPI_ALLOW_RUN_AS_ROOT and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM are set (unless the
     /// user set them).
     pub fn command(&self, p: u32, program: &str, args: &[String]) -> Command {
+        self.launch(p, &Path::new(".").join(program), args)
+    }
+
+    /// `mpirun [--oversubscribe] -n P PROGRAM ARGS...` of the program at `program`,
+    /// set up as [`Mpi::command`]'s.
+    pub fn launch(&self, p: u32, program: &Path, args: &[String]) -> Command {
         let mut c = self.launcher.command();
         if self.open_mpi && self.oversubscribed(p) {
             c.arg("--oversubscribe");
         }
-        c.arg("-n")
-            .arg(p.to_string())
-            .arg(format!("./{program}"))
-            .args(args);
+        c.arg("-n").arg(p.to_string()).arg(program).args(args);
         if self.as_root && self.open_mpi {
             for var in ["OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] {
                 if std::env::var_os(var).is_none() {

@@ -2,6 +2,10 @@
 //! that writes them to the file `$COSTLINE_PROFILE_OUT` names (one `k count` line per
 //! counter) when the program ends, however it ends normally (END, STOP, ERROR STOP:
 //! each calls the C library's `exit`, which runs what `atexit` registered).
+//! Under MPI (`RANKED_VARIABLE` set), each rank writes its own file: the name with
+//! `.RANK` appended, the rank read from the launcher's environment
+//! (`OMPI_COMM_WORLD_RANK`, else `PMI_RANK`; `.unknown` when neither is set), so
+//! that no MPI call is needed after `MPI_Finalize`.
 //! `costline_hit(k)` (one more) and `costline_add(k, n)` (n more, n of kind 8) are
 //! external subroutines, so that the instrumented units call them without a USE
 //! statement or an interface.
@@ -11,6 +15,17 @@ pub const COUNTERS_FILE: &str = "costline_profile.f90";
 
 /// The environment variable naming the file the counters are written to.
 pub const OUTPUT_VARIABLE: &str = "COSTLINE_PROFILE_OUT";
+
+/// The environment variable that, set to `1`, makes each MPI rank write its counts to
+/// the file [`OUTPUT_VARIABLE`] names with `.RANK` appended ([`ranked_output`]).
+pub const RANKED_VARIABLE: &str = "COSTLINE_PROFILE_RANKED";
+
+/// The file rank `rank` writes its counts to when the output is ranked.
+pub fn ranked_output(path: &std::path::Path, rank: u32) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{rank}"));
+    name.into()
+}
 
 /// The counters' source for `n` counters (numbered 1 to `n`).
 pub fn counters_source(n: usize) -> String {
@@ -75,9 +90,21 @@ contains
 
   subroutine costline_dump() bind(c)
     character(len=4096) :: path
-    integer :: u, k, length, status
+    character(len=32) :: ranked, rank
+    integer :: u, k, length, status, rlength
     call get_environment_variable('COSTLINE_PROFILE_OUT', path, length, status)
     if (status /= 0) return
+    call get_environment_variable('COSTLINE_PROFILE_RANKED', ranked, status=status)
+    if (status == 0 .and. ranked == '1') then
+      call get_environment_variable('OMPI_COMM_WORLD_RANK', rank, rlength, status)
+      if (status /= 0) call get_environment_variable('PMI_RANK', rank, rlength, status)
+      if (status /= 0) then
+        rank = 'unknown'
+        rlength = 7
+      end if
+      path = path(1:length) // '.' // rank(1:rlength)
+      length = length + 1 + rlength
+    end if
     open(newunit=u, file=path(1:length), status='replace', action='write')
     do k = 1, size(counts)
       write(u, '(i0,1x,i0)') k, counts(k)
@@ -111,6 +138,11 @@ mod tests {
         let s = counters_source(12);
         assert!(s.contains("counts(12) = 0"), "{s}");
         assert!(s.contains(OUTPUT_VARIABLE));
+        assert!(s.contains(RANKED_VARIABLE));
+        assert_eq!(
+            ranked_output(std::path::Path::new("/t/counts.txt"), 3),
+            std::path::PathBuf::from("/t/counts.txt.3")
+        );
         assert!(counters_source(0).contains("counts(1) = 0"));
     }
 

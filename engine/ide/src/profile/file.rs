@@ -29,6 +29,12 @@ pub struct ProfileFile {
     pub stdin: Option<String>,
     /// The compiler command it was built with.
     pub compiler: String,
+    /// The MPI launcher it ran under (`mpirun`), for an MPI program...
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub launcher: Option<String>,
+    /// ...and how many ranks it ran on.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ranks: Option<u32>,
     pub files: Vec<FileDigest>,
     pub units: Vec<UnitCounts>,
 }
@@ -59,15 +65,25 @@ pub struct PointCount {
     /// The statement measured (its number in the unit, in pre-order).
     pub stmt: u32,
     /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`,
-    /// `arrival`, `jump`.
+    /// `arrival`, `jump`, `call` and `elements` (the count arguments summed; with
+    /// `callee`).
     pub role: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub branch: Option<usize>,
+    /// The MPI routine a `call` or `elements` counter's statement calls.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub callee: Option<String>,
     /// Where the counter was.
     pub path: String,
     pub line: u32,
     pub column: u32,
+    /// The count (of an MPI program: the sum over its ranks, so that the branch
+    /// probabilities and mean trip counts read from it are those of the ranks' mean
+    /// counts).
     pub count: u64,
+    /// An MPI program's count on each rank, by rank.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub ranks: Option<Vec<u64>>,
 }
 
 /// When and how the program ran, for [`ProfileFile::new`].
@@ -76,15 +92,18 @@ pub struct Run {
     pub args: Vec<String>,
     pub stdin: Option<String>,
     pub compiler: String,
+    /// An MPI program's launcher and number of ranks.
+    pub mpi: Option<(String, u32)>,
 }
 
 impl ProfileFile {
     /// The profile of a run of `program` whose counters came out as `counts`
-    /// (`counts[k - 1]` for counter k), `files` being the program's sources.
+    /// (`counts[r][k - 1]` for counter k on rank r: one rank for a serial program),
+    /// `files` being the program's sources.
     pub fn new(
         run: Run,
         program: &Instrumented,
-        counts: &[u64],
+        counts: &[Vec<u64>],
         files: &[(String, Vec<u8>)],
     ) -> ProfileFile {
         let mut units: BTreeMap<(String, UnitKey), UnitCounts> = BTreeMap::new();
@@ -106,15 +125,27 @@ impl ProfileFile {
                 Role::Arrival => ("arrival", None),
                 Role::Iteration => ("iteration", None),
                 Role::Jump => ("jump", None),
+                Role::Call => ("call", None),
+                Role::Elements => ("elements", None),
             };
             entry.points.push(PointCount {
                 stmt: p.stmt,
                 role: role.to_string(),
                 branch,
+                callee: p.callee.clone(),
                 path: p.path.clone(),
                 line: p.line,
                 column: p.column,
-                count: counts.get(p.counter - 1).copied().unwrap_or(0),
+                count: counts
+                    .iter()
+                    .map(|rank| rank.get(p.counter - 1).copied().unwrap_or(0))
+                    .sum(),
+                ranks: run.mpi.as_ref().map(|_| {
+                    counts
+                        .iter()
+                        .map(|rank| rank.get(p.counter - 1).copied().unwrap_or(0))
+                        .collect()
+                }),
             });
         }
         ProfileFile {
@@ -123,6 +154,8 @@ impl ProfileFile {
             args: run.args,
             stdin: run.stdin,
             compiler: run.compiler,
+            launcher: run.mpi.as_ref().map(|(l, _)| l.clone()),
+            ranks: run.mpi.as_ref().map(|&(_, n)| n),
             files: files
                 .iter()
                 .map(|(path, bytes)| FileDigest {
@@ -154,13 +187,16 @@ impl ProfileFile {
         Ok(file)
     }
 
-    /// The run in words: `profile of DATE, arguments `A B`, input `in.txt``.
+    /// The run in words: `profile of DATE, 2 ranks, arguments `A B`, input `in.txt``.
     pub fn run(&self) -> String {
+        let ranks = self.ranks.map_or(String::new(), |n| {
+            format!(", {n} rank{}", if n == 1 { "" } else { "s" })
+        });
         let mut out = if self.args.is_empty() {
-            format!("profile of {}, no arguments", self.date)
+            format!("profile of {}{ranks}, no arguments", self.date)
         } else {
             format!(
-                "profile of {}, arguments `{}`",
+                "profile of {}{ranks}, arguments `{}`",
                 self.date,
                 self.args.join(" ")
             )

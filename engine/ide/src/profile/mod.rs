@@ -28,6 +28,11 @@ pub enum Role {
     Iteration,
     /// Jumps back of a GO TO loop.
     Jump,
+    /// Runs of a CALL of an MPI routine (`MPI_...`).
+    Call,
+    /// The elements a CALL of an MPI routine that moves one buffer passed (its count
+    /// arguments, summed over its runs).
+    Elements,
 }
 
 /// One counter of the instrumented program.
@@ -43,6 +48,9 @@ pub struct Point {
     /// The statement measured (its id in the unit).
     pub stmt: u32,
     pub role: Role,
+    /// The routine a [`Role::Call`] or [`Role::Elements`] counter's statement calls
+    /// (lower-case).
+    pub callee: Option<String>,
     /// Where the counter is: the file (an included one, or the unit's) and the
     /// 1-based line and column of the statement it counts.
     pub path: String,
@@ -69,7 +77,8 @@ pub struct Instrumented {
 
 impl Analysis {
     /// The workspace's program instrumented for a profile run: a counter at each
-    /// statement whose count rests on an assumed branch probability or trip count.
+    /// statement whose count rests on an assumed branch probability or trip count,
+    /// and at each CALL of an MPI routine.
     pub fn instrument(&self) -> Cancellable<Instrumented> {
         let files = self.files();
         self.with_db(|db| plan::instrument(db, &files))

@@ -79,6 +79,7 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
             if !probes.is_empty() {
                 plan.unit(at, &probes);
             }
+            plan.mpi_calls(at);
         }
     }
     let mut out = Instrumented {
@@ -387,27 +388,10 @@ fn trip_expr(at: &UnitPlace, x: &Stmt, chain: &[&Stmt]) -> Result<String, String
             _ => None,
         })
         .collect();
-    let mut plain = true;
-    for e in [Some(lower), Some(upper), step.as_ref()]
+    let plain = [Some(lower), Some(upper), step.as_ref()]
         .into_iter()
         .flatten()
-    {
-        e.visit(&mut |n| match n {
-            Expr::Unknown(_) | Expr::Real(_) | Expr::Str(_) => plain = false,
-            Expr::Name(v) => {
-                plain &= !vars.contains(&v.as_str())
-                    && (at.ir.symbols.contains_key(v) || at.ir.outer.contains_key(v))
-            }
-            Expr::Array(r) => {
-                plain &= at.ir.symbols.contains_key(&r.name) || at.ir.outer.contains_key(&r.name)
-            }
-            Expr::Call(c) => {
-                plain &= ["size", "lbound", "ubound", "min", "max", "mod", "abs"]
-                    .contains(&c.name.as_str())
-            }
-            _ => {}
-        });
-    }
+        .all(|e| writable(at, e, &vars));
     if !plain {
         return Err("its bounds cannot be written where it starts".into());
     }
@@ -415,6 +399,52 @@ fn trip_expr(at: &UnitPlace, x: &Stmt, chain: &[&Stmt]) -> Result<String, String
         None => format!("int(max(0,({upper})-({lower})+1),8)"),
         Some(st) => format!("int(max(0,(({upper})-({lower})+({st}))/({st})),8)"),
     })
+}
+
+/// The element count the CALL `s` of an MPI routine passes, as an expression of kind 8
+/// to evaluate before it, when the routine moves one buffer and the count can be
+/// written there.
+fn elements(at: &UnitPlace, s: &Stmt) -> Option<String> {
+    let StmtKind::Call(c) = &s.kind else {
+        return None;
+    };
+    let arg = c.args.get(count_argument(&c.name.to_ascii_lowercase())?)?;
+    (arg.keyword.is_none() && writable(at, &arg.value, &[]))
+        .then(|| format!("int({},8)", arg.value))
+}
+
+/// Whether the integer expression `e` can be written as it is before its statement in
+/// the unit `at`: names and arrays the unit declares or sees (not the variables
+/// `vars`), and no call but intrinsic inquiries.
+fn writable(at: &UnitPlace, e: &Expr, vars: &[&str]) -> bool {
+    let mut plain = true;
+    e.visit(&mut |n| match n {
+        Expr::Unknown(_) | Expr::Real(_) | Expr::Str(_) => plain = false,
+        Expr::Name(v) => {
+            plain &= !vars.contains(&v.as_str())
+                && (at.ir.symbols.contains_key(v) || at.ir.outer.contains_key(v))
+        }
+        Expr::Array(r) => {
+            plain &= at.ir.symbols.contains_key(&r.name) || at.ir.outer.contains_key(&r.name)
+        }
+        Expr::Call(c) => {
+            plain &=
+                ["size", "lbound", "ubound", "min", "max", "mod", "abs"].contains(&c.name.as_str())
+        }
+        _ => {}
+    });
+    plain
+}
+
+/// The position (from 0) of the element count among the arguments of the MPI
+/// routine `name` (lower-case), for the routines that move one buffer of elements.
+fn count_argument(name: &str) -> Option<usize> {
+    match name {
+        "mpi_send" | "mpi_isend" | "mpi_ssend" | "mpi_issend" | "mpi_rsend" | "mpi_irsend"
+        | "mpi_bsend" | "mpi_ibsend" | "mpi_recv" | "mpi_irecv" | "mpi_bcast" => Some(1),
+        "mpi_reduce" | "mpi_allreduce" | "mpi_scan" | "mpi_exscan" => Some(2),
+        _ => None,
+    }
 }
 
 /// The statement `id` among `stmts` and their children.
@@ -569,6 +599,12 @@ impl Plan<'_> {
                 file: at.source.path().to_string(),
                 stmt,
                 role,
+                callee: match (&s.kind, role) {
+                    (StmtKind::Call(c), Role::Call | Role::Elements) => {
+                        Some(c.name.to_ascii_lowercase())
+                    }
+                    _ => None,
+                },
                 path: loc.src.path().to_string(),
                 line: loc.line(),
                 column: loc.column(),
@@ -764,6 +800,67 @@ impl Plan<'_> {
         Ok(())
     }
 
+    /// A counter before each CALL of an MPI routine in the unit `at`, on a line of its
+    /// own (not when the call is the labelled last statement of a DO ended by its
+    /// label); a call that is a logical IF's statement is counted before the IF,
+    /// under the IF's condition written again (when it can be: names and intrinsic
+    /// inquiries, evaluated twice with the same result).
+    fn mpi_calls(&mut self, at: &UnitPlace) {
+        let mut calls = Vec::new();
+        at.ir.walk(&mut |s, _| {
+            if let StmtKind::Call(c) = &s.kind
+                && c.name.to_ascii_lowercase().starts_with("mpi_")
+            {
+                calls.push(s);
+            }
+        });
+        for s in calls {
+            let mut placed = Placed::default();
+            let result = self.mpi_call(at, s, &mut placed);
+            self.commit(at, s, result, placed);
+        }
+    }
+
+    /// The counters of the CALL `s` of an MPI routine ([`Plan::mpi_calls`]).
+    fn mpi_call(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
+        let (place, guard) = match at.logical_if_of(s.id) {
+            Some(g) => {
+                let cond = match &g.kind {
+                    StmtKind::If(i) => i.branches[0].cond.as_ref(),
+                    _ => None,
+                }
+                .filter(|c| writable(at, c, &[]))
+                .ok_or("its IF's condition cannot be written again before it")?;
+                (g, format!("if ({cond}) "))
+            }
+            None => (s, String::new()),
+        };
+        if place.label.is_some() && at.ends_a_loop(place) {
+            return Err("its label ends a DO loop".to_string());
+        }
+        let first = at.locate(place.span.start as usize);
+        let k = self.counter();
+        let mut stmts = vec![format!("{guard}{}", hit(k))];
+        let e = elements(at, s).map(|n| {
+            let e = self.counter();
+            stmts.push(format!("{guard}{}", add(e, &n)));
+            e
+        });
+        // A label not on the statement's line (a FORMAT's before it, which the IR
+        // gives the next statement) stays where it is: the counter still comes after
+        // it.
+        let edits = match (first.before_line(place.label, &stmts), place.label) {
+            (Err(_), Some(_)) => first.before_line(None, &stmts),
+            (r, _) => r,
+        }?;
+        out.edit(&first, edits);
+        if let Some(e) = e {
+            out.points.push((e, s.id.0, Role::Elements, first.clone()));
+        }
+        out.points.push((k, s.id.0, Role::Call, first));
+        Ok(())
+    }
+
     /// The counters of the loop `s`: its entries and iterations.
     fn loop_counters(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
         let StmtKind::Loop(l) = &s.kind else {
@@ -946,6 +1043,44 @@ mod tests {
                   if (k > 0) then; n = 1; end if
                 end program s
                 skipped: sel.f90:13: not measured: a header shares its line with the statements after it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn mpi_calls_get_a_counter_on_a_line_of_their_own_or_under_their_if() {
+        check(
+            "calls.f",
+            "      PROGRAM P\n      INTEGER I, IERR, ME\n      CALL MPI_INIT(IERR)\n      CALL MPI_COMM_RANK(1, ME, IERR)\n      DO 10 I = 1, 3\n      CALL MPI_BARRIER(1, IERR)\n   10 CALL MPI_BARRIER(1, IERR)\n      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)\n      IF (F(ME)) CALL MPI_ABORT(1, 1, IERR)\n      IF (ME .EQ. 0) CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)\n      CALL OTHER(IERR)\n 9000 FORMAT(I5)\n      CALL MPI_FINALIZE(IERR)\n      END\n",
+            expect![[r#"
+                      PROGRAM P
+                      INTEGER I, IERR, ME
+                      call costline_hit(3)
+                      CALL MPI_INIT(IERR)
+                      call costline_hit(4)
+                      CALL MPI_COMM_RANK(1, ME, IERR)
+                      DO 10 I = 1, 3
+                      call costline_hit(5)
+                      CALL MPI_BARRIER(1, IERR)
+                   10 CALL MPI_BARRIER(1, IERR)
+                      if (me == 0) call costline_hit(6)
+                      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)
+                      IF (F(ME)) then
+                      call costline_hit(1)
+                       CALL MPI_ABORT(1, 1, IERR)
+                      else
+                      call costline_hit(2)
+                      end if
+                      if (me == 0) call costline_hit(7)
+                      if (me == 0) call costline_add(8, int(me + 1,8))
+                      IF (ME .EQ. 0) CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)
+                      CALL OTHER(IERR)
+                 9000 FORMAT(I5)
+                      call costline_hit(9)
+                      CALL MPI_FINALIZE(IERR)
+                      END
+                skipped: calls.f:7: not measured: its label ends a DO loop
+                skipped: calls.f:9: not measured: its IF's condition cannot be written again before it
             "#]],
         );
     }
