@@ -6,8 +6,9 @@
 //! (`xx(k+1) = f(xx(k))`, loop 20) — so an iteration takes at least the latencies of
 //! the operations on that cycle, summed along the longest one.
 //!
-//! For each candidate (a scalar the body assigns; an element `a(…, i+c, …)` the body
-//! writes, read one step later as `a(…, i+c−step, …)`) the body is evaluated once as
+//! For each candidate (a scalar the body assigns; an element the loop index does not
+//! move, `w(j)` summed over the loop's k, read again as it is; an element `a(…, i+c, …)`
+//! the body writes, read one step later as `a(…, i+c−step, …)`) the body is evaluated once as
 //! a dataflow: the candidate's value at the start of the iteration is ready at time 0,
 //! every other input is independent of it; an operation is ready at the latest of its
 //! operands plus its latency (`latency_<kind>_<type>`); an assignment makes its
