@@ -9,18 +9,14 @@
 //! `config/make.def` template (mpif90). Without mpif90, mpicc or mpirun the test
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
 
+mod npb_copy;
+
 use costline_fixtures::network::{offline, skip};
+use npb_copy::{private_copy, root, set_params};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
 
 /// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only
 /// offline.
@@ -49,36 +45,10 @@ fn mpi(test: &str) -> bool {
 
 /// A private copy of NPB3.4-MPI (class S) whose CG builds with mpif90.
 fn mpi_suite() -> tempfile::TempDir {
-    let prepared = root().join("target/npb");
-    let mut cmd = Command::new("bash");
-    cmd.arg(root().join("tests/npb/prepare.sh")).arg(&prepared);
-    if let Ok(src) = std::env::var("COSTLINE_NPB") {
-        cmd.arg(src);
-    }
-    let out = cmd.output().expect("bash runs");
-    assert!(
-        out.status.success(),
-        "preparing the NPB corpus failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let status = Command::new("cp")
-        .arg("-r")
-        .arg(prepared.join("NPB3.4-MPI/."))
-        .arg(dir.path())
-        .status()
-        .expect("cp runs");
-    assert!(status.success());
+    let dir = private_copy("NPB3.4-MPI");
     let config = dir.path().join("config");
     std::fs::copy(config.join("make.def.template"), config.join("make.def")).expect("make.def");
-    let here = dir.path().join("CG");
-    std::fs::remove_file(here.join("npbparams.h")).expect("npbparams.h");
-    let out = Command::new("../sys/setparams")
-        .args(["cg", "S"])
-        .current_dir(&here)
-        .output()
-        .expect("setparams runs");
-    assert!(here.join("npbparams.h").is_file(), "{out:?}");
+    set_params(dir.path(), "cg");
     dir
 }
 

@@ -11,9 +11,12 @@
 //! `config/make.def` for gfortran, as the NPB build does. Without gfortran the test
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
 
+mod npb_copy;
+
 use costline_fixtures::network::{offline, skip};
+use npb_copy::{private_copy, set_params};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// The common files the benchmarks link: the timer as C (`wtime.f` calls a routine
@@ -26,45 +29,12 @@ const MAKE_DEF: &str = "F77 = gfortran\nFLINK = gfortran\nF_LIB =\nF_INC =\nFFLA
 FLINKFLAGS =\nCC = cc\nCLINK = cc\nC_LIB =\nC_INC =\nCFLAGS = -O2\nCLINKFLAGS =\n\
 BINDIR = ../bin\nRAND = randdp\nWTIME = wtime.c\n";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
-
 /// A private copy of NPB3.0-HPF (class S) whose CG and MG build with gfortran.
 fn hpf_suite() -> tempfile::TempDir {
-    let prepared = root().join("target/npb");
-    let mut cmd = Command::new("bash");
-    cmd.arg(root().join("tests/npb/prepare.sh")).arg(&prepared);
-    if let Ok(src) = std::env::var("COSTLINE_NPB") {
-        cmd.arg(src);
-    }
-    let out = cmd.output().expect("bash runs");
-    assert!(
-        out.status.success(),
-        "preparing the NPB corpus failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let status = Command::new("cp")
-        .arg("-r")
-        .arg(prepared.join("NPB3.0-HPF/."))
-        .arg(dir.path())
-        .status()
-        .expect("cp runs");
-    assert!(status.success());
+    let dir = private_copy("NPB3.0-HPF");
     std::fs::write(dir.path().join("config/make.def"), MAKE_DEF).expect("make.def");
     for bench in ["cg", "mg"] {
-        let here = dir.path().join(bench.to_uppercase());
-        std::fs::remove_file(here.join("npbparams.h")).expect("npbparams.h");
-        let out = Command::new("../sys/setparams")
-            .args([bench, "S"])
-            .current_dir(&here)
-            .output()
-            .expect("setparams runs");
-        assert!(here.join("npbparams.h").is_file(), "{out:?}");
+        set_params(dir.path(), bench);
     }
     dir
 }
