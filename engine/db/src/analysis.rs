@@ -85,7 +85,17 @@ pub fn freqs<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Unit
     let options = Settings::get(db).freq(db);
     let effects = call_effects(db, unit);
     let ir = lower(db, unit);
-    let valued = valued_arrays(db);
+    // Only a unit with COMMON arrays reads the whole program's valued ones (so that an
+    // edit of another procedure does not reach the others' counts).
+    let common_arrays = ir
+        .symbols
+        .values()
+        .any(|s| s.is_array() && s.common.is_some());
+    let valued = if common_arrays {
+        valued_arrays(db)
+    } else {
+        &Default::default()
+    };
     let data_arrays: Vec<String> = ir
         .symbols
         .values()

@@ -5,7 +5,8 @@
 //! within a recursive cycle bring no values back (they would depend on themselves).
 
 use super::analysis::{freqs, local_constants, lower};
-use super::calls::{call_graph, procedure_named};
+use super::callers::reachable;
+use super::calls::{ProcName, procedure_named};
 use super::common_reach::common_reach;
 use super::functions::parameters;
 use super::units::{UnitText, base};
@@ -134,7 +135,6 @@ pub fn call_effects<'db>(
     if calls.is_empty() {
         return out;
     }
-    let graph = call_graph(db);
     let name = unit.name(db);
     for (id, call) in calls {
         let Some(callee) = procedure_named(db, &call.name) else {
@@ -153,7 +153,9 @@ pub fn call_effects<'db>(
                 });
             }
         }
-        let recursive = callee.name(db) == name || graph.recursive(name, callee.name(db));
+        // A callee that reaches the caller closes a recursive cycle.
+        let recursive = callee.name(db) == name
+            || reachable(db, ProcName::new(db, callee.name(db).clone())).contains(name);
         if !recursive {
             let exits = exit_values(db, callee);
             let actuals: Vec<&Expr> = call

@@ -4,6 +4,7 @@
 //! and remapping records. What these compute from the sites is `costline_model::calls`.
 
 use super::analysis::{constants, counts, freqs, lower, mappings};
+use super::callers::{callers_of, reachable, shard_procedures, shards};
 use super::common_reach::common_reach;
 use super::inputs::Workspace;
 use super::modules::cycles;
@@ -190,16 +191,31 @@ pub struct ProcName<'db> {
     pub name: String,
 }
 
-/// The procedure of the workspace named `name`: unchanged (so its readers cut off)
-/// while that procedure's text is.
+/// The procedure of the workspace named `name` (the first of the name, as in
+/// [`procedures`]): unchanged (so its readers cut off) while that procedure's text is.
+/// Found shard by shard, so that an edit elsewhere costs a look-up per shard, not the
+/// whole map.
 #[salsa::tracked(returns(copy))]
 pub fn procedure<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Option<UnitText<'db>> {
-    procedures(db).get(name.name(db)).copied()
+    let name = name.name(db);
+    shards(db)
+        .iter()
+        .find_map(|&s| shard_procedures(db, s).get(name).copied())
 }
 
 /// The procedure named `name`, if the workspace has one.
 pub fn procedure_named<'db>(db: &'db dyn salsa::Database, name: &str) -> Option<UnitText<'db>> {
     procedure(db, ProcName::new(db, name.to_string()))
+}
+
+/// The names `unit`'s statements call (CALL statements and function references,
+/// [`callee_names`]), sorted, each once.
+#[salsa::tracked(returns(ref))]
+pub fn called_names<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<String> {
+    let mut names = callee_names(&lower(db, unit));
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// The call graph of the workspace, unchanged by edits that keep every call.
@@ -211,12 +227,11 @@ pub fn call_graph(db: &dyn salsa::Database) -> CallGraph {
     let mut units: Vec<&UnitText> = procedures.values().collect();
     units.sort_by_key(|u| u.name(db));
     for &u in units {
-        let mut called: Vec<String> = callee_names(&lower(db, u))
-            .into_iter()
-            .filter(|n| procedures.contains_key(n))
+        let called: Vec<String> = called_names(db, u)
+            .iter()
+            .filter(|n| procedures.contains_key(*n))
+            .cloned()
             .collect();
-        called.sort();
-        called.dedup();
         for c in &called {
             callers
                 .entry(c.clone())
@@ -238,11 +253,12 @@ pub fn call_graph(db: &dyn salsa::Database) -> CallGraph {
 pub fn incoming<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Incoming> {
     let unit = base(db, unit);
     let ir = lower(db, unit);
-    let graph = call_graph(db);
     let name = unit.name(db);
+    let key = ProcName::new(db, name.clone());
     let mut sites = Vec::new();
-    for caller_name in graph.callers.get(name).into_iter().flatten() {
-        if caller_name == name || graph.recursive(caller_name, name) {
+    for caller_name in callers_of(db, key).iter() {
+        // A caller the procedure reaches itself closes a recursive cycle.
+        if caller_name == name || reachable(db, key).contains(caller_name) {
             continue;
         }
         let Some(caller) = procedure_named(db, caller_name) else {

@@ -107,6 +107,11 @@ impl AnalysisHost {
         self.pinned.insert(path.to_string());
         if let Some(&file) = self.files.get(path) {
             if *file.bytes(&self.db) != bytes {
+                // The split of the bytes replaced, if one was made, is where the
+                // split of the new ones starts.
+                let previous = file.split(&self.db).get();
+                file.set_previous(&mut self.db).to(previous);
+                file.set_split(&mut self.db).to(Arc::default());
                 file.set_bytes(&mut self.db).to(bytes);
             }
             self.resolve_includes(vec![file]);

@@ -4,11 +4,12 @@ use super::profile::Profile;
 use costline_model::freq::FreqOptions;
 use costline_model::machine::{Catalog, Machine};
 use costline_model::time::compiler_report::Report;
-use costline_syntax::source::{Defines, IncludeName};
+use costline_syntax::UnitChunk;
+use costline_syntax::source::{Defines, IncludeName, SourceFile};
 use salsa::Setter;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// One source file: its path (which also decides fixed or free form), its bytes, and
 /// where the files it includes were found (set by the host, which reads them).
@@ -26,6 +27,38 @@ pub struct File {
     #[default]
     #[returns(ref)]
     pub compiler_output: Option<Arc<CompilerOutput>>,
+    /// Where `file_units` keeps its load and split of the current bytes, for the next
+    /// edit (a new cell with each change of the bytes).
+    #[default]
+    #[returns(ref)]
+    pub split: Arc<SplitCell>,
+    /// The load and split of the bytes before the last change, when they were made:
+    /// what the split after an edit starts from (`costline_syntax::resplit`).
+    #[default]
+    #[returns(ref)]
+    pub previous: Option<Split>,
+}
+
+/// A file's text as loaded and split into units, without findings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    pub source: Arc<SourceFile>,
+    pub chunks: Arc<Vec<UnitChunk>>,
+}
+
+/// The [`Split`] of a file's current bytes, once `file_units` made it. Filling it is
+/// the one side effect of a query: it caches a value every computation gives alike.
+#[derive(Debug, Default)]
+pub struct SplitCell(Mutex<Option<Split>>);
+
+impl SplitCell {
+    pub fn get(&self) -> Option<Split> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn set(&self, split: Split) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(split);
+    }
 }
 
 /// The compiler's vectorization report of a file (`-fopt-info-vec-all`), and what it

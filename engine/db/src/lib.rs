@@ -16,6 +16,7 @@
 pub mod alternatives;
 pub mod analysis;
 mod call_effects;
+mod callers;
 pub mod calls;
 mod common;
 mod common_reach;

@@ -5,7 +5,7 @@
 //! what shows it.
 
 use super::analysis::{comm_values, constants, counts, freqs, intrinsic_times, lower, mappings};
-use super::calls::procedures;
+use super::calls::{procedure_named, procedures};
 use super::units::{UnitText, base, file_units};
 use costline_model::completeness::{Gap, GapCode, GapInputs, UnitGaps, unit_gaps};
 use costline_model::freq::calls::called;
@@ -94,7 +94,6 @@ pub fn gaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitG
     let counts = counts(db, unit);
     let freqs = freqs(db, unit);
     let known = constants(db, unit);
-    let procedures = procedures(db);
     let needs = |id: StmtId| -> Option<Vec<String>> {
         if counts.freq(id).is_some_and(|v| v.is_ok()) {
             return None;
@@ -114,7 +113,7 @@ pub fn gaps<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<UnitG
         unit: &ir,
         comm: &comm,
         needs: &needs,
-        known_procedure: &|name| procedures.contains_key(name),
+        known_procedure: &|name| procedure_named(db, name).is_some(),
         arrangements: mappings(db, unit)
             .unusable_arrangements(&ir, &|n| known.values.get(n).map(|v| *v as i128)),
         unpriced_loops: &intrinsics.unpriced,

@@ -524,3 +524,99 @@ fn a_compiler_report_reprices_only_its_file_and_survives_a_fresh_database() {
     f.edit(0, "b(i) * 3.0d0", "b(i) * 4.0d0");
     assert_eq!(sources(&f), [vec![r, r, r], vec![r, r, r]]);
 }
+
+#[test]
+fn callers_and_cycles_found_per_procedure_are_the_call_graphs() {
+    // `a` and `b` call each other, `c` itself, `d` calls `a` and the function `f`; the
+    // main program calls `d` and `c`; `e` mentions `a` without calling it.
+    let text = "\
+subroutine a(n)\n  integer :: n\n  if (n > 0) call b(n - 1)\nend subroutine a\n\
+subroutine b(n)\n  integer :: n\n  call a(n)\nend subroutine b\n\
+recursive subroutine c(n)\n  integer :: n\n  if (n > 0) call c(n - 1)\nend subroutine c\n\
+subroutine d(n)\n  integer :: n, k\n  call a(n)\n  k = f(n)\nend subroutine d\n\
+integer function f(n)\n  integer :: n\n  f = n\nend function f\n\
+subroutine e(a)\n  real :: a(4)\n  a(1) = 0.0\nend subroutine e\n\
+program p\n  call d(3)\n  call c(2)\nend program p\n";
+    let f = Fixture::new(&[("calls.f90", text.to_string())]);
+    let db = &f.host.db;
+    let graph = crate::calls::call_graph(db);
+    let names = ["a", "b", "c", "d", "e", "f", "p"];
+    for callee in names {
+        let key = crate::calls::ProcName::new(db, callee.to_string());
+        let expected = graph.callers.get(callee).cloned().unwrap_or_default();
+        assert_eq!(
+            crate::callers::callers_of(db, key),
+            &expected,
+            "callers of {callee}"
+        );
+        // A call closes a cycle when its callee reaches its caller.
+        for caller in &expected {
+            assert_eq!(
+                crate::callers::reachable(db, key).contains(caller),
+                graph.recursive(caller, callee),
+                "{caller} → {callee}"
+            );
+        }
+    }
+    assert_eq!(graph.callers["a"], ["b", "d"]);
+}
+
+#[test]
+fn an_edited_file_analyzes_as_its_text_loaded_anew() {
+    let mut f = Fixture::new(&[("work.f90", workspace_file(30))]);
+    let edits = [
+        // A comment, a bound, a new call (the callee gets a caller), a unit added
+        // between two, an END deleted and put back, a unit removed.
+        ("! Kernel 7: setup", "! Kernel 7: setup, edited"),
+        ("c(1:n) = c(1:n) + 12.0", "c(1:n - 1) = c(1:n - 1) + 12.0"),
+        (
+            "  c(1) = s\nend subroutine kernel_0007",
+            "  c(1) = s\n  call kernel_0005(a, b, c, n / 2)\nend subroutine kernel_0007",
+        ),
+        (
+            "end subroutine kernel_0009\n",
+            "end subroutine kernel_0009\nsubroutine extra(x)\n  real :: x(8)\n  x(2:7) = 1.0\nend subroutine extra\n",
+        ),
+        ("end subroutine kernel_0011\n", "\n"),
+        ("  c(1) = s\n\n", "  c(1) = s\nend subroutine kernel_0011\n"),
+        (
+            "subroutine extra(x)\n  real :: x(8)\n  x(2:7) = 1.0\nend subroutine extra\n",
+            "",
+        ),
+    ];
+    for (from, to) in edits {
+        f.edit(0, from, to);
+        let fresh = Fixture::new(&[("work.f90", f.files[0].1.clone())]);
+        let (got, want) = (f.analyze_all(), fresh.analyze_all());
+        assert_eq!(got[0].source, want[0].source, "after `{to}`");
+        assert_eq!(got[0].diagnostics, want[0].diagnostics, "after `{to}`");
+        assert_eq!(got[0].units.len(), want[0].units.len(), "after `{to}`");
+        for (g, w) in got[0].units.iter().zip(&want[0].units) {
+            assert_eq!(g.chunk, w.chunk, "after `{to}`");
+            assert_eq!(g.unit, w.unit, "{} after `{to}`", g.chunk.name);
+            // Every statement's count and per-processor work, in statement order.
+            let seen = |u: &UnitAnalysis| {
+                let mut ids = Vec::new();
+                u.unit.walk(&mut |s, _| ids.push(s.id));
+                let numbers: Vec<String> = ids
+                    .iter()
+                    .map(|&id| format!("{:?} {:?}", u.values.freq(id), u.values.load(id)))
+                    .collect();
+                format!("{:?} {numbers:?} {:?} {:?}", u.constants, u.runs, u.wd)
+            };
+            let (sg, sw) = (seen(g), seen(w));
+            let at = sg
+                .bytes()
+                .zip(sw.bytes())
+                .take_while(|(x, y)| x == y)
+                .count();
+            assert_eq!(
+                sg,
+                sw,
+                "{} after `{to}`: from {}",
+                g.chunk.name,
+                &sg[at.saturating_sub(200)..]
+            );
+        }
+    }
+}

@@ -4,13 +4,13 @@
 //! happened around it.
 
 use super::calls::Binding;
-use super::inputs::File;
+use super::inputs::{File, Split};
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::UnitKind;
 use costline_syntax::ir::directive::Directive;
 use costline_syntax::source::{LoadError, SourceFile};
 use costline_syntax::span::Span;
-use costline_syntax::{UnitChunk, split_units};
+use costline_syntax::{UnitChunk, resplit, split_units};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -103,7 +103,7 @@ fn keyed<'db>(
 pub struct FileUnits<'db> {
     pub source: Arc<SourceFile>,
     /// Where each unit is (spans into the normalized text).
-    pub chunks: Vec<UnitChunk>,
+    pub chunks: Arc<Vec<UnitChunk>>,
     pub units: Vec<UnitText<'db>>,
     /// File-level findings (loading, preprocessor lines, includes, missing END
     /// statements, an empty file); spans are offsets into the normalized text.
@@ -120,9 +120,26 @@ pub fn file_units<'db>(
     db: &'db dyn salsa::Database,
     file: File,
 ) -> Result<FileUnits<'db>, LoadFailed> {
-    let source = super::splice::spliced_source(db, file).map_err(LoadFailed)?;
+    // After an edit, the units around it split again (when that is exact), else all.
+    let again = file
+        .previous(db)
+        .as_ref()
+        .and_then(|p| resplit::after_edit(&p.source, &p.chunks, file.bytes(db)));
+    let (source, chunks, split_diagnostics) = match again {
+        Some((source, chunks)) => (Arc::new(source), Arc::new(chunks), Vec::new()),
+        None => {
+            let source = super::splice::spliced_source(db, file).map_err(LoadFailed)?;
+            let (chunks, diagnostics) = split_units(source.normalized());
+            (Arc::new(source), Arc::new(chunks), diagnostics)
+        }
+    };
+    if split_diagnostics.is_empty() && source.diagnostics().is_empty() {
+        file.split(db).set(Split {
+            source: source.clone(),
+            chunks: chunks.clone(),
+        });
+    }
     let text = source.normalized();
-    let (chunks, split_diagnostics) = split_units(text);
     let units = chunks
         .iter()
         .map(|c| {
@@ -149,7 +166,7 @@ pub fn file_units<'db>(
         ));
     }
     Ok(FileUnits {
-        source: Arc::new(source),
+        source,
         chunks,
         units,
         diagnostics,

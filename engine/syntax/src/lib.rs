@@ -18,6 +18,7 @@ pub mod cst;
 pub mod lower;
 pub mod pragma;
 mod repair;
+pub mod resplit;
 mod statements;
 mod units;
 

@@ -41,10 +41,23 @@ impl SourceForm {
         }
         match extension.as_deref() {
             Some("f" | "for" | "ftn" | "f77" | "fpp") => SourceForm::FIXED,
-            Some("f90" | "f95" | "f03" | "f08") => SourceForm::Free,
+            _ if free_by_extension(path) => SourceForm::Free,
             _ => sniff(text),
         }
     }
+}
+
+/// Whether the extension of `path` says free form (`.f90 .f95 .f03 .f08`, any case):
+/// the file's form then depends on its text only through a form pragma.
+pub fn free_by_extension(path: &str) -> bool {
+    Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| {
+            ["f90", "f95", "f03", "f08"]
+                .iter()
+                .any(|f| e.eq_ignore_ascii_case(f))
+        })
 }
 
 /// The file pragma `!costline: fixed-form [N]` or `!costline: free-form` on a comment

@@ -81,17 +81,24 @@ pub(crate) fn cpp_include(argument: &str) -> Option<IncludeName> {
     })
 }
 
+/// Whether `bytes` hold the word `include` in any case (found by its `u`, the
+/// rarest of its letters in Fortran, so that the scan runs at memory speed).
+fn mentions_include(bytes: &[u8]) -> bool {
+    memchr::memchr2_iter(b'u', b'U', bytes).any(|i| {
+        i >= 4
+            && bytes
+                .get(i - 4..i + 3)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"include"))
+    })
+}
+
 /// The names every INCLUDE line of `text` could ask for, in either source form and
 /// whatever the preprocessor conditionals: a superset of what the splice will look up,
 /// for the host to find those files before any query needs them. An `#include NAME` of
 /// a macro names what `defines` or any `#define NAME` line of the text gives it.
 pub fn include_names(text: &str, defines: &super::Defines) -> BTreeSet<IncludeName> {
     let mut out = BTreeSet::new();
-    if !text
-        .as_bytes()
-        .windows(7)
-        .any(|w| w.eq_ignore_ascii_case(b"include"))
-    {
+    if !mentions_include(text.as_bytes()) {
         return out;
     }
     for line in lines(text) {
@@ -179,6 +186,29 @@ pub(crate) fn fortran_include_lines(text: &str) -> Vec<IncludeLine> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_word_include_is_found_in_any_case_and_nowhere_else() {
+        for text in [
+            "include 'a'",
+            "x\n  InClUdE",
+            "#include <b>",
+            "xinclude",
+            "INCLUDE",
+        ] {
+            assert!(mentions_include(text.as_bytes()), "{text}");
+        }
+        for text in [
+            "",
+            "nclude",
+            "inclu de",
+            "subroutine use_it",
+            "uuuu",
+            "includ",
+        ] {
+            assert!(!mentions_include(text.as_bytes()), "{text}");
+        }
+    }
 
     #[test]
     fn fortran_include_lines_in_any_case_and_quote() {

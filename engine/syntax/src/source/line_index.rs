@@ -21,10 +21,7 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = Line> + '_ {
             return None;
         }
         let start = pos;
-        let mut end = start;
-        while end < bytes.len() && bytes[end] != b'\n' && bytes[end] != b'\r' {
-            end += 1;
-        }
+        let end = memchr::memchr2(b'\n', b'\r', &bytes[start..]).map_or(bytes.len(), |i| start + i);
         let next = match bytes.get(end) {
             Some(b'\r') if bytes.get(end + 1) == Some(&b'\n') => end + 2,
             Some(_) => end + 1,
@@ -72,12 +69,28 @@ pub struct LineIndex {
 impl LineIndex {
     /// Indexes `text`.
     pub fn new(text: &str) -> LineIndex {
-        let mut starts = Vec::new();
-        let mut ends = Vec::new();
-        for line in lines(text) {
-            starts.push(to_u32(line.start));
-            ends.push(to_u32(line.end));
-        }
+        let bytes = text.as_bytes();
+        let (mut starts, mut ends) = if memchr::memchr(b'\r', bytes).is_none() {
+            // Only `\n` ends lines: its positions, found at memory speed.
+            let count = memchr::memchr_iter(b'\n', bytes).count() + 1;
+            let mut starts = Vec::with_capacity(count + 1);
+            let mut ends = Vec::with_capacity(count + 1);
+            let mut start = 0;
+            for at in memchr::memchr_iter(b'\n', bytes) {
+                starts.push(to_u32(start));
+                ends.push(to_u32(at));
+                start = at + 1;
+            }
+            if start < bytes.len() {
+                starts.push(to_u32(start));
+                ends.push(to_u32(bytes.len()));
+            }
+            (starts, ends)
+        } else {
+            lines(text)
+                .map(|line| (to_u32(line.start), to_u32(line.end)))
+                .unzip()
+        };
         // An empty text, or one ending in a terminator, has an empty last line.
         if text.is_empty() || text.ends_with(['\n', '\r']) {
             starts.push(to_u32(text.len()));

@@ -21,7 +21,7 @@ mod preproc;
 mod splice;
 
 pub use decode::LoadError;
-pub use form::{SourceForm, pragma as form_pragma};
+pub use form::{SourceForm, free_by_extension, pragma as form_pragma};
 pub use include::{IncludeLine, IncludeName, include_names};
 pub use line_index::LineIndex;
 pub(crate) use line_index::lines;
@@ -228,6 +228,34 @@ impl SourceFile {
             diagnostics,
             splices,
             ..self
+        }
+    }
+
+    /// Whether loading changed nothing of the text: free form, no preprocessor line, no
+    /// INCLUDE line, no invalid byte, no lone carriage return, no finding. Such a file
+    /// is [`SourceFile::plain`] of its text.
+    pub fn is_plain(&self) -> bool {
+        self.form == SourceForm::Free
+            && self.diagnostics.is_empty()
+            && self.includes.is_empty()
+            && self.splices.is_empty()
+            && self.map == PositionMap::identity(self.original.len())
+            && self.normalized == self.original
+    }
+
+    /// The free-form file at `path` whose text loads to itself ([`SourceFile::is_plain`]):
+    /// what [`SourceFile::with_defines`] returns for such a text, without its passes.
+    pub fn plain(path: &str, text: String) -> SourceFile {
+        SourceFile {
+            path: path.to_owned(),
+            form: SourceForm::Free,
+            map: PositionMap::identity(text.len()),
+            lines: LineIndex::new(&text),
+            normalized: text.clone(),
+            original: text,
+            diagnostics: Vec::new(),
+            includes: Vec::new(),
+            splices: Splices::default(),
         }
     }
 

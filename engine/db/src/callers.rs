@@ -1,0 +1,117 @@
+//! Who calls a procedure, and what it reaches, without the whole call graph: what the
+//! analysis of one procedure asks (the bindings its callers pass, whether a call closes
+//! a cycle), so that an edit of one procedure reaches another's analysis only through
+//! its own calls, and a procedure's first analysis lowers its callers, not the program.
+//!
+//! The workspace's procedures are grouped in [`Shard`]s of [`SHARD`] consecutive units;
+//! each shard indexes the words its units' texts mention. A procedure's callers are the
+//! units of the shards mentioning its name whose calls name it; an edit re-indexes one
+//! shard, and a search reads one index per shard, not every unit.
+
+use super::calls::{ProcName, called_names, procedure_named};
+use super::inputs::Workspace;
+use super::scope::identifiers;
+use super::units::{UnitText, file_units};
+use costline_syntax::ir::UnitKind;
+use std::collections::{BTreeSet, HashMap};
+
+/// Units per shard.
+pub const SHARD: usize = 64;
+
+/// Up to [`SHARD`] consecutive units of the workspace that are not modules, in file
+/// order.
+#[salsa::interned(debug)]
+pub struct Shard<'db> {
+    #[returns(ref)]
+    pub units: Vec<UnitText<'db>>,
+}
+
+/// The workspace's procedures in shards. An edit inside a procedure changes one
+/// shard's key; the others keep theirs, and their indexes.
+#[salsa::tracked(returns(ref))]
+pub fn shards(db: &dyn salsa::Database) -> Vec<Shard<'_>> {
+    let mut all = Vec::new();
+    for &file in Workspace::get(db).files(db) {
+        if let Ok(f) = file_units(db, file) {
+            all.extend(
+                f.units
+                    .iter()
+                    .copied()
+                    .filter(|&u| u.kind(db) != UnitKind::Module),
+            );
+        }
+    }
+    all.chunks(SHARD)
+        .map(|units| Shard::new(db, units.to_vec()))
+        .collect()
+}
+
+/// The procedures of a shard by name (the first of a name).
+#[salsa::tracked(returns(ref))]
+pub fn shard_procedures<'db>(
+    db: &'db dyn salsa::Database,
+    shard: Shard<'db>,
+) -> HashMap<String, UnitText<'db>> {
+    let mut out = HashMap::new();
+    for &u in shard.units(db) {
+        out.entry(u.name(db).clone()).or_insert(u);
+    }
+    out
+}
+
+/// The words a shard's units mention (their [`identifiers`]), each with the units
+/// mentioning it.
+#[salsa::tracked(returns(ref))]
+pub fn shard_words<'db>(
+    db: &'db dyn salsa::Database,
+    shard: Shard<'db>,
+) -> HashMap<String, Vec<UnitText<'db>>> {
+    let mut out: HashMap<String, Vec<UnitText>> = HashMap::new();
+    for &u in shard.units(db) {
+        for word in identifiers(db, u) {
+            out.entry(word.clone()).or_default().push(u);
+        }
+    }
+    out
+}
+
+/// The procedures that call the procedure `name` (CALL statements and function
+/// references), in order of their names: the callers `call_graph` lists (each the
+/// procedure of its name, [`procedure_named`]). A caller mentions the name in its
+/// text; only those units are lowered.
+#[salsa::tracked(returns(ref))]
+pub fn callers_of<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Vec<String> {
+    let name = name.name(db);
+    let mut out: Vec<String> = shards(db)
+        .iter()
+        .filter_map(|&s| shard_words(db, s).get(name))
+        .flatten()
+        .filter(|&&u| {
+            called_names(db, u).binary_search(name).is_ok()
+                && procedure_named(db, u.name(db)) == Some(u)
+        })
+        .map(|u| u.name(db).clone())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The procedures the procedure `name` reaches through its calls at any depth (itself
+/// only when it is recursive). A caller of `name` among them closes a recursive cycle
+/// with it: what `CallGraph::recursive` tells from the whole graph.
+#[salsa::tracked(returns(ref))]
+pub fn reachable<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![name.name(db).clone()];
+    while let Some(n) = stack.pop() {
+        let Some(u) = procedure_named(db, &n) else {
+            continue;
+        };
+        for c in called_names(db, u) {
+            if procedure_named(db, c).is_some() && out.insert(c.clone()) {
+                stack.push(c.clone());
+            }
+        }
+    }
+    out
+}
