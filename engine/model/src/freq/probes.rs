@@ -111,11 +111,15 @@ pub fn probes(unit: &Unit, freqs: &UnitFrequencies) -> Vec<Probe> {
 
 /// Whether the run can record the unknown `name` of `unit`'s counts where they need
 /// it: a variable the unit sees (not a constant) that is an integer scalar, an element
-/// of an array at constant subscripts (`m(2,3)`), or an array's extent `size(x,k)`.
+/// of an array at constant subscripts (`m(2,3)`), or an array's extent `size(x,k)`;
+/// not of an allocatable or pointer (it may not be allocated or associated there, and
+/// reading it could end the program).
 fn recordable(unit: &Unit, name: &str) -> bool {
     let symbol = |n: &str| unit.symbols.get(n).or_else(|| unit.outer.get(n));
     let variable = |n: &str, array: bool| {
-        symbol(n).is_some_and(|s| !s.attrs.parameter && s.is_array() == array)
+        symbol(n).is_some_and(|s| {
+            !s.attrs.parameter && !s.attrs.allocatable && !s.attrs.pointer && s.is_array() == array
+        })
     };
     let Some((head, rest)) = name.split_once('(') else {
         return variable(name, false);
@@ -193,7 +197,8 @@ mod tests {
 
     #[test]
     fn unknowns_the_counts_need_are_recorded_before_their_outermost_statement() {
-        let text = "subroutine s(n, m, x)\n  integer :: n, m, i, k, j\n  real :: x(:)\n  common /c/ k\n  k = 0\n  do i = 1, n\n    if (m > 3) k = k + 1\n  end do\n  do i = 1, size(x)\n    j = j + 1\n  end do\nend subroutine\n";
+        // `y` may not be allocated before its loop: its extent is not recorded.
+        let text = "subroutine s(n, m, x)\n  integer :: n, m, i, k, j\n  real :: x(:)\n  real, allocatable :: y(:)\n  common /c/ k\n  k = 0\n  do i = 1, n\n    if (m > 3) k = k + 1\n  end do\n  do i = 1, size(x)\n    j = j + 1\n  end do\n  do i = 1, size(y)\n    j = j + 1\n  end do\nend subroutine\n";
         let unit = crate::testing::unit(text);
         let freqs = frequencies(&unit, &FreqOptions::default());
         assert_eq!(
