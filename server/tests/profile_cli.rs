@@ -6,7 +6,7 @@
 //! skipped with a message.
 
 use costline_fixtures::network::{offline, skip};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -368,8 +368,8 @@ fn values_the_counts_need_are_recorded_and_bind_their_unit_only() {
     let before = report(dir.path(), &files, false);
     let needs =
         |r: &Value, unit: &str, line: u64| statement(r, "values.f90", unit, line)["needs"].clone();
-    assert_eq!(needs(&before, "work", 30), serde_json::json!(["n"]));
-    assert_eq!(needs(&before, "scaled", 41), serde_json::json!(["m"]));
+    assert_eq!(needs(&before, "work", 30), json!(["n"]));
+    assert_eq!(needs(&before, "scaled", 41), json!(["m"]));
     let (out, err, code) = costline(
         dir.path(),
         &["profile", "--stdin", "values.in", "values.f90"],
@@ -402,11 +402,7 @@ fn values_the_counts_need_are_recorded_and_bind_their_unit_only() {
     let k = values("vary");
     assert_eq!(
         (&k["min"], &k["max"], &k["varied"]),
-        (
-            &serde_json::json!(n + 1),
-            &serde_json::json!(n + 2),
-            &Value::Bool(true)
-        )
+        (&json!(n + 1), &json!(n + 2), &Value::Bool(true))
     );
     let r = report(dir.path(), &files, true);
     let at = |unit: &str, line| count(statement(&r, "values.f90", unit, line));
@@ -546,6 +542,16 @@ fn an_mpi_program_is_profiled_on_each_rank() {
         r.to_string().contains("2 ranks"),
         "the profile's run is named"
     );
+    // `n = 40 + 20 rank`: `rank` is recorded on each rank (0 and 1), and the loop over
+    // 1..n counts each rank's trips, averaged: exact.
+    let rank = &file["units"][0]["values"][0];
+    assert_eq!(
+        (&rank["name"], &rank["rank_values"]),
+        (&json!("rank"), &json!([0, 1]))
+    );
+    let draws = statement(&r, "mpi_ranks.f90", "mpi_ranks", 22);
+    assert_eq!(count(draws), (50.0, true));
+    assert!(assumes(draws, "`rank` is 0, 1 on ranks 0 to 1"), "{draws}");
 }
 
 #[test]

@@ -233,7 +233,10 @@ impl Constants {
         count
             .unknowns()
             .iter()
-            .filter_map(|n| Some((n.to_string(), *self.measured.get(n.as_ref() as &str)?)))
+            .filter_map(|n| {
+                let v = self.measured.get(n.as_ref() as &str)?;
+                Some((n.to_string(), v.clone()))
+            })
             .collect()
     }
 }
@@ -268,7 +271,7 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
         for (name, v) in &m.values {
             if !c.values.contains_key(name) {
                 c.values.insert(name.clone(), v.binding());
-                c.measured.insert(name.clone(), *v);
+                c.measured.insert(name.clone(), v.clone());
                 c.measured_run = Some(m.run.clone());
             }
         }
@@ -380,20 +383,42 @@ fn exported_constants<'db>(
         .collect()
 }
 
-/// freq(S) of every statement under the bindings.
+/// freq(S) of every statement under the bindings (of an MPI program whose profile
+/// found values that differ by rank: the mean of each rank's counts).
 #[salsa::tracked(returns(clone))]
 pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Counts> {
     if unit.directives(db).is_some() && unit.site(db).is_none() {
         return counts(db, base(db, unit));
     }
     let known = constants(db, unit);
-    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    Arc::new(freq::counts(
-        &lower(db, unit),
-        &freqs(db, unit),
-        &env,
-        Settings::get(db).freq(db),
-    ))
+    let (ir, freqs, options) = (lower(db, unit), freqs(db, unit), Settings::get(db).freq(db));
+    // Values a profile found to differ between MPI ranks, one on each: the counts are
+    // each rank's, averaged.
+    let split: Vec<(&String, &[i64])> = known
+        .measured
+        .iter()
+        .filter(|(_, v)| !v.per_rank.is_empty())
+        .map(|(n, v)| (n, v.per_rank.as_slice()))
+        .collect();
+    let ranks = split.iter().map(|(_, v)| v.len()).min().unwrap_or(0);
+    if ranks == 0 {
+        let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+        return Arc::new(freq::counts(&ir, &freqs, &env, options));
+    }
+    let each: Vec<Counts> = (0..ranks)
+        .map(|r| {
+            let env = |n: &str| {
+                split
+                    .iter()
+                    .find(|(m, _)| m.as_str() == n)
+                    .map(|(_, v)| v[r])
+                    .or_else(|| known.values.get(n).copied())
+                    .map(i128::from)
+            };
+            freq::counts(&ir, &freqs, &env, options)
+        })
+        .collect();
+    Arc::new(Counts::mean(&each))
 }
 
 /// work(S, p) of one assignment for every processor under the bindings (a query of its

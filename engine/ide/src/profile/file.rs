@@ -76,6 +76,10 @@ pub struct ValueSummary {
     pub max: i64,
     /// Whether it took more than one value (between executions or ranks).
     pub varied: bool,
+    /// Of an MPI run where each rank recorded one value only, and they differ: the
+    /// value on each rank.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rank_values: Option<Vec<i64>>,
 }
 
 /// What one record point found on one rank (or over all): the sum of the values,
@@ -299,7 +303,8 @@ impl ProfileFile {
                 .values
                 .iter()
                 .filter_map(|v| {
-                    let m = MeasuredValue::new(v.records, v.sum, v.min, v.max)?;
+                    let m = MeasuredValue::new(v.records, v.sum, v.min, v.max)?
+                        .with_ranks(v.rank_values.clone().unwrap_or_default());
                     Some((v.name.clone(), m))
                 })
                 .collect();
@@ -338,6 +343,8 @@ impl ProfileFile {
 /// Per name, what the `value` points among `points` recorded together.
 fn summaries(points: &[PointCount]) -> Vec<ValueSummary> {
     let mut by_name: BTreeMap<&str, ValueSummary> = BTreeMap::new();
+    // Per name and rank, the least and greatest value recorded there.
+    let mut by_rank: BTreeMap<&str, Vec<Option<(i64, i64)>>> = BTreeMap::new();
     for p in points {
         let (Some(name), Some(v)) = (&p.name, p.value) else {
             continue;
@@ -349,12 +356,33 @@ fn summaries(points: &[PointCount]) -> Vec<ValueSummary> {
             min: v.min,
             max: v.max,
             varied: false,
+            rank_values: None,
         });
         s.records += p.count;
         s.sum = s.sum.saturating_add(v.sum);
         s.min = s.min.min(v.min);
         s.max = s.max.max(v.max);
         s.varied = s.min != s.max;
+        for (r, recorded) in p.rank_values.iter().flatten().enumerate() {
+            let ranks = by_rank.entry(name).or_default();
+            if ranks.len() <= r {
+                ranks.resize(r + 1, None);
+            }
+            if let Some(v) = recorded {
+                ranks[r] = Some(
+                    ranks[r].map_or((v.min, v.max), |(lo, hi)| (lo.min(v.min), hi.max(v.max))),
+                );
+            }
+        }
+    }
+    for (name, ranks) in by_rank {
+        let one_each: Option<Vec<i64>> = ranks
+            .iter()
+            .map(|r| r.filter(|(lo, hi)| lo == hi).map(|(v, _)| v))
+            .collect();
+        if let Some(s) = by_name.get_mut(name).filter(|s| s.varied) {
+            s.rank_values = one_each;
+        }
     }
     by_name.into_values().collect()
 }

@@ -95,8 +95,9 @@ impl Analysis {
 }
 
 /// The values a profile run recorded that `count` rests on under `constants`, one
-/// line of words each, and whether one of them varied where it was recorded (between
-/// executions or MPI ranks): the count is then an estimate, counted with the mean.
+/// line of words each, and whether one of them varied where it was recorded on one
+/// rank (between executions): the count is then an estimate, counted with the mean.
+/// (One value on each MPI rank: the count is each rank's, averaged.)
 pub(crate) fn measured_values(constants: &Constants, count: &Count) -> (Vec<String>, bool) {
     let run = constants.measured_run.as_deref().unwrap_or("profile");
     let mut varied = false;
@@ -104,7 +105,14 @@ pub(crate) fn measured_values(constants: &Constants, count: &Count) -> (Vec<Stri
         .measured_in(count)
         .into_iter()
         .map(|(name, v)| {
-            if v.varied() {
+            if !v.per_rank.is_empty() {
+                let each: Vec<String> = v.per_rank.iter().map(i64::to_string).collect();
+                format!(
+                    "`{name}` is {} on ranks 0 to {}: counted on each rank, the mean over the ranks (measured: {run})",
+                    each.join(", "),
+                    v.per_rank.len() - 1
+                )
+            } else if v.varied() {
                 varied = true;
                 format!(
                     "`{name}` varied from {} to {} where recorded, {} on average: counted as {} (measured: {run})",

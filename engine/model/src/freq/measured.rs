@@ -38,12 +38,16 @@ impl Measured {
 
 /// What a profile run recorded of one integer scalar: how often, its mean and its
 /// extremes (over every record, of every rank).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct MeasuredValue {
     pub records: u64,
     pub mean: Rational,
     pub min: i64,
     pub max: i64,
+    /// Of an MPI run: the value on each rank, by rank, when every rank recorded one
+    /// value only and they differ (`me`, a rank's first column): the counts are then
+    /// those of each rank averaged ([`super::Counts::mean`]). Empty otherwise.
+    pub per_rank: Vec<i64>,
 }
 
 impl MeasuredValue {
@@ -56,12 +60,24 @@ impl MeasuredValue {
             mean,
             min,
             max,
+            per_rank: Vec::new(),
         })
+    }
+
+    /// This value with its value on each rank (see [`MeasuredValue::per_rank`]).
+    pub fn with_ranks(self, per_rank: Vec<i64>) -> MeasuredValue {
+        MeasuredValue { per_rank, ..self }
     }
 
     /// Whether it took more than one value.
     pub fn varied(&self) -> bool {
         self.min != self.max
+    }
+
+    /// Whether it took more than one value on one rank (or in a serial run): counts
+    /// that rest on it are estimates, counted with its mean.
+    pub fn varied_within_a_rank(&self) -> bool {
+        self.varied() && self.per_rank.is_empty()
     }
 
     /// The value the analysis counts with: the mean, rounded to the nearest integer
