@@ -1142,6 +1142,26 @@ mod tests {
     }
 
     #[test]
+    fn values_are_recorded_before_the_statement_needing_them_and_take_its_label() {
+        check(
+            "values.f90",
+            "subroutine s(n)\n  integer :: n, i, k\n  k = 0\n10 do i = 1, n\n    k = k + i\n  end do\n  print *, k\nend subroutine\n",
+            expect![[r#"
+                subroutine s(n)
+                  integer :: n, i, k
+                  k = 0
+                10 continue
+                call costline_value(1, int(n,8))
+                   do i = 1, n
+                    k = k + i
+                  end do
+                  print *, k
+                end subroutine
+            "#]],
+        );
+    }
+
+    #[test]
     fn array_assignments_add_their_trips_from_their_bounds() {
         check(
             "arr.f90",

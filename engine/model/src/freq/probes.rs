@@ -27,13 +27,13 @@ pub enum Probe {
     Values { before: StmtId, names: Vec<String> },
 }
 
-/// The probes of `unit`, in statement order: one per statement whose count in `freqs`
-/// rests on an assumed probability or trip count, one per IF or SELECT whose
-/// conditions bring in an unknown the run can record (its branches are counted too:
-/// where the value varies, its mean does not say how often a branch runs), and one
-/// per statement of the unit's body (not nested) whose counts, or its statements',
-/// need such unknowns ([`Probe::Values`]). A GO TO loop also jumped to by a computed
-/// GO TO or an arithmetic IF cannot be measured and has none.
+/// The probes of `unit`: first one per statement of the unit's body (not nested)
+/// whose counts, or its statements', need unknowns the run can record
+/// ([`Probe::Values`]); then, in statement order, one per statement whose count in
+/// `freqs` rests on an assumed probability or trip count and one per IF or SELECT
+/// whose conditions bring in such an unknown (its branches are counted too: where the
+/// value varies, its mean does not say how often a branch runs). A GO TO loop also
+/// jumped to by a computed GO TO or an arithmetic IF cannot be measured and has none.
 pub fn probes(unit: &Unit, freqs: &UnitFrequencies) -> Vec<Probe> {
     let mut decided: HashSet<Span> = HashSet::new();
     let mut repeated: HashSet<Span> = HashSet::new();
