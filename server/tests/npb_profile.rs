@@ -6,7 +6,9 @@
 //! timed part of each benchmark (its timed procedures, and the main program's lines
 //! between `timer_start(T_bench)` and `timer_stop(T_bench)`) counts with nothing
 //! assumed: no unknown trip count, no assumed probability, no count that needs a
-//! value. Before it, both had unknown trip counts there. The corpus is prepared by
+//! value. Before it, both had unknown trip counts there. Nor does any count of the
+//! benchmark's file need a value after it (the set-up's too: CG's `sparse` needs
+//! `nnza`, which the run records). The corpus is prepared by
 //! tests/npb/prepare.sh (as in npb.rs); `npbparams.h` is made again with a
 //! `config/make.def` for gfortran, as the NPB build does. Without gfortran the test
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
@@ -117,6 +119,21 @@ fn unknowns(report: &Value, timed_units: &[&str], main_lines: (u64, u64)) -> Vec
     out
 }
 
+/// The values the counts of `report`'s first file need, as `unit line: what`.
+fn needed_values(report: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in report["files"][0]["units"].as_array().expect("units") {
+        for s in u["statements"].as_array().expect("statements") {
+            for x in s["metrics"]["missing"].as_array().into_iter().flatten() {
+                if x["code"] == "unknown-count" {
+                    out.push(format!("{} {}: {}", u["name"], s["line"], x["what"]));
+                }
+            }
+        }
+    }
+    out
+}
+
 #[test]
 fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
     let test = "a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts";
@@ -154,7 +171,8 @@ fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
             line_of(&format!("calltimer_start({timer})")),
             line_of(&format!("calltimer_stop({timer})")),
         );
-        let before = unknowns(&report(&dir, bench, false), timed_units, main_lines);
+        let unprofiled = report(&dir, bench, false);
+        let before = unknowns(&unprofiled, timed_units, main_lines);
         assert!(
             !before.is_empty(),
             "{bench}: nothing unknown before the profile"
@@ -164,12 +182,27 @@ fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (out, err, code) = costline(&dir, &args);
         assert_eq!(code, 0, "{bench}: profile failed:\n{out}\n{err}");
-        let after = unknowns(&report(&dir, bench, true), timed_units, main_lines);
+        let profiled = report(&dir, bench, true);
+        let after = unknowns(&profiled, timed_units, main_lines);
         assert!(
             after.is_empty(),
             "{bench}: still unknown after the profile ({} before):\n{}",
             before.len(),
             after.join("\n")
+        );
+        if bench == "cg" {
+            let needed = needed_values(&unprofiled);
+            assert!(
+                needed.iter().any(|n| n.contains("nnza")),
+                "{}",
+                needed.join("\n")
+            );
+        }
+        let needed = needed_values(&profiled);
+        assert!(
+            needed.is_empty(),
+            "{bench}: values still needed after the profile:\n{}",
+            needed.join("\n")
         );
     }
 }

@@ -6,7 +6,7 @@
 //! skipped with a message.
 
 use costline_fixtures::network::{offline, skip};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -358,6 +358,96 @@ fn loops_over_bounds_read_from_input_are_measured() {
     assert_eq!(at(17), (inner as f64, true));
 }
 
+#[test]
+fn values_the_counts_need_are_recorded_and_bind_their_unit_only() {
+    if !gfortran("values_the_counts_need_are_recorded_and_bind_their_unit_only") {
+        return;
+    }
+    let dir = fixtures();
+    let files = ["values.f90"];
+    let before = report(dir.path(), &files, false);
+    let needs =
+        |r: &Value, unit: &str, line: u64| statement(r, "values.f90", unit, line)["needs"].clone();
+    assert_eq!(needs(&before, "work", 30), json!(["n"]));
+    assert_eq!(needs(&before, "scaled", 41), json!(["m"]));
+    let (out, err, code) = costline(
+        dir.path(),
+        &["profile", "--stdin", "values.in", "values.f90"],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("3 value(s) recorded"), "{out}");
+    let n: i64 = std::fs::read_to_string(dir.path().join("values.in"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let m = (n * 7) % 5 + 2;
+    // The profile says what each unit recorded, and that `k` varied between calls.
+    let file: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join(".costline/profile.json")).unwrap(),
+    )
+    .unwrap();
+    let values = |unit: &str| {
+        file["units"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["name"] == unit)
+            .unwrap_or_else(|| panic!("no unit {unit}"))["values"][0]
+            .clone()
+    };
+    assert_eq!(values("work")["sum"], n);
+    assert_eq!(values("work")["varied"], false);
+    assert_eq!(values("scaled")["min"], m);
+    let k = values("vary");
+    assert_eq!(
+        (&k["min"], &k["max"], &k["varied"]),
+        (&json!(n + 1), &json!(n + 2), &Value::Bool(true))
+    );
+    let r = report(dir.path(), &files, true);
+    let at = |unit: &str, line| count(statement(&r, "values.f90", unit, line));
+    // Exact where the value was the same at every record.
+    assert_eq!(at("work", 30), (n as f64, true));
+    assert_eq!(at("scaled", 41), ((m * (m + 1) / 2) as f64, true));
+    assert!(assumes(
+        statement(&r, "values.f90", "scaled", 41),
+        &format!("the value of `m` is {m} (measured: profile of ")
+    ));
+    // `k` took n + 1 and n + 2: counted with its mean rounded, an estimate; the IF on
+    // it runs with its measured probability.
+    assert_eq!(at("vary", 52), ((n + 2) as f64, false));
+    assert!(assumes(
+        statement(&r, "values.f90", "vary", 52),
+        &format!("`k` varied from {} to {} where recorded", n + 1, n + 2)
+    ));
+    assert_eq!(at("vary", 54), (1.0, true));
+    // The main program's `n` (read) is not bound: the value is `work`'s only.
+    assert!(
+        statement(&r, "values.f90", "values", 14)["needs"]
+            .as_array()
+            .is_none_or(|a| a.is_empty())
+    );
+    // A value the user binds wins over the measured one.
+    let (out, err, code) = costline(
+        dir.path(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "--profile",
+            ".costline/profile.json",
+            "--param",
+            "m=3",
+            "values.f90",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let bound: Value = serde_json::from_str(&out).unwrap();
+    let m = statement(&bound, "values.f90", "scaled", 41);
+    assert_eq!(count(m), (6.0, true));
+    assert!(!assumes(m, "measured"), "{m}");
+}
+
 /// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only offline.
 fn mpi(test: &str) -> bool {
     let runs = |tool: &str| {
@@ -452,6 +542,16 @@ fn an_mpi_program_is_profiled_on_each_rank() {
         r.to_string().contains("2 ranks"),
         "the profile's run is named"
     );
+    // `n = 40 + 20 rank`: `rank` is recorded on each rank (0 and 1), and the loop over
+    // 1..n counts each rank's trips, averaged: exact.
+    let rank = &file["units"][0]["values"][0];
+    assert_eq!(
+        (&rank["name"], &rank["rank_values"]),
+        (&json!("rank"), &json!([0, 1]))
+    );
+    let draws = statement(&r, "mpi_ranks.f90", "mpi_ranks", 22);
+    assert_eq!(count(draws), (50.0, true));
+    assert!(assumes(draws, "`rank` is 0, 1 on ranks 0 to 1"), "{draws}");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 -- The costline plugin in a real (headless) Neovim, against the real server, on the shipped
 -- HPF examples: every surface arrives through Neovim's own LSP client with the expected
 -- text, a code action rewrites a DISTRIBUTE as it promised, an edit refreshes the hints,
--- and the plugin's commands work.
+-- and the plugin's commands work (:CostlineProfile builds and runs a program: gfortran).
 --
 --   COSTLINE_BIN=target/debug/costline nvim --headless --clean -l editors/neovim/test/editor_test.lua
 --
@@ -369,6 +369,20 @@ if not svg:find('<svg', 1, true) or opened_plots[1] ~= compared.svg then
   fail('commands', 'the plot was not written or not opened: ' .. vim.inspect(opened_plots))
 end
 log('ok [commands] :CostlineCompare opened the plot')
+
+-- :CostlineProfile on one program of the workspace: built, run, and counted with.
+local profiled
+require('costline').profile({ 'triangular_update.f90' }, function(ok, message)
+  profiled = { ok = ok, message = message }
+end)
+wait_for('commands', ':CostlineProfile runs the program', function()
+  return profiled ~= nil, profiled
+end)
+if not profiled.ok or not profiled.message:find('the profile is in', 1, true)
+  or vim.fn.filereadable(vim.fs.joinpath(ws, '.costline/profile.json')) == 0 then
+  fail('commands', ':CostlineProfile: ' .. vim.inspect(profiled))
+end
+log('ok [commands] :CostlineProfile wrote the profile')
 
 ---------------------------------------------------------------------------------------
 -- The help file: its tags build (no duplicates) and `:help` finds it.

@@ -1,9 +1,10 @@
 // The costline extension: starts `costline serve` for Fortran documents with the
 // language client, sends it the `costline` settings, shows the machine model and the
-// bindings in the status bar, and adds the commands Select machine, Set parameters and
-// Compare distributions. In an untrusted workspace it runs nothing the workspace chooses
-// (`capabilities.untrustedWorkspaces` is `limited`): the binary comes from the user's
-// settings or the PATH, and the server runs no compiler; granting trust restarts it.
+// bindings in the status bar, and adds the commands Select machine, Set parameters,
+// Compare distributions and Run profile. In an untrusted workspace it runs nothing the
+// workspace chooses (`capabilities.untrustedWorkspaces` is `limited`): the binary comes
+// from the user's settings or the PATH, the server runs no compiler, and Run profile
+// (which builds and runs the workspace's program) is refused; granting trust restarts it.
 
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -30,6 +31,7 @@ import {
   type MachineEntry,
   parseMachinesJson,
   parseParams,
+  profileResult,
   statusText,
 } from './settings';
 
@@ -299,6 +301,38 @@ async function compareDistributions(context: vscode.ExtensionContext): Promise<v
   );
 }
 
+/** Run profile: the server builds and runs the workspace's program once with counters
+ * (`costline.runProfile`: the arguments and ranks of `costline.profileArguments` and
+ * `costline.profileRanks`), writes the profile and counts with it. The server shows its
+ * summary or why it failed; the output channel keeps it. Refused in an untrusted
+ * workspace: it runs the workspace's program. */
+async function runProfile(): Promise<void> {
+  if (!trusted()) {
+    void vscode.window.showErrorMessage('costline: Run profile builds and runs the workspace\'s program; trust the workspace first.');
+    return;
+  }
+  if (!client?.isRunning()) {
+    void vscode.window.showErrorMessage('costline: the server is not running (see `costline.path`).');
+    return;
+  }
+  const running = client;
+  const channel = output ?? vscode.window.createOutputChannel('costline');
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: 'costline: running the profile' },
+    async () => {
+      let answer: unknown;
+      try {
+        answer = await running.sendRequest(ExecuteCommandRequest.type, { command: 'costline.runProfile', arguments: [] });
+      } catch (e) {
+        void vscode.window.showErrorMessage(`costline profile failed: ${e instanceof Error ? e.message : String(e)}`);
+        return;
+      }
+      const result = profileResult(answer);
+      channel.appendLine(`costline profile: ${result.ok ? '' : 'failed: '}${result.message}`);
+    },
+  );
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   output = vscode.window.createOutputChannel('costline');
   status = vscode.window.createStatusBarItem('costline.status', vscode.StatusBarAlignment.Right, 100);
@@ -310,6 +344,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('costline.pickMachine', pickMachine),
     vscode.commands.registerCommand('costline.setParameters', setParameters),
     vscode.commands.registerCommand('costline.compareDistributions', () => compareDistributions(context)),
+    vscode.commands.registerCommand('costline.profile', runProfile),
     vscode.commands.registerCommand('costline.restartServer', async () => {
       if (client) {
         const old = client;

@@ -2,8 +2,9 @@
 // DESIGN.md section 7 built from the editor's configuration (with what an untrusted
 // workspace may not choose left out), the binary it starts, the languages it serves, the
 // parameter syntax of "Set parameters", the machine list of `costline machines --format
-// json` and the server's, and the request of "Compare distributions". The extension and
-// its tests share this module, so the tests check what the extension really sends.
+// json` and the server's, the request of "Compare distributions" and the answer of "Run
+// profile". The extension and its tests share this module, so the tests check what the
+// extension really sends.
 
 /** The `costline` settings the server reads (initialization options and the answer to
  * `workspace/configuration`). Keys left unset are left out. */
@@ -18,6 +19,8 @@ export interface CostlineSettings {
   defines?: Record<string, string>;
   sourceDirs?: string[];
   exclude?: string[];
+  profileArguments?: string[];
+  profileRanks?: number;
   hints: { enable: boolean };
   codeLens: { enable: boolean };
 }
@@ -118,6 +121,14 @@ export function buildSettings(get: ConfigLookup, trusted = true): CostlineSettin
         settings[key] = words;
       }
     }
+  }
+  const args = get('profileArguments');
+  if (Array.isArray(args) && args.length > 0 && args.every((a) => typeof a === 'string')) {
+    settings.profileArguments = args;
+  }
+  const ranks = get('profileRanks');
+  if (typeof ranks === 'number' && Number.isInteger(ranks) && ranks >= 1) {
+    settings.profileRanks = ranks;
   }
   const machine = get('machine');
   if (typeof machine === 'string' && machine.trim() !== '') {
@@ -282,4 +293,19 @@ export function checkProcs(text: string): string | undefined {
   return text.trim() === '' || /^(\d+\.\.\d+|\d+(,\d+)*)$/.test(text.trim())
     ? undefined
     : 'LO..HI or a list, e.g. 4..64 or 16,64 (or empty)';
+}
+
+/** What the server's `costline.runProfile` answered: whether the profile was written,
+ * and what `costline profile` said (its summary, or why it failed). */
+export interface ProfileResult {
+  ok: boolean;
+  message: string;
+}
+
+/** The answer of `costline.runProfile`, or a failure saying the answer was not one. */
+export function profileResult(answer: unknown): ProfileResult {
+  if (isRecord(answer) && typeof answer.ok === 'boolean') {
+    return { ok: answer.ok, message: typeof answer.message === 'string' ? answer.message : '' };
+  }
+  return { ok: false, message: `unexpected answer ${JSON.stringify(answer)}` };
 }

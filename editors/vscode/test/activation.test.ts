@@ -111,6 +111,7 @@ describe('the extension, activated', { timeout: 10 * WAIT_MS }, () => {
       'costline.pickMachine',
       'costline.setParameters',
       'costline.compareDistributions',
+      'costline.profile',
       'costline.restartServer',
       'costline.selectMachine',
     ]) {

@@ -54,6 +54,7 @@ import {
   machinesFromServer,
   parseMachinesJson,
   parseParams,
+  profileResult,
   statusText,
 } from '../src/settings';
 
@@ -84,6 +85,8 @@ describe('the manifest', () => {
       'costline.defines': {},
       'costline.sourceDirs': [],
       'costline.exclude': [],
+      'costline.profileArguments': [],
+      'costline.profileRanks': null,
       'costline.hints.enable': true,
       'costline.codeLens.enable': true,
       'costline.path': '',
@@ -98,7 +101,7 @@ describe('the manifest', () => {
 
   test('contributes the commands, free- and fixed-form Fortran, and the bundle as main', () => {
     const titles = manifest.contributes.commands.map((c) => `${c.category}: ${c.title}`);
-    for (const t of ['costline: Select machine', 'costline: Set parameters', 'costline: Compare distributions']) {
+    for (const t of ['costline: Select machine', 'costline: Set parameters', 'costline: Compare distributions', 'costline: Run profile']) {
       assert.ok(titles.includes(t), `${t} in ${titles.join(', ')}`);
     }
     const languages = manifest.contributes.languages;
@@ -154,6 +157,8 @@ describe('settings', () => {
           defines: { USE_MPI: true, NX: 512, MODE: 'fast', 'bad name': 1, SPACE: 'a b', OFF: false },
           sourceDirs: ['src', ' '],
           exclude: ['legacy/'],
+          profileArguments: ['-n', '8'],
+          profileRanks: 2,
           'hints.enable': false,
         }),
       ),
@@ -168,6 +173,8 @@ describe('settings', () => {
         defines: { USE_MPI: '1', NX: '512', MODE: 'fast' },
         sourceDirs: ['src'],
         exclude: ['legacy/'],
+        profileArguments: ['-n', '8'],
+        profileRanks: 2,
         hints: { enable: false },
         codeLens: { enable: true },
       },
@@ -175,6 +182,8 @@ describe('settings', () => {
     assert.equal(buildSettings(vscodeConfig({ machine: '  ', imbalanceThreshold: -1 })).machine, undefined);
     assert.equal(buildSettings(vscodeConfig({ imbalanceThreshold: -1 })).imbalanceThreshold, 0.25);
     assert.equal(buildSettings(vscodeConfig({ findingShare: 1.5 })).findingShare, 0.02);
+    assert.equal(buildSettings(vscodeConfig({ profileRanks: 0 })).profileRanks, undefined);
+    assert.equal(buildSettings(vscodeConfig({ profileArguments: ['a', 1] })).profileArguments, undefined);
     for (const columns of [40, 132.5, 2048, '132']) {
       assert.equal(buildSettings(vscodeConfig({ fixedLineLength: columns })).fixedLineLength, undefined);
     }
@@ -236,6 +245,15 @@ describe('the costline binary', () => {
     assert.deepEqual(compareArgument('file:///a.f90', '', ''), { uri: 'file:///a.f90', params: [] });
     assert.equal(compareResult(null), undefined);
     assert.equal(compareResult({ report: { version: 2, comparisons: [] }, text: '', svg: '' }), undefined);
+  });
+
+  test("Run profile: what costline.runProfile answers", () => {
+    assert.deepEqual(profileResult({ ok: true, profile: '/w/.costline/profile.json', message: '3 statement(s) measured' }), {
+      ok: true,
+      message: '3 statement(s) measured',
+    });
+    assert.deepEqual(profileResult({ ok: false, message: 'the program failed' }), { ok: false, message: 'the program failed' });
+    assert.equal(profileResult(null).ok, false);
   });
 });
 

@@ -89,6 +89,18 @@ describe('the extension in an untrusted workspace', { timeout: 10 * WAIT_MS }, (
     assert.deepEqual(answer?.result, [options]);
   });
 
+  test('Run profile is refused: it would build and run the workspace\'s program', async () => {
+    await mock.vscode.commands.executeCommand('costline.profile');
+    assert.ok(
+      mock.recorded.errors.some((e) => e.includes('trust the workspace')),
+      mock.recorded.errors.join('\n'),
+    );
+    const asked = messages(wire.toServer).filter(
+      (m) => m.method === 'workspace/executeCommand' && (m.params as { command?: string }).command === 'costline.runProfile',
+    );
+    assert.deepEqual(asked, []);
+  });
+
   test("granting trust restarts the server with the workspace's own binary", async () => {
     mock.trust.trusted = true;
     mock.trustGranted.fire();

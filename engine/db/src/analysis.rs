@@ -25,7 +25,7 @@ use costline_model::comm::ranks::{MpiRanks, RankJob};
 use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use costline_model::distribution::{self, Layout, UnitMappings};
 use costline_model::freq::convert::Names;
-use costline_model::freq::{self, Count, Counts, UnitFrequencies, frequencies_with};
+use costline_model::freq::{self, Count, Counts, MeasuredValue, UnitFrequencies, frequencies_with};
 use costline_model::machine::ops::OpKey;
 use costline_model::time::{self, OpCounts, UnitTimes};
 use costline_model::work::{
@@ -230,11 +230,32 @@ pub fn stmt_formula<'db>(
 pub struct Constants {
     pub values: BTreeMap<String, i64>,
     pub notes: Vec<Diagnostic>,
+    /// The names among `values` whose value a profile run recorded in this unit: what
+    /// it recorded...
+    pub measured: BTreeMap<String, MeasuredValue>,
+    /// ...and the run in words.
+    pub measured_run: Option<Arc<str>>,
+}
+
+impl Constants {
+    /// The values a profile run recorded that `count` rests on, by name.
+    pub fn measured_in(&self, count: &Count) -> Vec<(String, MeasuredValue)> {
+        count
+            .unknowns()
+            .iter()
+            .filter_map(|n| {
+                let v = self.measured.get(n.as_ref() as &str)?;
+                Some((n.to_string(), v.clone()))
+            })
+            .collect()
+    }
 }
 
 /// The unit's integer constants: its PARAMETERs folded (the user's bindings override
-/// any, constants derived from a bound one follow it), its host's and modules', and the
-/// bindings of the names it mentions.
+/// any, constants derived from a bound one follow it), its host's and modules', the
+/// bindings of the names it mentions, and (for names none of these give) the values
+/// a profile run recorded in the unit ([`costline_model::freq::MeasuredValue::binding`]:
+/// for this unit only).
 #[salsa::tracked(returns(clone))]
 pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Constants> {
     if let Some(site) = unit.site(db) {
@@ -242,6 +263,8 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
         let mut c = Constants::clone(&constants(db, base(db, unit)));
         c.values
             .extend(site.values.iter().map(|(n, v)| (n.clone(), *v)));
+        c.measured
+            .retain(|n, _| !site.values.iter().any(|(s, _)| s == n));
         function_values(db, unit, &mut c.values);
         return Arc::new(c);
     }
@@ -253,6 +276,15 @@ pub fn constants<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<
     if let Some(b) = calls::binding(db, unit) {
         c.values
             .extend(b.values.iter().map(|(n, v)| (n.clone(), *v)));
+    }
+    if let ProfileState::Fresh(m) = profile_state(db, unit) {
+        for (name, v) in &m.values {
+            if !c.values.contains_key(name) {
+                c.values.insert(name.clone(), v.binding());
+                c.measured.insert(name.clone(), v.clone());
+                c.measured_run = Some(m.run.clone());
+            }
+        }
     }
     function_values(db, unit, &mut c.values);
     Arc::new(c)
@@ -335,7 +367,12 @@ pub(crate) fn local_constants<'db>(
             values.insert(name.clone(), *value);
         }
     }
-    Arc::new(Constants { values, notes })
+    Arc::new(Constants {
+        values,
+        notes,
+        measured: BTreeMap::new(),
+        measured_run: None,
+    })
 }
 
 /// The constants among a unit's exports: what its contained procedures and (for a
@@ -356,20 +393,42 @@ fn exported_constants<'db>(
         .collect()
 }
 
-/// freq(S) of every statement under the bindings.
+/// freq(S) of every statement under the bindings (of an MPI program whose profile
+/// found values that differ by rank: the mean of each rank's counts).
 #[salsa::tracked(returns(clone))]
 pub fn counts<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Counts> {
     if unit.directives(db).is_some() && unit.site(db).is_none() {
         return counts(db, base(db, unit));
     }
     let known = constants(db, unit);
-    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    Arc::new(freq::counts(
-        &lower(db, unit),
-        &freqs(db, unit),
-        &env,
-        Settings::get(db).freq(db),
-    ))
+    let (ir, freqs, options) = (lower(db, unit), freqs(db, unit), Settings::get(db).freq(db));
+    // Values a profile found to differ between MPI ranks, one on each: the counts are
+    // each rank's, averaged.
+    let split: Vec<(&String, &[i64])> = known
+        .measured
+        .iter()
+        .filter(|(_, v)| !v.per_rank.is_empty())
+        .map(|(n, v)| (n, v.per_rank.as_slice()))
+        .collect();
+    let ranks = split.iter().map(|(_, v)| v.len()).min().unwrap_or(0);
+    if ranks == 0 {
+        let env = |n: &str| known.values.get(n).map(|v| *v as i128);
+        return Arc::new(freq::counts(&ir, &freqs, &env, options));
+    }
+    let each: Vec<Counts> = (0..ranks)
+        .map(|r| {
+            let env = |n: &str| {
+                split
+                    .iter()
+                    .find(|(m, _)| m.as_str() == n)
+                    .map(|(_, v)| v[r])
+                    .or_else(|| known.values.get(n).copied())
+                    .map(i128::from)
+            };
+            freq::counts(&ir, &freqs, &env, options)
+        })
+        .collect();
+    Arc::new(Counts::mean(&each))
 }
 
 /// work(S, p) of one assignment for every processor under the bindings (a query of its

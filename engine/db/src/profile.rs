@@ -1,7 +1,7 @@
 //! A profile run's measurements (`costline profile`) as the analysis takes them: per
 //! program unit, the digest of the unit's text they were measured on and what was
 //! measured ([`Measured`]). A unit whose text is still the one measured counts with
-//! them; a unit whose text changed since is *stale*: its measurements are never
+//! them (its values bind its unknowns: `analysis::constants`); a unit whose text changed since is *stale*: its measurements are never
 //! applied, and a finding says so at its header.
 
 use super::inputs::Settings;
@@ -92,8 +92,8 @@ pub fn stale_note(state: &ProfileState, header: Span) -> Option<Diagnostic> {
         header,
         "stale-profile",
         format!(
-            "this unit changed since its {run}: the measured branch probabilities and trip \
-             counts are not applied (run `costline profile` again)"
+            "this unit changed since its {run}: the measured branch probabilities, trip \
+             counts and values are not applied (run `costline profile` again)"
         ),
     ))
 }

@@ -36,7 +36,7 @@ pub struct UnitAnalysis {
     /// Spans in here are offsets into the unit's own text ([`UnitChunk::text`]).
     pub unit: Arc<Unit>,
     /// The values of the integer names the unit sees: its PARAMETERs, its host's and its
-    /// modules', and the user's bindings of names it mentions.
+    /// modules', the user's bindings of names it mentions, its callers' and a profile's.
     pub constants: Arc<crate::analysis::Constants>,
     /// How often each statement and loop runs per run of the unit, as formulas...
     pub freqs: Arc<UnitFrequencies>,

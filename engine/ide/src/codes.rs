@@ -275,8 +275,9 @@ pub const CODES: &[Code] = &[
         code: "stale-profile",
         title: "A profile of another version of the unit",
         help: "The profile given with `--profile` measured this unit when its text (its \
-               included files too) was different: its measured branch probabilities and \
-               trip counts are not applied, and its counts are assumed again. Run \
+               included files too) was different: its measured branch probabilities, \
+               trip counts and values are not applied, and its counts are assumed again. \
+               Run \
                `costline profile` again.",
     },
     Code {

@@ -82,7 +82,13 @@ fn add_unit(out: &mut Coverage, u: &UnitAnalysis) {
     unit.walk(&mut |s, _| {
         read += 1;
         match u.values.freq(s.id) {
-            Some(Ok(_)) if u.freqs.of(s.id).is_some_and(|c| c.is_exact()) => out.counts.exact += 1,
+            Some(Ok(_))
+                if u.freqs.of(s.id).is_some_and(|c| {
+                    c.is_exact() && !crate::profile::measured_values(&u.constants, c).1
+                }) =>
+            {
+                out.counts.exact += 1
+            }
             Some(Ok(_)) => out.counts.estimated += 1,
             _ => out.counts.unknown += 1,
         }

@@ -9,7 +9,8 @@
 use super::{Lazy, UnitAt, label, overlaps, units_of};
 use crate::completeness;
 use costline_db::{
-    File, Settings, comm_values, context, counts, freqs, lower, times, unit_missing, work,
+    File, Settings, comm_values, constants, context, counts, freqs, lower, times, unit_missing,
+    work,
 };
 use costline_model::work::Spread;
 use costline_model::work::imbalance::{Numbers, loop_wd};
@@ -38,6 +39,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
     let ir = lower(db, u.unit);
     let freqs = freqs(db, u.unit);
     let counts = counts(db, u.unit);
+    let known = constants(db, u.unit);
     let numbers = Lazy {
         db,
         unit: u.unit,
@@ -95,10 +97,11 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
             && work(db, u.unit)
                 .of(s.id)
                 .is_some_and(|w| matches!(w.spread, Spread::Replicated));
+        let exact = count.is_exact() && !crate::profile::measured_values(&known, count).1;
         let mut label = if replicated {
-            format!("{} · replicated", label::count(value, count.is_exact()))
+            format!("{} · replicated", label::count(value, exact))
         } else {
-            label::with_wd(label::count(value, count.is_exact()), wd)
+            label::with_wd(label::count(value, exact), wd)
         };
         // Statements that communicate: an assignment's messages, an MPI call's cost, a
         // call's callee's messages.
@@ -160,7 +163,7 @@ fn unit_hints(db: &dyn salsa::Database, u: &UnitAt, range: Span, out: &mut Vec<I
         if let Some(f) = count.symbolic() {
             tooltip += &format!("\ncount = {}", label::formula(f, 160));
         }
-        if !count.is_exact() {
+        if !exact {
             tooltip += "\nestimated: see the hover for the assumptions";
         }
         if let Some(m) = comm {

@@ -9,8 +9,9 @@ use super::comm_hover::comm_section;
 use super::mpi_hover;
 use super::time_hover::time_section;
 use super::{Lazy, UnitAt, header, header_directive, innermost_unit, label, units_of};
+use costline_db::analysis::Constants;
 use costline_db::{
-    File, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
+    File, constants, context, counts, freqs, lower, mappings, stmt_formula, stmt_load, values, work,
 };
 use costline_model::freq::Count;
 use costline_model::work::imbalance::loop_wd;
@@ -134,12 +135,12 @@ fn per(ir: &Unit) -> String {
 fn count_section(
     out: &mut String,
     ir: &Unit,
-    count: &Count,
+    (count, known): (&Count, &Constants),
     value: Option<&Result<Num, EvalError>>,
 ) {
     match value {
         Some(Ok(v)) => {
-            let how = if count.is_exact() {
+            let how = if count.is_exact() && !crate::profile::measured_values(known, count).1 {
                 "exactly"
             } else {
                 "an estimate"
@@ -156,13 +157,19 @@ fn count_section(
     }
 }
 
-fn assumptions(out: &mut String, u: &UnitAt, count: &Count) {
-    if count.assumptions.is_empty() {
+/// What the count rests on besides the program text: its assumptions and the values
+/// a profile run recorded.
+fn assumptions(out: &mut String, u: &UnitAt, count: &Count, known: &Constants) {
+    let (values, _) = crate::profile::measured_values(known, count);
+    if count.assumptions.is_empty() && values.is_empty() {
         return;
     }
     out.push_str("assuming:\n");
     for a in &count.assumptions {
         let _ = writeln!(out, "- {}", a.describe(&|at| u.line(at)));
+    }
+    for v in values {
+        let _ = writeln!(out, "- {v}");
     }
 }
 
@@ -183,7 +190,8 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
             markdown: out,
         };
     };
-    count_section(&mut out, ir, count, counts.freq(s.id));
+    let known = constants(db, u.unit);
+    count_section(&mut out, ir, (count, &known), counts.freq(s.id));
     match &s.kind {
         StmtKind::Loop(l) => {
             let numbers = Lazy {
@@ -214,7 +222,7 @@ fn statement_hover(db: &dyn salsa::Database, u: &UnitAt, ir: &Unit, s: &Stmt) ->
     if matches!(s.kind, StmtKind::Loop(_)) {
         cache_section(db, u, s, &mut out);
     }
-    assumptions(&mut out, u, count);
+    assumptions(&mut out, u, count, &known);
     Hover {
         range: u.original(span),
         markdown: out,

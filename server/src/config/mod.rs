@@ -7,7 +7,9 @@
 //! is built with, for what the compiler vectorizes) and `askCompiler` (the language
 //! server runs that compiler on the open documents in the background and takes its
 //! report of what it vectorizes; default true) and `sourceDirs` and `exclude` (where
-//! the project's Fortran files are, besides what `.gitignore` leaves out) from
+//! the project's Fortran files are, besides what `.gitignore` leaves out) and
+//! `profile` (the profile file counted with), `profileArguments` and `profileRanks`
+//! (what the language server's `costline.runProfile` runs the program with) from
 //! `costline.toml` at the workspace
 //! root and from the editor (initialization options, `workspace/configuration`), the
 //! editor's winning key by key. Bad values are reported and left out, never fatal. The language
@@ -46,6 +48,10 @@ pub struct Layer {
     pub exclude: Option<Vec<String>>,
     /// A profile file (`costline profile`) to count with, relative to the root.
     pub profile: Option<String>,
+    /// The arguments the language server's `costline.runProfile` runs the program with...
+    pub profile_arguments: Option<Vec<String>>,
+    /// ...and on how many MPI ranks (absent: a serial run).
+    pub profile_ranks: Option<i64>,
     /// `{ NAME = VALUE }` (a string or an integer; `true` for 1, `false` leaves it
     /// undefined) or `["NAME", "NAME=VALUE"]`.
     #[serde(default)]
@@ -173,6 +179,10 @@ pub struct Config {
     /// The profile file whose measurements the counts use (relative to the root);
     /// `None`: none.
     pub profile: Option<String>,
+    /// What the language server's `costline.runProfile` runs the program with: its
+    /// arguments and, for an MPI program, the number of ranks.
+    pub profile_arguments: Vec<String>,
+    pub profile_ranks: Option<u32>,
 }
 
 impl Default for Config {
@@ -193,6 +203,8 @@ impl Default for Config {
             exclude: Vec::new(),
             defines: BTreeMap::new(),
             profile: None,
+            profile_arguments: Vec::new(),
+            profile_ranks: None,
         }
     }
 }
@@ -258,6 +270,17 @@ impl Config {
             }
             if let Some(path) = &l.profile {
                 c.profile = Some(path.clone()).filter(|p| !p.trim().is_empty());
+            }
+            if let Some(args) = &l.profile_arguments {
+                c.profile_arguments = args.clone();
+            }
+            if let Some(n) = l.profile_ranks {
+                match u32::try_from(n).ok().filter(|&n| n >= 1) {
+                    Some(n) => c.profile_ranks = Some(n),
+                    None => {
+                        problems.push(format!("profileRanks: {n} is not a number of ranks ≥ 1"))
+                    }
+                }
             }
             // A layer's defines replace the ones below (a table is the whole set).
             if let Some(value) = &l.defines {
@@ -460,6 +483,17 @@ mod tests {
             ]
         );
         assert_eq!(parse_define(" A = 2 "), Ok(("A".into(), "2".into())));
+    }
+
+    #[test]
+    fn the_profile_runs_arguments_and_ranks_are_settings() {
+        let (c, problems) = Config::merge(&[
+            from_toml("profileArguments = [\"-n\", \"8\"]\nprofileRanks = 4\n").unwrap(),
+            from_json(&json!({"profileRanks": 0})).unwrap(),
+        ]);
+        assert_eq!(c.profile_arguments, ["-n", "8"]);
+        assert_eq!(c.profile_ranks, Some(4));
+        assert_eq!(problems, ["profileRanks: 0 is not a number of ranks ≥ 1"]);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 //! `ContentModified`, one whose analysis a change elsewhere cancelled (a compiler report,
 //! another file, settings) is asked again of the newer snapshot.
 
+mod profile;
+
 use super::compiles::{Compiles, Key};
 use super::convert;
 use super::documents::{Documents, Encoding, Lines, path_of};
@@ -266,6 +268,9 @@ impl Backend {
             ];
             let (config, mut problems) = Config::merge(&layers);
             let (mut options, problem) = config.options(s.roots.first().map(PathBuf::as_path));
+            if let Some(root) = s.roots.first() {
+                problems.extend(profile::default_profile(&config, root, &mut options));
+            }
             // INCLUDE reads under any of the workspace's folders.
             if let Some(allowed) = &mut options.include_roots {
                 allowed.extend(s.roots.iter().skip(1).cloned());
@@ -637,8 +642,11 @@ impl Backend {
             });
         }
         if caps.watch_registration {
+            let profiles = profile::watched(&self.config());
             let watchers = ["**/costline.toml", sources::WATCHED]
                 .iter()
+                .copied()
+                .chain(profiles.iter().map(String::as_str))
                 .map(|g| FileSystemWatcher {
                     glob_pattern: GlobPattern::String(g.to_string()),
                     kind: None,
@@ -891,7 +899,11 @@ impl LanguageServer for Backend {
                 )),
                 hover_provider: Some(HoverProviderCapability::Simple(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
-                    commands: vec![SELECT_MACHINE.into(), COMPARE.into()],
+                    commands: vec![
+                        SELECT_MACHINE.into(),
+                        COMPARE.into(),
+                        profile::RUN_PROFILE.into(),
+                    ],
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 inlay_hint_provider: Some(OneOf::Left(true)),
@@ -1009,7 +1021,7 @@ impl LanguageServer for Backend {
 
     async fn did_change_watched_files(&self, p: DidChangeWatchedFilesParams) {
         let open: Vec<String> = lock(&self.docs).uris().iter().map(path_of).collect();
-        let mut settings = false;
+        let (mut settings, mut profile) = (false, false);
         for change in p.changes {
             let path = path_of(&change.uri);
             if Path::new(&path)
@@ -1017,6 +1029,10 @@ impl LanguageServer for Backend {
                 .is_some_and(|n| n == "costline.toml")
             {
                 settings = true;
+                continue;
+            }
+            if self.is_profile(Path::new(&path)) {
+                profile = true;
                 continue;
             }
             if open.contains(&path) {
@@ -1044,6 +1060,9 @@ impl LanguageServer for Backend {
                 this.load_settings_file().await;
                 this.apply_settings().await;
             });
+        } else if profile {
+            let this = self.clone_for_task();
+            tokio::spawn(async move { this.reload_profile().await });
         } else {
             self.settle_later();
         }
@@ -1100,6 +1119,7 @@ impl LanguageServer for Backend {
                 Ok(current.map(Value::String))
             }
             COMPARE => self.compare(p.arguments.first()).await,
+            profile::RUN_PROFILE => self.run_profile(p.arguments.first()).await,
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }

@@ -19,6 +19,7 @@ use crate::train::exec::Tool;
 use crate::train::mpi::{Mpi, Placement};
 use build::{Program, build};
 use costline_ide::AnalysisHost;
+use costline_ide::profile::Role;
 use costline_ide::profile::counters::{
     COUNTERS_FILE, OUTPUT_VARIABLE, RANKED_VARIABLE, counters_source, ranked_output, read_counts,
 };
@@ -239,14 +240,37 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
             varying.len()
         );
     }
-    let statements: BTreeSet<(&str, u32)> = program
+    // Statements and values by file, unit (name and host) and statement or name.
+    let statements: BTreeSet<(&str, &str, Option<&str>, u32)> = program
         .points
         .iter()
-        .map(|p| (p.file.as_str(), p.stmt))
+        .filter(|p| p.role != Role::Value)
+        .map(|p| {
+            (
+                p.file.as_str(),
+                p.unit.name.as_str(),
+                p.unit.host.as_deref(),
+                p.stmt,
+            )
+        })
+        .collect();
+    let values: BTreeSet<(&str, &str, Option<&str>, &str)> = program
+        .points
+        .iter()
+        .filter_map(|p| {
+            let name = p.name.as_deref()?;
+            Some((
+                p.file.as_str(),
+                p.unit.name.as_str(),
+                p.unit.host.as_deref(),
+                name,
+            ))
+        })
         .collect();
     println!(
-        "costline: {} statement(s) measured with {} counter(s) ({}); the profile is in {}",
+        "costline: {} statement(s) measured and {} value(s) recorded with {} counter(s) ({}); the profile is in {}",
         statements.len(),
+        values.len(),
         program.counters,
         file.run(),
         out.display()
@@ -289,7 +313,7 @@ fn with_mpi_hint(error: String, sources: &[(String, Vec<u8>)]) -> String {
 
 /// The counts in the file at `path` (all 0 when there is none: the program ended
 /// before reaching a counter, which is when the file is set up to be written).
-fn counts_of(path: &Path, counters: usize) -> Result<Vec<u64>, String> {
+fn counts_of(path: &Path, counters: usize) -> Result<Vec<i64>, String> {
     match std::fs::read_to_string(path) {
         Ok(text) => read_counts(&text, counters),
         Err(_) => Ok(vec![0; counters]),
@@ -299,7 +323,7 @@ fn counts_of(path: &Path, counters: usize) -> Result<Vec<u64>, String> {
 /// The counts of each of `ranks` ranks, from the files `path.RANK`; an error when a
 /// rank could not tell its rank (the launcher set neither `OMPI_COMM_WORLD_RANK` nor
 /// `PMI_RANK`) or names a rank past `ranks`.
-fn ranked_counts(path: &Path, ranks: u32, counters: usize) -> Result<Vec<Vec<u64>>, String> {
+fn ranked_counts(path: &Path, ranks: u32, counters: usize) -> Result<Vec<Vec<i64>>, String> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let prefix = format!(
         "{}.",

@@ -1,6 +1,6 @@
 --- costline for Neovim 0.11+: the language server (`costline serve`) for Fortran buffers,
 --- with inlay hints and code lenses on, and commands to pick the machine model, bind the
---- program's unknowns and compare distributions. `lsp/costline.lua` gives Neovim the
+--- program's unknowns, compare distributions and run a profile. `lsp/costline.lua` gives Neovim the
 --- server's configuration (`vim.lsp.enable('costline')` alone starts it), `setup()`
 --- overrides it; `:checkhealth costline` checks the installation. See `:help costline`.
 local M = {}
@@ -8,8 +8,8 @@ local M = {}
 local NAME = 'costline'
 
 --- The options of `setup`, defaults first. `machine`, `params`, `imbalanceThreshold`,
---- `findingShare`, `fixedLineLength`, `compiler`, `askCompiler`, `hints` and `codeLens`
---- are the server's settings (DESIGN.md section 7).
+--- `findingShare`, `fixedLineLength`, `compiler`, `askCompiler`, `profileArguments`,
+--- `profileRanks`, `hints` and `codeLens` are the server's settings (DESIGN.md section 7).
 local defaults = {
   --- The server: `cmd` when given, else `{ path, 'serve' }`.
   cmd = nil,
@@ -41,6 +41,10 @@ local defaults = {
   sourceDirs = {},
   --- Gitignore-style globs of paths whose Fortran files are not analyzed on their own.
   exclude = {},
+  --- `:CostlineProfile` runs the program with these arguments...
+  profileArguments = {},
+  --- ...and, for an MPI program, on this many ranks (nil: a serial run).
+  profileRanks = nil,
   hints = { enable = true },
   codeLens = { enable = true },
   --- Called with (client, bufnr) when the server attaches to a buffer.
@@ -92,6 +96,12 @@ function M.settings()
   end
   if #options.exclude > 0 then
     s.exclude = vim.deepcopy(options.exclude)
+  end
+  if #options.profileArguments > 0 then
+    s.profileArguments = vim.deepcopy(options.profileArguments)
+  end
+  if options.profileRanks then
+    s.profileRanks = options.profileRanks
   end
   return s
 end
@@ -325,6 +335,40 @@ function M.compare(args, done)
   end, bufnr)
 end
 
+--- `:CostlineProfile [FILES]`: the server builds the workspace's program (or the files
+--- given, relative to the root) with counters, runs it once (with `profileArguments`, on
+--- `profileRanks` MPI ranks when set), writes the profile (`profile` in costline.toml,
+--- else `.costline/profile.json`) and counts with it; it says how it went
+--- (`window/showMessage`, the compiler's or the program's message when it failed).
+--- Calls `done(ok, message)`.
+function M.profile(files, done)
+  local client = M.clients(vim.api.nvim_get_current_buf())[1] or M.clients()[1]
+  if not client then
+    vim.notify('costline: no costline server is running', vim.log.levels.ERROR)
+    return
+  end
+  vim.notify('costline: running the profile...', vim.log.levels.INFO)
+  local arguments = {}
+  if files and #files > 0 then
+    arguments = { { files = files } }
+  end
+  client:request('workspace/executeCommand', { command = 'costline.runProfile', arguments = arguments }, function(e, result)
+    vim.schedule(function()
+      local ok = e == nil and type(result) == 'table' and result.ok == true
+      local message
+      if e then
+        message = 'costline profile failed: ' .. (e.message or vim.inspect(e))
+        vim.notify(message, vim.log.levels.ERROR)
+      else
+        message = type(result) == 'table' and result.message or ''
+      end
+      if done then
+        done(ok, message)
+      end
+    end)
+  end)
+end
+
 --- Creates the user commands (plugin/costline.lua at startup, and `setup`).
 function M.create_commands()
   vim.api.nvim_create_user_command('CostlineMachine', function(c)
@@ -365,6 +409,13 @@ function M.create_commands()
   vim.api.nvim_create_user_command('CostlineCompare', function(c)
     M.compare(c.fargs)
   end, { nargs = '*', desc = 'costline: compare the distributions (--param N=LO..HI --procs LO..HI)' })
+  vim.api.nvim_create_user_command('CostlineProfile', function(c)
+    M.profile(c.fargs)
+  end, {
+    nargs = '*',
+    complete = 'file',
+    desc = "costline: run the workspace's program (or FILES) once and count with what it measured",
+  })
 end
 
 --- What the server asks for and the client does not do by itself: code lenses shown
@@ -440,7 +491,7 @@ end
 --- Starts costline for Fortran buffers. `opts`: see `defaults` above and `:help costline`.
 function M.setup(opts)
   options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
-  for _, key in ipairs({ 'params', 'defines', 'sourceDirs', 'exclude' }) do
+  for _, key in ipairs({ 'params', 'defines', 'sourceDirs', 'exclude', 'profileArguments' }) do
     if opts and opts[key] then
       options[key] = vim.deepcopy(opts[key]) -- replaced, not merged
     end

@@ -6,9 +6,10 @@
 //! `.RANK` appended, the rank read from the launcher's environment
 //! (`OMPI_COMM_WORLD_RANK`, else `PMI_RANK`; `.unknown` when neither is set), so
 //! that no MPI call is needed after `MPI_Finalize`.
-//! `costline_hit(k)` (one more) and `costline_add(k, n)` (n more, n of kind 8) are
-//! external subroutines, so that the instrumented units call them without a USE
-//! statement or an interface.
+//! `costline_hit(k)` (one more), `costline_add(k, n)` (n more, n of kind 8) and
+//! `costline_value(k, v)` (a value recorded in counters k to k+3: one more record,
+//! the sum, the least and the greatest value) are external subroutines, so that the
+//! instrumented units call them without a USE statement or an interface.
 
 /// The name of the file the instrumented program is linked with.
 pub const COUNTERS_FILE: &str = "costline_profile.f90";
@@ -33,13 +34,14 @@ pub fn counters_source(n: usize) -> String {
 }
 
 /// The counts the program wrote (`k count` lines): `counts[k - 1]` for counter `k`,
-/// 0 for a counter it did not write. An error names a line that is not one.
-pub fn read_counts(text: &str, n: usize) -> Result<Vec<u64>, String> {
+/// 0 for a counter it did not write (a value's sum and extremes may be negative). An
+/// error names a line that is not one.
+pub fn read_counts(text: &str, n: usize) -> Result<Vec<i64>, String> {
     let mut counts = vec![0; n];
     for (i, line) in text.lines().enumerate() {
         let mut words = line.split_whitespace();
         let parsed = match (words.next(), words.next(), words.next()) {
-            (Some(k), Some(c), None) => k.parse::<usize>().ok().zip(c.parse::<u64>().ok()),
+            (Some(k), Some(c), None) => k.parse::<usize>().ok().zip(c.parse::<i64>().ok()),
             _ => None,
         };
         match parsed {
@@ -60,7 +62,7 @@ module costline_profile_counters
   use, intrinsic :: iso_c_binding, only: c_int, c_funptr, c_funloc
   implicit none
   private
-  public :: costline_count, costline_add_count
+  public :: costline_count, costline_add_count, costline_value_record
   integer(8), save :: counts(@N@) = 0
   logical, save :: armed = .false.
   interface
@@ -87,6 +89,20 @@ contains
     call costline_count(k)
     counts(k) = counts(k) - 1 + n
   end subroutine costline_add_count
+
+  subroutine costline_value_record(k, v)
+    integer, intent(in) :: k
+    integer(8), intent(in) :: v
+    call costline_count(k)
+    if (counts(k) == 1) then
+      counts(k + 2) = v
+      counts(k + 3) = v
+    else
+      counts(k + 2) = min(counts(k + 2), v)
+      counts(k + 3) = max(counts(k + 3), v)
+    end if
+    counts(k + 1) = counts(k + 1) + v
+  end subroutine costline_value_record
 
   subroutine costline_dump() bind(c)
     character(len=4096) :: path
@@ -127,6 +143,14 @@ subroutine costline_add(k, n)
   integer(8), intent(in) :: n
   call costline_add_count(k, n)
 end subroutine costline_add
+
+subroutine costline_value(k, v)
+  use costline_profile_counters, only: costline_value_record
+  implicit none
+  integer, intent(in) :: k
+  integer(8), intent(in) :: v
+  call costline_value_record(k, v)
+end subroutine costline_value
 ";
 
 #[cfg(test)]
@@ -148,7 +172,7 @@ mod tests {
 
     #[test]
     fn counts_are_read_by_counter() {
-        assert_eq!(read_counts("1 5\n3 7\n", 3), Ok(vec![5, 0, 7]));
+        assert_eq!(read_counts("1 5\n3 -7\n", 3), Ok(vec![5, 0, -7]));
         assert!(read_counts("4 1\n", 3).is_err());
         assert!(read_counts("1 x\n", 3).is_err());
     }

@@ -66,6 +66,12 @@ pub fn add(k: usize, n: &str) -> String {
     format!("call costline_add({k}, {n})")
 }
 
+/// The call that records the value of the integer expression `v` in the four
+/// counters from `k` (records, sum, least, greatest).
+pub fn record(k: usize, v: &str) -> String {
+    format!("call costline_value({k}, int({v},8))")
+}
+
 /// The call that counts one more run of counter `k`.
 pub fn hit(k: usize) -> String {
     format!("call costline_hit({k})")

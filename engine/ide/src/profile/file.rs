@@ -1,13 +1,15 @@
 //! The profile file (`.costline/profile.json`): when and how the program ran, the
 //! digest of each file's bytes, and per unit (with the digest of its text) every
-//! counter's count, keyed by the statement measured and where the counter was. Read
-//! back, it is what the analysis counts with ([`Profile`]): a unit whose text changed
-//! since is stale, and its counts are not applied.
+//! counter's count, keyed by the statement measured and where the counter was, and
+//! the values of the scalars its counts need (each record point's, and per name
+//! their mean and extremes over the unit: `varied` when they differ). Read back, it
+//! is what the analysis counts with ([`Profile`]): a unit whose text changed since is
+//! stale, and its counts and values are not applied.
 
 use super::{Instrumented, Role};
 use costline_db::{Profile, UnitKey, UnitProfile, text_digest};
 use costline_model::freq::Measured;
-use costline_model::freq::measured::Counters;
+use costline_model::freq::measured::{Counters, MeasuredValue};
 use costline_syntax::ir::{StmtId, UnitKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -57,6 +59,36 @@ pub struct UnitCounts {
     /// The digest of the unit's text (included files spliced in) when it was measured.
     pub digest: String,
     pub points: Vec<PointCount>,
+    /// The values recorded, by name (over all its record points and ranks).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub values: Vec<ValueSummary>,
+}
+
+/// What a unit's records of one scalar found.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ValueSummary {
+    /// The unknown as the counts name it (`n`, `m(2)`, `size(x,1)`).
+    pub name: String,
+    /// How often it was recorded, the sum of the values, the least and the greatest.
+    pub records: u64,
+    pub sum: i64,
+    pub min: i64,
+    pub max: i64,
+    /// Whether it took more than one value (between executions or ranks).
+    pub varied: bool,
+    /// Of an MPI run where each rank recorded one value only, and they differ: the
+    /// value on each rank.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rank_values: Option<Vec<i64>>,
+}
+
+/// What one record point found on one rank (or over all): the sum of the values,
+/// the least and the greatest (its `count` is how often it recorded).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Recorded {
+    pub sum: i64,
+    pub min: i64,
+    pub max: i64,
 }
 
 /// One counter's count.
@@ -65,14 +97,23 @@ pub struct PointCount {
     /// The statement measured (its number in the unit, in pre-order).
     pub stmt: u32,
     /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`,
-    /// `arrival`, `jump`, `call` and `elements` (the count arguments summed; with
-    /// `callee`).
+    /// `arrival`, `jump`, `call`, `elements` (the count arguments summed; with
+    /// `callee`) and `value` (with `name` and `value`; its count is the records).
     pub role: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub branch: Option<usize>,
     /// The MPI routine a `call` or `elements` counter's statement calls.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub callee: Option<String>,
+    /// The scalar a `value` point records...
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub name: Option<String>,
+    /// ...what it found over all ranks (absent when it never recorded)...
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub value: Option<Recorded>,
+    /// ...and on each rank of an MPI program (`null` for a rank that never recorded).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub rank_values: Option<Vec<Option<Recorded>>>,
     /// Where the counter was.
     pub path: String,
     pub line: u32,
@@ -103,9 +144,10 @@ impl ProfileFile {
     pub fn new(
         run: Run,
         program: &Instrumented,
-        counts: &[Vec<u64>],
+        counts: &[Vec<i64>],
         files: &[(String, Vec<u8>)],
     ) -> ProfileFile {
+        let at = |rank: &Vec<i64>, k: usize| rank.get(k - 1).copied().unwrap_or(0);
         let mut units: BTreeMap<(String, UnitKey), UnitCounts> = BTreeMap::new();
         for p in &program.points {
             let entry = units
@@ -117,6 +159,7 @@ impl ProfileFile {
                     host: p.unit.host.clone(),
                     digest: hex(p.digest),
                     points: Vec::new(),
+                    values: Vec::new(),
                 });
             let (role, branch) = match p.role {
                 Role::Branch(k) => ("branch", Some(k)),
@@ -127,26 +170,44 @@ impl ProfileFile {
                 Role::Jump => ("jump", None),
                 Role::Call => ("call", None),
                 Role::Elements => ("elements", None),
+                Role::Value => ("value", None),
             };
+            let per_rank: Vec<u64> = counts
+                .iter()
+                .map(|rank| at(rank, p.counter).max(0) as u64)
+                .collect();
+            let recorded: Vec<Option<Recorded>> = counts
+                .iter()
+                .map(|rank| {
+                    (p.role == Role::Value && at(rank, p.counter) > 0).then(|| Recorded {
+                        sum: at(rank, p.counter + 1),
+                        min: at(rank, p.counter + 2),
+                        max: at(rank, p.counter + 3),
+                    })
+                })
+                .collect();
+            let value = recorded.iter().flatten().copied().reduce(|a, b| Recorded {
+                sum: a.sum.saturating_add(b.sum),
+                min: a.min.min(b.min),
+                max: a.max.max(b.max),
+            });
             entry.points.push(PointCount {
                 stmt: p.stmt,
                 role: role.to_string(),
                 branch,
                 callee: p.callee.clone(),
+                name: p.name.clone(),
+                value,
+                rank_values: (p.role == Role::Value && run.mpi.is_some()).then_some(recorded),
                 path: p.path.clone(),
                 line: p.line,
                 column: p.column,
-                count: counts
-                    .iter()
-                    .map(|rank| rank.get(p.counter - 1).copied().unwrap_or(0))
-                    .sum(),
-                ranks: run.mpi.as_ref().map(|_| {
-                    counts
-                        .iter()
-                        .map(|rank| rank.get(p.counter - 1).copied().unwrap_or(0))
-                        .collect()
-                }),
+                count: per_rank.iter().sum(),
+                ranks: run.mpi.as_ref().map(|_| per_rank),
             });
+        }
+        for unit in units.values_mut() {
+            unit.values = summaries(&unit.points);
         }
         ProfileFile {
             version: VERSION,
@@ -208,7 +269,7 @@ impl ProfileFile {
     }
 
     /// What the analysis counts with: per unit, the measured branch probabilities and
-    /// trip counts of the statements that ran.
+    /// trip counts of the statements that ran, and the values recorded.
     pub fn profile(&self) -> Profile {
         let run: Arc<str> = self.run().into();
         let mut units = BTreeMap::new();
@@ -238,8 +299,18 @@ impl ProfileFile {
                     _ => {}
                 }
             }
+            let values = u
+                .values
+                .iter()
+                .filter_map(|v| {
+                    let m = MeasuredValue::new(v.records, v.sum, v.min, v.max)?
+                        .with_ranks(v.rank_values.clone().unwrap_or_default());
+                    Some((v.name.clone(), m))
+                })
+                .collect();
             let measured = Measured {
                 run: run.clone(),
+                values,
                 branches: decided
                     .iter()
                     .filter_map(|(&stmt, c)| Some((StmtId(stmt), c.branch_probabilities()?)))
@@ -267,6 +338,53 @@ impl ProfileFile {
         }
         Profile { run, units }
     }
+}
+
+/// Per name, what the `value` points among `points` recorded together.
+fn summaries(points: &[PointCount]) -> Vec<ValueSummary> {
+    let mut by_name: BTreeMap<&str, ValueSummary> = BTreeMap::new();
+    // Per name and rank, the least and greatest value recorded there.
+    let mut by_rank: BTreeMap<&str, Vec<Option<(i64, i64)>>> = BTreeMap::new();
+    for p in points {
+        let (Some(name), Some(v)) = (&p.name, p.value) else {
+            continue;
+        };
+        let s = by_name.entry(name).or_insert(ValueSummary {
+            name: name.clone(),
+            records: 0,
+            sum: 0,
+            min: v.min,
+            max: v.max,
+            varied: false,
+            rank_values: None,
+        });
+        s.records += p.count;
+        s.sum = s.sum.saturating_add(v.sum);
+        s.min = s.min.min(v.min);
+        s.max = s.max.max(v.max);
+        s.varied = s.min != s.max;
+        for (r, recorded) in p.rank_values.iter().flatten().enumerate() {
+            let ranks = by_rank.entry(name).or_default();
+            if ranks.len() <= r {
+                ranks.resize(r + 1, None);
+            }
+            if let Some(v) = recorded {
+                ranks[r] = Some(
+                    ranks[r].map_or((v.min, v.max), |(lo, hi)| (lo.min(v.min), hi.max(v.max))),
+                );
+            }
+        }
+    }
+    for (name, ranks) in by_rank {
+        let one_each: Option<Vec<i64>> = ranks
+            .iter()
+            .map(|r| r.filter(|(lo, hi)| lo == hi).map(|(v, _)| v))
+            .collect();
+        if let Some(s) = by_name.get_mut(name).filter(|s| s.varied) {
+            s.rank_values = one_each;
+        }
+    }
+    by_name.into_values().collect()
 }
 
 /// A digest as 16 hexadecimal digits.

@@ -1,7 +1,8 @@
 //! `costline profile`'s data: where counters go in a copy of the program
 //! ([`plan`]), the Fortran they are counted with ([`counters`]), and the profile file
 //! the counts are kept in and read back from ([`file`]): measured branch
-//! probabilities and trip counts, by unit and statement.
+//! probabilities and trip counts, by unit and statement, and the values of the
+//! scalars the counts need, by unit and name.
 
 pub mod counters;
 mod edit;
@@ -11,7 +12,9 @@ mod plan;
 mod port;
 
 use crate::Analysis;
+use costline_db::analysis::Constants;
 use costline_db::{Cancellable, UnitKey};
+use costline_model::freq::Count;
 
 /// What a counter counts at its statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,6 +36,9 @@ pub enum Role {
     /// The elements a CALL of an MPI routine that moves one buffer passed (its count
     /// arguments, summed over its runs).
     Elements,
+    /// The value of an integer scalar before the statement: four counters from this
+    /// one, how often it was recorded, the sum, the least and the greatest value.
+    Value,
 }
 
 /// One counter of the instrumented program.
@@ -51,6 +57,8 @@ pub struct Point {
     /// The routine a [`Role::Call`] or [`Role::Elements`] counter's statement calls
     /// (lower-case).
     pub callee: Option<String>,
+    /// The unknown a [`Role::Value`] counter records, as the counts name it.
+    pub name: Option<String>,
     /// Where the counter is: the file (an included one, or the unit's) and the
     /// 1-based line and column of the statement it counts.
     pub path: String,
@@ -78,9 +86,45 @@ pub struct Instrumented {
 impl Analysis {
     /// The workspace's program instrumented for a profile run: a counter at each
     /// statement whose count rests on an assumed branch probability or trip count,
-    /// and at each CALL of an MPI routine.
+    /// at each CALL of an MPI routine, and a record of each unknown the counts need
+    /// before the outermost statement needing it.
     pub fn instrument(&self) -> Cancellable<Instrumented> {
         let files = self.files();
         self.with_db(|db| plan::instrument(db, &files))
     }
+}
+
+/// The values a profile run recorded that `count` rests on under `constants`, one
+/// line of words each, and whether one of them varied where it was recorded on one
+/// rank (between executions): the count is then an estimate, counted with the mean.
+/// (One value on each MPI rank: the count is each rank's, averaged.)
+pub(crate) fn measured_values(constants: &Constants, count: &Count) -> (Vec<String>, bool) {
+    let run = constants.measured_run.as_deref().unwrap_or("profile");
+    let mut varied = false;
+    let lines = constants
+        .measured_in(count)
+        .into_iter()
+        .map(|(name, v)| {
+            if !v.per_rank.is_empty() {
+                let each: Vec<String> = v.per_rank.iter().map(i64::to_string).collect();
+                format!(
+                    "`{name}` is {} on ranks 0 to {}: counted on each rank, the mean over the ranks (measured: {run})",
+                    each.join(", "),
+                    v.per_rank.len() - 1
+                )
+            } else if v.varied() {
+                varied = true;
+                format!(
+                    "`{name}` varied from {} to {} where recorded, {} on average: counted as {} (measured: {run})",
+                    v.min,
+                    v.max,
+                    crate::label::compact(v.mean.to_f64()),
+                    v.binding()
+                )
+            } else {
+                format!("the value of `{name}` is {} (measured: {run})", v.min)
+            }
+        })
+        .collect();
+    (lines, varied)
 }

@@ -8,7 +8,9 @@
 //!   `s`, `ELSE`, a counter, `END IF`;
 //! - a loop: a counter before its DO line (entries) and after it (iterations);
 //! - a GO TO loop: a counter before its labelled statement and one before each GO TO
-//!   back to it (for a GO TO in a logical IF: the IF's THEN counter).
+//!   back to it (for a GO TO in a logical IF: the IF's THEN counter);
+//! - the unknowns a statement of the unit's body (and what it holds) needs: a record
+//!   of each one's value before it.
 //!
 //! A counter before a labelled statement takes its label along: the label moves to a
 //! `CONTINUE` before the counter, so jumps to it are counted too. Statements whose
@@ -16,7 +18,7 @@
 //! loop, text in an included file spliced in more than once) are not measured: they
 //! are listed, and their counts stay assumed.
 
-use super::edit::{Edit, add, apply, hit, labelled_continue, line};
+use super::edit::{Edit, add, apply, hit, labelled_continue, line, record};
 use super::lexical::{after_parentheses, next_word};
 use super::port;
 use super::{Instrumented, Point, Role};
@@ -468,6 +470,8 @@ fn find(stmts: &[Stmt], id: StmtId) -> Option<&Stmt> {
 struct Placed {
     edits: Vec<(Arc<SourceFile>, Edit)>,
     points: Vec<(usize, u32, Role, Loc)>,
+    /// The unknown each [`Role::Value`] counter records, by counter.
+    names: HashMap<usize, String>,
 }
 
 impl Placed {
@@ -541,6 +545,12 @@ impl Plan<'_> {
                     let r = self.repeat_counters(at, s, jumps, &jump_ifs, &then, &mut placed);
                     (s, r, placed)
                 }
+                Probe::Values { before, names } => {
+                    let mut placed = Placed::default();
+                    let Some(s) = at.stmt(*before) else { continue };
+                    let r = self.value_records(at, s, names, &mut placed);
+                    (s, r, placed)
+                }
             };
             self.commit(at, stmt, result, placed);
         }
@@ -593,6 +603,7 @@ impl Plan<'_> {
         }
         for (counter, stmt, role, loc) in placed.points {
             self.points.push(Point {
+                name: placed.names.get(&counter).cloned(),
                 counter,
                 unit: at.key.clone(),
                 digest: at.digest,
@@ -929,6 +940,39 @@ impl Plan<'_> {
         Ok(())
     }
 
+    /// Records of the values of `names` before the statement `s` of the unit's body
+    /// (an array assignment, WHERE or FORALL: before its first line).
+    fn value_records(
+        &mut self,
+        at: &UnitPlace,
+        s: &Stmt,
+        names: &[String],
+        out: &mut Placed,
+    ) -> Result<(), String> {
+        let start = match &s.kind {
+            StmtKind::Loop(l) if l.origin != LoopOrigin::Do => l.header.start,
+            _ => s.span.start,
+        };
+        let first = at.locate(start as usize);
+        let mut stmts = Vec::new();
+        for name in names {
+            let k = self.counter();
+            // The sum, the least and the greatest value.
+            for _ in 0..3 {
+                self.counter();
+            }
+            stmts.push(record(k, name));
+            out.points.push((k, s.id.0, Role::Value, first.clone()));
+            out.names.insert(k, name.clone());
+        }
+        let edits = match (first.before_line(s.label, &stmts), s.label) {
+            (Err(_), Some(_)) => first.before_line(None, &stmts),
+            (r, _) => r,
+        }?;
+        out.edit(&first, edits);
+        Ok(())
+    }
+
     /// The counters of the GO TO loop from the labelled statement `s` to the GO TOs
     /// `jumps`: how often `s` is reached and how often each jump is taken.
     fn repeat_counters(
@@ -1055,32 +1099,64 @@ mod tests {
             expect![[r#"
                       PROGRAM P
                       INTEGER I, IERR, ME
-                      call costline_hit(3)
+                      call costline_hit(15)
                       CALL MPI_INIT(IERR)
-                      call costline_hit(4)
+                      call costline_hit(16)
                       CALL MPI_COMM_RANK(1, ME, IERR)
                       DO 10 I = 1, 3
-                      call costline_hit(5)
+                      call costline_hit(17)
                       CALL MPI_BARRIER(1, IERR)
                    10 CALL MPI_BARRIER(1, IERR)
-                      if (me == 0) call costline_hit(6)
-                      IF (ME .EQ. 0) CALL MPI_ABORT(1, 1, IERR)
-                      IF (F(ME)) then
+                      call costline_value(7, int(me,8))
+                      if (me == 0) call costline_hit(18)
+                      IF (ME .EQ. 0) then
                       call costline_hit(1)
                        CALL MPI_ABORT(1, 1, IERR)
                       else
                       call costline_hit(2)
                       end if
-                      if (me == 0) call costline_hit(7)
-                      if (me == 0) call costline_add(8, int(me + 1,8))
-                      IF (ME .EQ. 0) CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)
+                      IF (F(ME)) then
+                      call costline_hit(3)
+                       CALL MPI_ABORT(1, 1, IERR)
+                      else
+                      call costline_hit(4)
+                      end if
+                      call costline_value(11, int(me,8))
+                      if (me == 0) call costline_hit(19)
+                      if (me == 0) call costline_add(20, int(me + 1,8))
+                      IF (ME .EQ. 0) then
+                      call costline_hit(5)
+                       CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)
+                      else
+                      call costline_hit(6)
+                      end if
                       CALL OTHER(IERR)
                  9000 FORMAT(I5)
-                      call costline_hit(9)
+                      call costline_hit(21)
                       CALL MPI_FINALIZE(IERR)
                       END
                 skipped: calls.f:7: not measured: its label ends a DO loop
                 skipped: calls.f:9: not measured: its IF's condition cannot be written again before it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn values_are_recorded_before_the_statement_needing_them_and_take_its_label() {
+        check(
+            "values.f90",
+            "subroutine s(n)\n  integer :: n, i, k\n  k = 0\n10 do i = 1, n\n    k = k + i\n  end do\n  print *, k\nend subroutine\n",
+            expect![[r#"
+                subroutine s(n)
+                  integer :: n, i, k
+                  k = 0
+                10 continue
+                call costline_value(1, int(n,8))
+                   do i = 1, n
+                    k = k + i
+                  end do
+                  print *, k
+                end subroutine
             "#]],
         );
     }

@@ -1241,14 +1241,16 @@ fn count_metrics(
             (None, needs)
         }
     };
+    let (measured, varied) = crate::profile::measured_values(&u.constants, c);
     Metrics {
         freq,
-        exact: Some(c.is_exact()),
+        exact: Some(c.is_exact() && !varied),
         needs,
         assumptions: c
             .assumptions
             .iter()
             .map(|a| a.describe(&|at| src.line_col(u.absolute(at).start).0))
+            .chain(measured)
             .collect(),
         symbolic: Some(SymbolicMetrics {
             freq: c.symbolic().map(|p| p.display(Notation::Fortran)),

@@ -1,7 +1,9 @@
 //! What a profile run measured of a unit: for each data-dependent IF or SELECT, how
-//! often each branch was taken, and for each loop whose trip count the text does not
-//! give, its mean iterations per entry. The counts then use these instead of the
-//! assumed probability 1/2 and 100 trips ([`super::Source::Measured`]).
+//! often each branch was taken, for each loop whose trip count the text does not
+//! give, its mean iterations per entry, and the values of the integer scalars its
+//! counts need but the text does not give. The counts then use these instead of the
+//! assumed probability 1/2 and 100 trips ([`super::Source::Measured`]); the values
+//! bind the unit's unknowns (in the database, for this unit only).
 
 use costline_symbolic::Rational;
 use costline_syntax::ir::StmtId;
@@ -21,6 +23,70 @@ pub struct Measured {
     pub trips: BTreeMap<StmtId, Rational>,
     /// Of a GO TO loop, by its labelled first statement: runs per entry.
     pub repeats: BTreeMap<StmtId, Rational>,
+    /// The values of integer scalars (by the name the counts give them) before the
+    /// statements whose counts need them.
+    pub values: BTreeMap<String, MeasuredValue>,
+}
+
+impl Measured {
+    /// Whether the scalar `name` took more than one value where it was recorded
+    /// (between executions, or between MPI ranks).
+    pub fn varied(&self, name: &str) -> bool {
+        self.values.get(name).is_some_and(MeasuredValue::varied)
+    }
+}
+
+/// What a profile run recorded of one integer scalar: how often, its mean and its
+/// extremes (over every record, of every rank).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MeasuredValue {
+    pub records: u64,
+    pub mean: Rational,
+    pub min: i64,
+    pub max: i64,
+    /// Of an MPI run: the value on each rank, by rank, when every rank recorded one
+    /// value only and they differ (`me`, a rank's first column): the counts are then
+    /// those of each rank averaged ([`super::Counts::mean`]). Empty otherwise.
+    pub per_rank: Vec<i64>,
+}
+
+impl MeasuredValue {
+    /// The value recorded `records` times with the sum `sum`, between `min` and `max`:
+    /// `None` when it was never recorded.
+    pub fn new(records: u64, sum: i64, min: i64, max: i64) -> Option<MeasuredValue> {
+        let mean = Rational::new(i128::from(sum), i128::from(records))?;
+        (records > 0).then_some(MeasuredValue {
+            records,
+            mean,
+            min,
+            max,
+            per_rank: Vec::new(),
+        })
+    }
+
+    /// This value with its value on each rank (see [`MeasuredValue::per_rank`]).
+    pub fn with_ranks(self, per_rank: Vec<i64>) -> MeasuredValue {
+        MeasuredValue { per_rank, ..self }
+    }
+
+    /// Whether it took more than one value.
+    pub fn varied(&self) -> bool {
+        self.min != self.max
+    }
+
+    /// Whether it took more than one value on one rank (or in a serial run): counts
+    /// that rest on it are estimates, counted with its mean.
+    pub fn varied_within_a_rank(&self) -> bool {
+        self.varied() && self.per_rank.is_empty()
+    }
+
+    /// The value the analysis counts with: the mean, rounded to the nearest integer
+    /// (halves away from zero) when it is not one.
+    pub fn binding(&self) -> i64 {
+        let (n, d) = (self.mean.num(), self.mean.den());
+        let away = (2 * n.abs() + d) / (2 * d);
+        (n.signum() * away) as i64
+    }
 }
 
 /// The counters a profile run kept for one statement.
@@ -124,5 +190,17 @@ mod tests {
         };
         assert_eq!(c.mean_repeats(), Some(r(5, 2)));
         assert_eq!(Counters::default().mean_trips(), None);
+    }
+
+    #[test]
+    fn values_bind_their_mean_rounded() {
+        let v = MeasuredValue::new(4, 2800, 700, 700).unwrap();
+        assert_eq!((v.binding(), v.varied()), (700, false));
+        // Ranks 0 and 1: `me` is 1/2 on average, taken as 1.
+        let v = MeasuredValue::new(2, 1, 0, 1).unwrap();
+        assert_eq!((v.mean, v.binding(), v.varied()), (r(1, 2), 1, true));
+        assert_eq!(MeasuredValue::new(3, -5, -3, -1).unwrap().binding(), -2);
+        assert_eq!(MeasuredValue::new(2, -3, -2, -1).unwrap().binding(), -2);
+        assert_eq!(MeasuredValue::new(0, 0, 0, 0), None);
     }
 }

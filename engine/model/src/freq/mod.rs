@@ -29,7 +29,7 @@ mod walk;
 
 pub use counts::{Counts, counts};
 pub use effects::{CallEffect, CalleeRun};
-pub use measured::Measured;
+pub use measured::{Measured, MeasuredValue};
 
 use costline_symbolic::{
     Constraint, Env, EvalError, Name, Num, Piecewise, Rational, SumError, Sym,

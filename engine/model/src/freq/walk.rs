@@ -644,8 +644,10 @@ impl<'a> Walker<'a> {
 
     /// The measured probabilities of the branches of the IF or SELECT `s`, one per
     /// branch of `conds` (its conditions as the text gives them), and the run they come
-    /// from: where a profile measured `s` and some condition is data-dependent (or its
-    /// branch was `cold`, assumed not to run).
+    /// from: where a profile measured `s` and some condition is data-dependent, or
+    /// rests on a value the run found to vary (between executions or MPI ranks: its
+    /// mean would not say how often the branch runs), or its branch was `cold`
+    /// (assumed not to run).
     fn measured_branches(
         &self,
         s: &Stmt,
@@ -653,10 +655,14 @@ impl<'a> Walker<'a> {
         cold: bool,
     ) -> Option<(Vec<Rational>, std::sync::Arc<str>)> {
         let q = self.measured.branches.get(&s.id)?;
-        let data_dependent = conds
-            .iter()
-            .flatten()
-            .any(|c| c.iter().any(|a| a.prob != Rational::ONE));
+        let data_dependent = conds.iter().flatten().any(|c| {
+            c.iter().any(|a| {
+                a.prob != Rational::ONE
+                    || a.cons
+                        .iter()
+                        .any(|k| k.expr.vars().iter().any(|v| self.measured.varied(v)))
+            })
+        });
         (q.len() == conds.len() && (data_dependent || cold))
             .then(|| (q.clone(), self.measured.run.clone()))
     }
