@@ -10,7 +10,8 @@
 //! cold diagnostics of the 200-procedure `workspace_file`, ~20k lines, N bound), and
 //! (e) resident memory after 100 and after 10,000 edits of the 2,000-procedure file.
 //! Pass `quick` (`cargo bench ... -- quick`) to leave out the 100k-line file and (e);
-//! `edits` to run only 1,000 edits of the 2,000-procedure file (for a profiler).
+//! `edits` to run only 1,000 edits of the 2,000-procedure file (`edits-100k`: of the
+//! 8,334-procedure one), for a profiler.
 
 #[path = "../tests/lsp_client/mod.rs"]
 #[allow(dead_code)] // the tests use more of the client than the benchmark
@@ -236,9 +237,9 @@ fn long_session(dir: &Path) -> (f64, f64) {
     (after_100, after)
 }
 
-/// 1,000 edits of the 2,000-procedure file, each followed by the screen's hints.
-fn edits_only(dir: &Path) {
-    let b = Bench::new(dir, 2000);
+/// 1,000 edits of a file of `procedures`, each followed by the screen's hints.
+fn edits_only(dir: &Path, procedures: usize) {
+    let b = Bench::new(dir, procedures);
     let mut c = b.start();
     c.open(&b.uri, &b.text);
     b.hints(&mut c);
@@ -262,8 +263,8 @@ fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let dir = std::env::temp_dir().join(format!("costline-scaling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    if std::env::args().any(|a| a == "edits") {
-        edits_only(&dir);
+    if let Some(a) = std::env::args().find(|a| a.starts_with("edits")) {
+        edits_only(&dir, if a == "edits-100k" { 8334 } else { 2000 });
         let _ = std::fs::remove_dir_all(&dir);
         return;
     }

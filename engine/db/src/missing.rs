@@ -229,7 +229,6 @@ pub fn unit_missing<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> A
     let own = gaps(db, unit);
     let ir = lower(db, unit);
     let counts = counts(db, unit);
-    let procedures = procedures(db);
     // The program-wide lists only when the unit calls a procedure of the workspace.
     let mut callee_lists = None;
     let mut out = UnitMissing::default();
@@ -245,7 +244,7 @@ pub fn unit_missing<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> A
         }
         if counts.value(s.id) != Some(0.0) {
             for c in called(&s.kind) {
-                if c == *ir.name || !procedures.contains_key(&c) {
+                if c == *ir.name || procedure_named(db, &c).is_none() {
                     continue;
                 }
                 let lists = callee_lists.get_or_insert_with(|| reached(db));

@@ -45,8 +45,13 @@ pub fn imports<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Import
     if let Some(host) = host_of(db, unit) {
         out.symbols = exports(db, host).clone();
     }
+    let used_modules = uses(db, unit);
+    if used_modules.is_empty() {
+        // The module graph (the whole workspace's) only for a unit that uses one.
+        return out;
+    }
     let graph = module_graph(db);
-    for used in uses(db, unit) {
+    for used in used_modules {
         let module = used.module.as_str();
         if unit.kind(db) == UnitKind::Module && graph.in_cycle(unit.name(db), module) {
             out.notes.push(Diagnostic::warning(

@@ -26,8 +26,13 @@ pub const MAX_INCLUDED_BYTES: usize = 16 << 20;
 /// macros defined), for the host to look up before the queries need them.
 #[salsa::tracked(returns(ref))]
 pub fn include_names(db: &dyn salsa::Database, file: File) -> BTreeSet<IncludeName> {
+    let bytes = file.bytes(db);
+    // Most files name no include: known without decoding them.
+    if !costline_syntax::source::mentions_include(bytes) {
+        return BTreeSet::new();
+    }
     costline_syntax::source::include_names(
-        &String::from_utf8_lossy(file.bytes(db)),
+        &String::from_utf8_lossy(bytes),
         Settings::get(db).defines(db),
     )
 }

@@ -144,13 +144,14 @@ pub fn file_units<'db>(
         .iter()
         .map(|c| {
             let host = c.parent.map(|p| chunks[p].name.clone());
+            // Borrowed name and text: a unit interned before costs no copy.
             UnitText::new(
                 db,
                 file,
                 c.kind,
-                c.name.clone(),
+                c.name.as_str(),
                 host,
-                c.text(text),
+                c.own_text(text).as_ref(),
                 None,
                 None,
             )

@@ -103,7 +103,8 @@ pub fn after_edit(
         moved(&mut c, delta, added);
         c
     }));
-    Some((SourceFile::plain(previous.path(), new.to_string()), out))
+    let source = previous.plain_edited(new.to_string(), p, old_end, new_end);
+    Some((source, out))
 }
 
 /// The lengths of the longest common prefix and suffix of `a` and `b` (not

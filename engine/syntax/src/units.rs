@@ -29,6 +29,16 @@ impl UnitChunk {
     /// units start and end at line boundaries, so the host keeps whole lines, and its
     /// text does not change when a contained procedure is edited.
     pub fn text(&self, text: &str) -> String {
+        self.own_text(text).into_owned()
+    }
+
+    /// [`UnitChunk::text`], borrowed from `text` when no unit is nested in this one.
+    pub fn own_text<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if self.nested.is_empty() {
+            let end = (self.range.end as usize).min(text.len());
+            let start = (self.range.start as usize).min(end);
+            return std::borrow::Cow::Borrowed(&text[start..end]);
+        }
         let end = (self.range.end as usize).min(text.len());
         let mut at = (self.range.start as usize).min(end);
         let mut own = String::with_capacity(end - at);
@@ -42,7 +52,7 @@ impl UnitChunk {
             at = e;
         }
         own.push_str(&text[at..end]);
-        own
+        std::borrow::Cow::Owned(own)
     }
 
     /// The file offset of `at`, an offset into [`UnitChunk::text`]; an offset where a

@@ -100,15 +100,27 @@ impl Documents {
     ) -> Option<&mut Document> {
         let doc = self.docs.get_mut(uri)?;
         for change in changes {
+            let encoding = doc.lines.encoding;
             match change.range {
                 Some(range) => {
                     let start = doc.lines.offset(range.start) as usize;
                     let end = (doc.lines.offset(range.end) as usize).max(start);
                     doc.text.replace_range(start..end, &change.text);
+                    // Lines indexed again only around the change.
+                    let index =
+                        doc.lines
+                            .index
+                            .edited(&doc.text, start, end, start + change.text.len());
+                    doc.lines = Lines {
+                        index: Arc::new(index),
+                        encoding,
+                    };
                 }
-                None => doc.text = change.text,
+                None => {
+                    doc.text = change.text;
+                    doc.lines = Lines::new(&doc.text, encoding);
+                }
             }
-            doc.lines = Lines::new(&doc.text, doc.lines.encoding);
         }
         doc.version = version;
         Some(doc)

@@ -83,7 +83,7 @@ pub(crate) fn cpp_include(argument: &str) -> Option<IncludeName> {
 
 /// Whether `bytes` hold the word `include` in any case (found by its `u`, the
 /// rarest of its letters in Fortran, so that the scan runs at memory speed).
-fn mentions_include(bytes: &[u8]) -> bool {
+pub fn mentions_include(bytes: &[u8]) -> bool {
     memchr::memchr2_iter(b'u', b'U', bytes).any(|i| {
         i >= 4
             && bytes

@@ -116,6 +116,85 @@ impl LineIndex {
         }
     }
 
+    /// The index of `text`, made from `self`, the index of the text before an edit that
+    /// put `text[from..new_to]` in place of the bytes `from..old_to`: the lines before the
+    /// edit are kept, the lines it touched indexed again, the lines after it moved. The
+    /// same as [`LineIndex::new`] of `text` (a carriage return near the edit, or an edit
+    /// at the very start, index the whole text).
+    pub fn edited(&self, text: &str, from: usize, old_to: usize, new_to: usize) -> LineIndex {
+        let bytes = text.as_bytes();
+        let near = &bytes[from.saturating_sub(1).min(bytes.len())..(new_to + 1).min(bytes.len())];
+        if from < 3 || near.contains(&b'\r') || self.len as usize != bytes.len() + old_to - new_to {
+            return LineIndex::new(text);
+        }
+        let delta = new_to as i64 - old_to as i64;
+        let moved = |o: u32| (o as i64 + delta) as u32;
+        // The old lines: those starting at or before `from` but the last (kept, but the
+        // one holding `from` indexed again), and those starting after `old_to` (moved).
+        let k = self
+            .starts
+            .partition_point(|&s| s as usize <= from)
+            .saturating_sub(1);
+        let after = self.starts.partition_point(|&s| s as usize <= old_to);
+        let region_start = self.starts[k] as usize;
+        // Where the lines after the edit start, before it and now.
+        let old_region_end = self.starts.get(after).map_or(self.len, |&s| s);
+        let region_end = (old_region_end as i64 + delta) as usize;
+        // The old index's empty last line (after a final terminator) is the new one's to
+        // make, as `new` does.
+        let after_lines = if after < self.starts.len() {
+            let last_empty = self.len > 0
+                && *self.starts.last().unwrap_or(&0) == self.len
+                && self.starts.len() > after;
+            let end = self.starts.len() - usize::from(last_empty);
+            after..end.max(after)
+        } else {
+            after..after
+        };
+        let mut starts = Vec::with_capacity(self.starts.len() + 8);
+        let mut ends = Vec::with_capacity(self.starts.len() + 8);
+        starts.extend_from_slice(&self.starts[..k]);
+        ends.extend_from_slice(&self.ends[..k]);
+        for line in lines(&text[region_start..region_end]) {
+            starts.push(to_u32(region_start + line.start));
+            ends.push(to_u32(region_start + line.end));
+        }
+        starts.extend(self.starts[after_lines.clone()].iter().map(|&s| moved(s)));
+        ends.extend(self.ends[after_lines].iter().map(|&e| moved(e)));
+        if text.is_empty() || text.ends_with(['\n', '\r']) {
+            starts.push(to_u32(text.len()));
+            ends.push(to_u32(text.len()));
+        }
+        let kept = self
+            .wide
+            .partition_point(|w| (w.offset as usize) < region_start);
+        let later = self.wide.partition_point(|w| w.offset < old_region_end);
+        let mut wide = self.wide[..kept].to_vec();
+        let region = &text[region_start..region_end];
+        if !region.is_ascii() {
+            wide.extend(
+                region
+                    .char_indices()
+                    .filter(|(_, c)| !c.is_ascii())
+                    .map(|(o, c)| Wide {
+                        offset: to_u32(region_start + o),
+                        utf8_len: u8::try_from(c.len_utf8()).unwrap_or(4),
+                    }),
+            );
+        }
+        wide.extend(self.wide[later..].iter().map(|w| Wide {
+            offset: moved(w.offset),
+            utf8_len: w.utf8_len,
+        }));
+        LineIndex {
+            starts,
+            ends,
+            wide,
+            bom: self.bom,
+            len: to_u32(text.len()),
+        }
+    }
+
     /// The number of lines (an empty text has one empty line; a text ending in a
     /// terminator has an empty last line after it).
     pub fn line_count(&self) -> u32 {
@@ -253,6 +332,42 @@ fn to_u32(v: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_edited_index_is_the_index_of_the_edited_text() {
+        let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let pieces = [
+            "a", "\n", "xyz\n", "é", "😀", "\n\n", "  ", "", "\r\n", "\r",
+        ];
+        for round in 0..40_000 {
+            // Most texts without carriage returns (those are indexed anew).
+            let choices = if round % 4 == 0 { pieces.len() } else { 6 };
+            let mut text = String::new();
+            for _ in 0..next(40) {
+                text.push_str(pieces[next(choices)]);
+            }
+            let old = LineIndex::new(&text);
+            let mut from = next(text.len() + 1);
+            while !text.is_char_boundary(from) {
+                from -= 1;
+            }
+            let mut old_to = from + next(text.len() - from + 1);
+            while !text.is_char_boundary(old_to) {
+                old_to -= 1;
+            }
+            let insert = pieces[next(pieces.len())];
+            let mut edited = text.clone();
+            edited.replace_range(from..old_to, insert);
+            let got = old.edited(&edited, from, old_to, from + insert.len());
+            assert_eq!(got, LineIndex::new(&edited), "{text:?} → {edited:?}");
+        }
+    }
 
     #[test]
     fn lines_end_at_every_terminator() {

@@ -22,7 +22,7 @@ mod splice;
 
 pub use decode::LoadError;
 pub use form::{SourceForm, free_by_extension, pragma as form_pragma};
-pub use include::{IncludeLine, IncludeName, include_names};
+pub use include::{IncludeLine, IncludeName, include_names, mentions_include};
 pub use line_index::LineIndex;
 pub(crate) use line_index::lines;
 pub use preproc::Defines;
@@ -246,11 +246,30 @@ impl SourceFile {
     /// The free-form file at `path` whose text loads to itself ([`SourceFile::is_plain`]):
     /// what [`SourceFile::with_defines`] returns for such a text, without its passes.
     pub fn plain(path: &str, text: String) -> SourceFile {
+        let lines = LineIndex::new(&text);
+        SourceFile::plain_with(path, text, lines)
+    }
+
+    /// [`SourceFile::plain`] of `text`, this plain file's text after an edit that put
+    /// `text[from..new_to]` in place of the bytes `from..old_to` (its lines indexed
+    /// again only around the edit).
+    pub fn plain_edited(
+        &self,
+        text: String,
+        from: usize,
+        old_to: usize,
+        new_to: usize,
+    ) -> SourceFile {
+        let lines = self.lines.edited(&text, from, old_to, new_to);
+        SourceFile::plain_with(&self.path, text, lines)
+    }
+
+    fn plain_with(path: &str, text: String, lines: LineIndex) -> SourceFile {
         SourceFile {
             path: path.to_owned(),
             form: SourceForm::Free,
             map: PositionMap::identity(text.len()),
-            lines: LineIndex::new(&text),
+            lines,
             normalized: text.clone(),
             original: text,
             diagnostics: Vec::new(),
