@@ -17,36 +17,18 @@
 #[allow(dead_code)] // the tests use more of the client than the benchmark
 mod lsp_client;
 
+#[path = "measure/mod.rs"]
+mod measure;
+
 use costline_fixtures::synthetic::{small_procedures_file, workspace_file};
 use lsp_client::{Client, capabilities};
+use measure::{memory, ms, summary};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 const EDITS: usize = 35;
 const SCREEN: usize = 60;
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// (median, p95) in milliseconds.
-fn summary(mut xs: Vec<f64>) -> (f64, f64) {
-    xs.sort_by(f64::total_cmp);
-    let at = |q: f64| xs[((xs.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.95))
-}
-
-/// Resident memory of a process, in MiB.
-fn resident(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
 
 fn position(line: usize, character: usize) -> Value {
     json!({"line": line, "character": character})
@@ -143,7 +125,7 @@ fn scale(dir: &Path, procedures: usize) -> f64 {
         json!({"textDocument": {"uri": b.uri}}),
     );
     let diagnostics = t.elapsed();
-    let rss = resident(c.pid());
+    let rss = memory(c.pid()).0;
     // (c) edits to refreshed hints.
     let mut typist = Typist {
         version: 1,
@@ -229,10 +211,10 @@ fn long_session(dir: &Path) -> (f64, f64) {
         typist.edit(&mut c, &b);
         b.hints(&mut c);
         if k == 100 {
-            after_100 = resident(c.pid());
+            after_100 = memory(c.pid()).0;
         }
     }
-    let after = resident(c.pid());
+    let after = memory(c.pid()).0;
     c.shutdown();
     (after_100, after)
 }

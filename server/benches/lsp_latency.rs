@@ -13,40 +13,19 @@
 #[allow(dead_code)] // the tests use more of the client than the benchmark
 mod lsp_client;
 
+#[path = "measure/mod.rs"]
+mod measure;
+
 use costline_fixtures::synthetic::workspace_file;
 use lsp_client::{Client, capabilities};
+use measure::{memory, ms, summary};
 use serde_json::{Value, json};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const EDITS: usize = 100;
 const FORTLS_EDITS: usize = 20;
 const SAVES: usize = 10;
 const SCREEN: usize = 60;
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
-
-/// (median, p95) in milliseconds.
-fn summary(mut xs: Vec<f64>) -> (f64, f64) {
-    xs.sort_by(f64::total_cmp);
-    let at = |q: f64| xs[((xs.len() - 1) as f64 * q).round() as usize];
-    (at(0.5), at(0.95))
-}
-
-/// Resident and peak resident memory of a process, in MiB.
-fn memory(pid: u32) -> (f64, f64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<f64>().ok())
-            .map_or(f64::NAN, |kb| kb / 1024.0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
 
 fn position(line: usize, character: usize) -> Value {
     json!({"line": line, "character": character})
