@@ -10,7 +10,7 @@
 #[allow(dead_code)] // the other tests use more of the client
 mod lsp_client;
 
-use costline_fixtures::network::{offline, skip};
+use costline_fixtures::network::tools;
 use lsp_client::{Client, capabilities};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -55,12 +55,7 @@ fn hover(client: &mut Client, uri: &str, line: u32, character: u32) -> String {
 #[test]
 fn run_profile_measures_the_workspace_program_and_the_hover_says_so() {
     let test = "run_profile_measures_the_workspace_program_and_the_hover_says_so";
-    if Command::new("gfortran").arg("--version").output().is_err() {
-        assert!(
-            offline(),
-            "{test} needs gfortran (apt-get install gfortran)"
-        );
-        skip(test, "gfortran", "apt-get install gfortran");
+    if !tools(test, &["gfortran"], "apt-get install gfortran") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -18,7 +18,7 @@
 
 mod npb_copy;
 
-use costline_fixtures::network::{offline, skip};
+use costline_fixtures::network::tools;
 use npb_copy::{private_copy, root, set_params};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -28,26 +28,11 @@ use std::process::Command;
 /// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only
 /// offline.
 fn mpi(test: &str) -> bool {
-    let runs = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let found = runs("mpif90") && runs("mpicc") && runs("mpirun");
-    if !found && offline() {
-        skip(
-            test,
-            "mpif90, mpicc and mpirun",
-            "apt-get install libopenmpi-dev openmpi-bin",
-        );
-        return false;
-    }
-    assert!(
-        found,
-        "{test} needs mpif90, mpicc and mpirun (apt-get install libopenmpi-dev openmpi-bin)"
-    );
-    true
+    tools(
+        test,
+        &["mpif90", "mpicc", "mpirun"],
+        "apt-get install libopenmpi-dev openmpi-bin",
+    )
 }
 
 /// A private copy of NPB3.4-MPI (class S) whose CG builds with mpif90.

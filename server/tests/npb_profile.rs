@@ -15,7 +15,7 @@
 
 mod npb_copy;
 
-use costline_fixtures::network::{offline, skip};
+use costline_fixtures::network::tools;
 use npb_copy::{private_copy, set_params};
 use serde_json::Value;
 use std::path::Path;
@@ -137,12 +137,7 @@ fn needed_values(report: &Value) -> Vec<String> {
 #[test]
 fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
     let test = "a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts";
-    if Command::new("gfortran").arg("--version").output().is_err() {
-        assert!(
-            offline(),
-            "{test} needs gfortran (apt-get install gfortran)"
-        );
-        skip(test, "gfortran", "apt-get install gfortran");
+    if !tools(test, &["gfortran"], "apt-get install gfortran") {
         return;
     }
     let suite = hpf_suite();

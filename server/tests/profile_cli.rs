@@ -5,7 +5,7 @@
 //! from costline. Without gfortran the tests fail, or with `COSTLINE_OFFLINE` set are
 //! skipped with a message.
 
-use costline_fixtures::network::{offline, skip};
+use costline_fixtures::network::tools;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,13 +13,7 @@ use std::process::Command;
 
 /// Whether gfortran can be run; `false` (and the test skipped) only offline.
 fn gfortran(test: &str) -> bool {
-    let found = Command::new("gfortran").arg("--version").output().is_ok();
-    if !found && offline() {
-        skip(test, "gfortran", "apt-get install gfortran");
-        return false;
-    }
-    assert!(found, "{test} needs gfortran (apt-get install gfortran)");
-    true
+    tools(test, &["gfortran"], "apt-get install gfortran")
 }
 
 /// A private copy of the profile fixtures.
@@ -450,26 +444,11 @@ fn values_the_counts_need_are_recorded_and_bind_their_unit_only() {
 
 /// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only offline.
 fn mpi(test: &str) -> bool {
-    let runs = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let found = runs("mpif90") && runs("mpicc") && runs("mpirun");
-    if !found && offline() {
-        skip(
-            test,
-            "mpif90, mpicc and mpirun",
-            "apt-get install libopenmpi-dev openmpi-bin",
-        );
-        return false;
-    }
-    assert!(
-        found,
-        "{test} needs mpif90, mpicc and mpirun (apt-get install libopenmpi-dev openmpi-bin)"
-    );
-    true
+    tools(
+        test,
+        &["mpif90", "mpicc", "mpirun"],
+        "apt-get install libopenmpi-dev openmpi-bin",
+    )
 }
 
 /// What mpi_ranks.f90 does on `rank`: the trips of its convergence loop, then how
