@@ -908,8 +908,9 @@ end subroutine ex
 }
 
 /// Red-black relaxation (a step-2 inner loop whose start alternates with j) under the
-/// layouts the alternatives offer for it, the narrowed and projected enumerations
-/// included: engine = simulator.
+/// layouts the alternatives offer for it, the narrowed and projected enumerations and
+/// the residue classes of `mod(j, 2)` included, with and without a time-step loop
+/// around the sweep and on blocks that do not divide n: engine = simulator.
 #[test]
 fn the_engine_matches_the_simulator_on_red_black_layouts() {
     let layouts = [
@@ -917,28 +918,45 @@ fn the_engine_matches_the_simulator_on_red_black_layouts() {
         ("16", "CYCLIC, *"),
         ("16", "*, CYCLIC(2)"),
         ("16", "*, BLOCK"),
+        ("16", "BLOCK, *"),
+        ("4", "CYCLIC(8), *"),
+        ("8", "*, CYCLIC(2)"),
         ("4, 4", "BLOCK, BLOCK"),
         ("4, 4", "CYCLIC, CYCLIC"),
         ("4, 4", "CYCLIC, BLOCK"),
+        ("2, 4", "CYCLIC(2), CYCLIC(3)"),
     ];
-    for (grid, format) in layouts {
-        let source = format!(
-            "subroutine redblack(n)
-  integer :: n, i, j
-  real :: a(n, n)
-!HPF$ PROCESSORS pr({grid})
-!HPF$ DISTRIBUTE a({format}) ONTO pr
-  do j = 2, n - 1
+    let sweep = "  do j = 2, n - 1
     do i = 2 + mod(j, 2), n - 1, 2
       a(i, j) = 0.25 * (a(i-1, j) + a(i+1, j) + a(i, j-1) + a(i, j+1))
     end do
-  end do
+  end do";
+    for (grid, format) in layouts {
+        for (n, steps) in [(32, false), (27, true)] {
+            let body = if steps {
+                format!(
+                    "  do it = 1, 3
+{sweep}
+  end do"
+                )
+            } else {
+                sweep.to_string()
+            };
+            let source = format!(
+                "subroutine redblack(n)
+  integer :: n, i, j, it
+  real :: a(n, n)
+!HPF$ PROCESSORS pr({grid})
+!HPF$ DISTRIBUTE a({format}) ONTO pr
+{body}
 end subroutine redblack
 "
-        );
-        let (file, sim) = run(&source, &[("n", 32)]);
-        let compared = compare(&file, &sim).unwrap_or_else(|e| panic!("{format}: {e}"));
-        assert_eq!(compared, 4, "{format}");
+            );
+            let (file, sim) = run(&source, &[("n", n)]);
+            let compared =
+                compare(&file, &sim).unwrap_or_else(|e| panic!("{format}, n = {n}: {e}"));
+            assert_eq!(compared, 4, "{format}, n = {n}");
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Guarded solutions of the symbolic sum: the value is `Σ_i γ(C_i)·E_i` (P^3T+
 //! equations (2) and (3)), `γ(C) = 1` when every constraint of `C` holds, else 0.
 
+use super::compiled::Compiled;
 use super::constraint::{Constraint, Rel};
 use super::display::Notation;
 use super::eval::{Env, EvalError, Num};
@@ -152,5 +153,53 @@ impl Piecewise {
     /// `(value if c1, c2) + (value if ...)`.
     pub fn display(&self, n: Notation) -> String {
         self.cases().display(n)
+    }
+}
+
+/// A [`Piecewise`] compiled for evaluation at many integer points ([`Compiled`]): the
+/// guards and values read the parameters from a slice of values by position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompiledPiecewise {
+    pieces: Vec<(Vec<(Compiled, Rel)>, Compiled)>,
+}
+
+impl CompiledPiecewise {
+    /// `p` compiled with every name at the slot `slot` gives; `None` when a guard or
+    /// value has no compiled form ([`Compiled::new`]).
+    pub fn new(p: &Piecewise, slot: &dyn Fn(&str) -> Option<usize>) -> Option<CompiledPiecewise> {
+        let pieces = p
+            .pieces
+            .iter()
+            .map(|piece| {
+                let guard = piece
+                    .guard
+                    .iter()
+                    .map(|c| Some((Compiled::new(&c.expr, slot)?, c.rel)))
+                    .collect::<Option<Vec<_>>>()?;
+                Some((guard, Compiled::new(&piece.value, slot)?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(CompiledPiecewise { pieces })
+    }
+
+    /// `Σ γ(C_i)·E_i` at `values`, the same as [`Piecewise::eval`] (`None` on overflow).
+    pub fn eval(&self, values: &[i64]) -> Option<Rational> {
+        let mut total = Rational::ZERO;
+        'pieces: for (guard, value) in &self.pieces {
+            for (c, rel) in guard {
+                // The denominator is positive: the sign is the numerator's.
+                let sign = c.eval(values)?.0.signum();
+                let holds = match rel {
+                    Rel::Ge => sign >= 0,
+                    Rel::Gt => sign > 0,
+                    Rel::Eq => sign == 0,
+                };
+                if !holds {
+                    continue 'pieces;
+                }
+            }
+            total = total.checked_add(value.eval_rational(values)?).ok()?;
+        }
+        Some(total)
     }
 }

@@ -109,5 +109,5 @@ fn one_to_one(t: &CommTerm, outer: &[Name]) -> bool {
         .filter(|v| !derived(v) && !outer.contains(v))
         .cloned()
         .collect();
-    super::records::full_column_rank(&t.subscripts, &loops).unwrap_or(false)
+    super::injective::one_to_one(&t.subscripts, &loops).unwrap_or(false)
 }

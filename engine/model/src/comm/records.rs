@@ -15,10 +15,12 @@
 
 use super::cost::{CommMetrics, Network};
 use super::element::Element;
+use super::injective::one_to_one;
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
 use super::ranks::MpiRanks;
 use super::reduction::{self, Reduction};
+use super::residues;
 use super::{CommTerm, Placement, RefComm, RefKind, UnitComm, sender_coordinate};
 use crate::distribution::{Arrangement, Layout, Mapping};
 use crate::freq::counter::Counter;
@@ -362,6 +364,21 @@ type Key = SmallVec<[i128; 6]>;
 /// Per (sender, receiver): messages and elements.
 type Tally = BTreeMap<(usize, usize), (f64, f64)>;
 
+/// A term split for the symbolic route: the instance variables and their constraints,
+/// the vectorized variables the subscripts mention and theirs, and the vectorized
+/// variables no subscript mentions (projected out: their range only decides whether
+/// there is anything to fetch).
+struct Separated {
+    outer: Vec<Name>,
+    c_outer: Vec<Constraint>,
+    kept_vars: Vec<Name>,
+    c_kept: Vec<Constraint>,
+    absent: Vec<Name>,
+    c_proj: Vec<Constraint>,
+    /// The subscripts with every unknown bound.
+    subscripts: Vec<Sym>,
+}
+
 /// One term prepared for enumeration: the constraints and variables enumerated point by
 /// point, and the instance variables whose values all fetch alike, only counted.
 struct Prepared<'t> {
@@ -393,15 +410,30 @@ impl Job<'_> {
             .collect::<Result<Vec<_>, _>>()?;
         // The symbolic route counts one piece at a time and takes the sender to be the
         // only owner. Pieces of one set may share elements and instances: their counts
-        // add up only when no pair of processors occurs in two of them; otherwise, and
-        // for replicated elements (the receiver may hold a copy; the lowest-numbered
-        // owner sends), the pieces are enumerated together.
+        // add up only when no pair of processors occurs in two of them, or when they
+        // read disjoint elements over the same instances; otherwise, and for replicated
+        // elements (the receiver may hold a copy; the lowest-numbered owner sends), the
+        // pieces are enumerated together. A term under a modulus is split on its
+        // residue classes first ([`residues`]).
         if exact && self.mapping.replicated() {
             self.enumerate(&bound, &ex, 1.0, &mut tally)?;
-        } else if exact && bound.len() > 1 {
-            match self.disjoint_pieces(&bound, &ex, &sx) {
-                Some(t) => tally = t,
-                None => self.enumerate(&bound, &ex, 1.0, &mut tally)?,
+        } else if exact {
+            let split: Vec<CommTerm> = bound
+                .iter()
+                .flat_map(|t| residues::split(t).unwrap_or_else(|| vec![t.clone()]))
+                .collect();
+            let counted = match split.as_slice() {
+                [one] => {
+                    let done = self.separable(one, &ex, &sx, 1.0, &mut tally);
+                    done.unwrap_or(false).then_some(())
+                }
+                pieces => self
+                    .disjoint_pieces(&bound, pieces, &ex, &sx)
+                    .map(|t| tally = t),
+            };
+            if counted.is_none() {
+                tally.clear();
+                self.enumerate(&bound, &ex, 1.0, &mut tally)?;
             }
         } else {
             for t in &bound {
@@ -426,22 +458,70 @@ impl Job<'_> {
     }
 
     /// The pieces counted one by one (symbolically, or enumerated when a piece is not of
-    /// the symbolic shape), if no pair of processors communicates in two of them.
-    fn disjoint_pieces(&self, pieces: &[CommTerm], ex: &[i128], sx: &[i128]) -> Option<Tally> {
+    /// the symbolic shape), if their counts add up: no pair of processors communicates
+    /// in two of them, or the pieces that share a pair are [`united`](Self::united).
+    /// `pieces` are the terms `origins` or their residue classes.
+    fn disjoint_pieces(
+        &self,
+        origins: &[CommTerm],
+        pieces: &[CommTerm],
+        ex: &[i128],
+        sx: &[i128],
+    ) -> Option<Tally> {
+        let separated: Vec<Option<Separated>> = pieces.iter().map(|t| self.separate(t)).collect();
+        let united = {
+            let origins: Vec<Option<Separated>> =
+                origins.iter().map(|t| self.separate(t)).collect();
+            Self::united(&origins, &separated)
+        };
         let mut all = Tally::new();
-        for t in pieces {
+        for (t, s) in pieces.iter().zip(separated) {
             let mut one = Tally::new();
-            if !self.separable(t, ex, sx, 1.0, &mut one).unwrap_or(false) {
+            let counted = match s {
+                Some(s) => self.count_separated(s, ex, sx, 1.0, &mut one),
+                None => Some(false),
+            };
+            if !counted.unwrap_or(false) {
                 self.enumerate(std::slice::from_ref(t), ex, 1.0, &mut one)
                     .ok()?;
             }
             for (pair, counts) in one {
-                if counts.0 > 0.0 && counts.1 > 0.0 && all.insert(pair, counts).is_some() {
-                    return None;
+                if counts.0 <= 0.0 || counts.1 <= 0.0 {
+                    continue;
+                }
+                match all.get_mut(&pair) {
+                    None => {
+                        all.insert(pair, counts);
+                    }
+                    // The same instances fetch in both pieces: one message each, and
+                    // the pieces' elements, which are distinct, add up.
+                    Some(slot) if united && slot.0 == counts.0 => slot.1 += counts.1,
+                    Some(_) => return None,
                 }
             }
         }
         Some(all)
+    }
+
+    /// Whether disjoint pieces of one iteration set read disjoint elements over the same
+    /// instances, so that a pair of processors communicating in several of them gets
+    /// one message per instance and the sum of their elements: the terms the pieces come
+    /// from are of the symbolic shape with no projected variable (each vectorized
+    /// iteration reads its own element) and the same subscripts (one-to-one, so
+    /// disjoint iterations read disjoint elements), and every piece is of the symbolic
+    /// shape with the same instance variables and constraints.
+    fn united(origins: &[Option<Separated>], pieces: &[Option<Separated>]) -> bool {
+        let (Some(Some(origin)), Some(Some(piece))) = (origins.first(), pieces.first()) else {
+            return false;
+        };
+        origins.iter().all(|s| {
+            s.as_ref()
+                .is_some_and(|s| s.absent.is_empty() && s.subscripts == origin.subscripts)
+        }) && pieces.iter().all(|s| {
+            s.as_ref().is_some_and(|s| {
+                s.absent.is_empty() && s.outer == piece.outer && s.c_outer == piece.c_outer
+            })
+        })
     }
 
     fn coordinates(a: &Arrangement, sender: bool) -> Vec<Name> {
@@ -488,15 +568,10 @@ impl Job<'_> {
             .collect()
     }
 
-    /// The symbolic route; `Ok(false)` (or `Err`) when the term is not of its shape.
-    fn separable(
-        &self,
-        t: &CommTerm,
-        ex: &[i128],
-        sx: &[i128],
-        w: f64,
-        tally: &mut Tally,
-    ) -> Option<bool> {
+    /// The term split for the symbolic route, or `None` when it is not of its shape: no
+    /// constraint ties an instance variable to a vectorized one, and the subscripts are
+    /// one-to-one in the vectorized variables they mention.
+    fn separate(&self, t: &CommTerm) -> Option<Separated> {
         let is_aux = |n: &Name| n.starts_with("$q") || n.starts_with("$r");
         let loop_vars: Vec<&Name> = t.vars.iter().filter(|v| !is_aux(v)).collect();
         let mut outer: Vec<Name> = loop_vars
@@ -529,7 +604,7 @@ impl Job<'_> {
             let o = outer.iter().any(|v| c.mentions(v));
             let i = inner.iter().any(|v| c.mentions(v));
             match (o, i) {
-                (true, true) => return Some(false),
+                (true, true) => return None,
                 (true, false) => c_outer.push(c.clone()),
                 (false, _) => c_inner.push(c.clone()),
             }
@@ -541,8 +616,8 @@ impl Job<'_> {
             .iter()
             .cloned()
             .partition(|v| subs.iter().any(|s| s.mentions(v)));
-        if !full_column_rank(&subs, &mentioned)? {
-            return Some(false);
+        if !one_to_one(&subs, &mentioned)? {
+            return None;
         }
         let (c_proj, c_kept): (Vec<Constraint>, Vec<Constraint>) = c_inner
             .into_iter()
@@ -556,8 +631,44 @@ impl Job<'_> {
             .iter()
             .any(|c| kept_vars.iter().any(|v| c.mentions(v)))
         {
-            return Some(false);
+            return None;
         }
+        Some(Separated {
+            outer,
+            c_outer,
+            kept_vars,
+            c_kept,
+            absent,
+            c_proj,
+            subscripts: subs,
+        })
+    }
+
+    /// The symbolic route; `Ok(false)` (or `Err`) when the term is not of its shape.
+    fn separable(
+        &self,
+        t: &CommTerm,
+        ex: &[i128],
+        sx: &[i128],
+        w: f64,
+        tally: &mut Tally,
+    ) -> Option<bool> {
+        match self.separate(t) {
+            Some(s) => self.count_separated(s, ex, sx, w, tally),
+            None => Some(false),
+        }
+    }
+
+    /// Per pair of processors: elements = the vectorized count, messages = the
+    /// instances (Definition 4.6's NT and TD of one reference), both weighed by `w`.
+    fn count_separated(
+        &self,
+        s: Separated,
+        ex: &[i128],
+        sx: &[i128],
+        w: f64,
+        tally: &mut Tally,
+    ) -> Option<bool> {
         let pc = Self::coordinates(self.executing, false);
         let sc = Self::coordinates(self.senders, true);
         let params: Vec<Name> = pc.iter().chain(&sc).cloned().collect();
@@ -569,9 +680,11 @@ impl Job<'_> {
         let pairs = (ep * sp) as usize;
         let counter =
             |c: Vec<Constraint>, vars: &[Name]| Counter::new(c, vars, &params, pairs, self.options);
-        let mut f_outer = counter(c_outer, &outer);
-        let mut f_inner = counter(c_kept, &kept_vars);
-        let mut f_proj = (!absent.is_empty()).then(|| counter(c_proj, &absent));
+        let mut f_outer = counter(s.c_outer, &s.outer);
+        let mut f_inner = counter(s.c_kept, &s.kept_vars);
+        let mut f_proj = (!s.absent.is_empty()).then(|| counter(s.c_proj, &s.absent));
+        // Into the tally only once every pair is counted.
+        let mut counted = Vec::new();
         for p in 1..=ep {
             let pv = Arrangement::coordinates(ex, p);
             for q in 1..=sp {
@@ -594,10 +707,13 @@ impl Job<'_> {
                 if instances <= 0.0 {
                     continue;
                 }
-                let slot = tally.entry((q as usize, p as usize)).or_default();
-                slot.0 += w * instances;
-                slot.1 += w * instances * elements;
+                counted.push(((q as usize, p as usize), instances, elements));
             }
+        }
+        for (pair, instances, elements) in counted {
+            let slot = tally.entry(pair).or_default();
+            slot.0 += w * instances;
+            slot.1 += w * instances * elements;
         }
         Some(true)
     }
@@ -828,43 +944,4 @@ impl Job<'_> {
         }
         Ok(())
     }
-}
-
-/// Whether the linear map from `vars` to the subscripts is one-to-one: every
-/// subscript affine in them with constant coefficients, and the coefficient columns
-/// independent (Gaussian elimination over the rationals).
-pub(super) fn full_column_rank(subs: &[Sym], vars: &[Name]) -> Option<bool> {
-    let mut rows: Vec<Vec<Rational>> = Vec::with_capacity(subs.len());
-    for s in subs {
-        let mut row = Vec::with_capacity(vars.len());
-        for v in vars {
-            let coef = match s.poly_in(v).as_deref() {
-                None if s.mentions(v) => return Some(false),
-                Some([_]) | None => Rational::ZERO,
-                Some([_, c1]) => c1.as_const()?,
-                Some(_) => return Some(false),
-            };
-            row.push(coef);
-        }
-        rows.push(row);
-    }
-    let mut rank = 0;
-    for col in 0..vars.len() {
-        let Some(pivot) = (rank..rows.len()).find(|&r| rows[r][col] != Rational::ZERO) else {
-            continue;
-        };
-        rows.swap(rank, pivot);
-        let lead = rows[rank][col];
-        for r in 0..rows.len() {
-            if r != rank && rows[r][col] != Rational::ZERO {
-                let factor = rows[r][col].checked_mul(lead.recip()?.ok()?).ok()?;
-                let pivot_row = rows[rank].clone();
-                for (x, p) in rows[r].iter_mut().zip(&pivot_row) {
-                    *x = x.checked_sub(p.checked_mul(factor).ok()?).ok()?;
-                }
-            }
-        }
-        rank += 1;
-    }
-    Some(rank == vars.len())
 }

@@ -36,12 +36,23 @@ fn brute(cons: &[Constraint], vars: &[Name], params: &[(&str, i128)], r: i128) -
     rec(cons, vars, &mut env, r)
 }
 
+/// The count at `params`, by [`Piecewise::eval`] and by its compiled form, which must
+/// agree.
 fn eval(p: &Piecewise, params: &[(&str, i128)]) -> i128 {
     let look = |n: &str| params.iter().find(|(k, _)| *k == n).map(|(_, v)| *v);
-    match p.eval(&look).unwrap() {
+    let exact = match p.eval(&look).unwrap() {
         Num::Exact(r) => r.as_integer().expect("an integer count"),
         Num::Approx(f) => panic!("approximate {f}"),
-    }
+    };
+    let slot = |n: &str| params.iter().position(|(k, _)| *k == n);
+    let compiled = crate::CompiledPiecewise::new(p, &slot).expect("a compiled form");
+    let values: Vec<i64> = params.iter().map(|(_, v)| *v as i64).collect();
+    assert_eq!(
+        compiled.eval(&values),
+        Some(Rational::int(exact)),
+        "compiled at {params:?}"
+    );
+    exact
 }
 
 #[test]
