@@ -82,3 +82,44 @@ fn compare_json_carries_the_grid_the_times_and_the_crossings_of_the_text_report(
     assert_eq!(from_text, from_json);
     insta::assert_json_snapshot!("compare_jacobi.json", doc);
 }
+
+/// A distribution whose communication is not modelled (a reduction with DIM=) gets
+/// times that are lower bounds: `≥` in the table with its legend, `complete: false`
+/// in JSON, never a plain number.
+#[test]
+fn times_that_leave_communication_out_are_marked_lower_bounds() {
+    let args = [
+        "tests/fixtures/free/dim_reduction_hpf.f90",
+        "--param",
+        "n=16..64",
+        "--procs",
+        "4",
+        "--top",
+        "1",
+    ];
+    let text = compare(&args);
+    assert!(text.contains("≥ "), "{text}");
+    assert!(text.contains("≥: a lower bound"), "{text}");
+    let mut json_args = args.to_vec();
+    json_args.extend(["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&compare(&json_args)).expect("JSON");
+    for a in doc["comparisons"][0]["alternatives"].as_array().unwrap() {
+        let (times, complete) = (&a["time_s"][0], &a["complete"][0]);
+        let n = times.as_array().unwrap().len();
+        assert_eq!(complete.as_array().unwrap().len(), n, "{a}");
+        for k in 0..n {
+            assert!(times[k].is_f64(), "{a}");
+            assert_eq!(complete[k], false, "{a}");
+        }
+    }
+    // Where nothing is left out, nothing is marked.
+    let jacobi = compare(&ARGS);
+    assert!(!jacobi.contains("lower bound"), "{jacobi}");
+    let cells = jacobi
+        .lines()
+        .filter(|l| l.contains(" ms") || l.contains(" µs"));
+    assert!(cells.clone().count() > 0);
+    for line in cells.filter(|l| !l.contains(" faster ")) {
+        assert!(!line.contains('≥'), "{line}");
+    }
+}

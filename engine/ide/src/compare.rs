@@ -3,7 +3,7 @@
 //! their crossing points by direct comparison and by isospeed scalability (range
 //! comparison, Sun, Pantano and Fahringer). The binary renders it as text, JSON or SVG.
 
-use costline_db::alternatives::{self, Explorer, Layout};
+use costline_db::alternatives::{self, Explorer, Layout, Prediction};
 use costline_db::{AnalysisHost, Options, file_units, lower};
 use costline_model::scaling::{self, Crossing, RangeComparison};
 use std::cell::RefCell;
@@ -49,6 +49,9 @@ pub struct Row {
     pub layout: Option<Layout>,
     /// times[p index][n index].
     pub times: Vec<Vec<Option<f64>>>,
+    /// partial[p index][n index]: whether the time leaves out what the analysis could not
+    /// model (communication, a callee's body): a lower bound, not the prediction.
+    pub partial: Vec<Vec<Option<bool>>>,
 }
 
 /// Every prescriptive DISTRIBUTE of `files` (path, contents), analysed together under
@@ -156,6 +159,18 @@ fn compare_one(
         seen.push(shape(&l));
         shown.push(Some(l));
     }
+    // Per P, per N (memoized: asking twice costs nothing).
+    let predictions = |l: &Option<Layout>| -> Vec<Vec<Option<Prediction>>> {
+        procs
+            .iter()
+            .map(|&p| {
+                sizes
+                    .iter()
+                    .map(|&n| ex.borrow_mut().predict(l.as_ref(), n_of(n), p))
+                    .collect()
+            })
+            .collect()
+    };
     let rows: Vec<Row> = shown
         .iter()
         .map(|l| Row {
@@ -170,19 +185,8 @@ fn compare_one(
                 Some(l) => l.to_string(),
             },
             layout: l.clone(),
-            times: procs
-                .iter()
-                .map(|&p| {
-                    sizes
-                        .iter()
-                        .map(|&n| {
-                            ex.borrow_mut()
-                                .predict(l.as_ref(), n_of(n), p)
-                                .map(|q| q.time_s)
-                        })
-                        .collect()
-                })
-                .collect(),
+            times: per_cell(&predictions(l), &|q| q.time_s),
+            partial: per_cell(&predictions(l), &|q| !q.complete),
         })
         .collect();
     let model = |l: Option<Layout>| {
@@ -235,6 +239,16 @@ fn compare_one(
         crossings_p,
         isospeed,
     }
+}
+
+/// `f` of every prediction of a grid (`None` where there is none).
+fn per_cell<T>(
+    grid: &[Vec<Option<Prediction>>],
+    f: &dyn Fn(&Prediction) -> T,
+) -> Vec<Vec<Option<T>>> {
+    grid.iter()
+        .map(|row| row.iter().map(|q| q.as_ref().map(f)).collect())
+        .collect()
 }
 
 /// About `count` sizes from `lo` to `hi`, evenly spaced on a log scale (both ends

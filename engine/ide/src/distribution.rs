@@ -119,6 +119,9 @@ pub(super) fn distribution_actions(
                 for alt in ranked
                     .iter()
                     .filter(|e| !e.current)
+                    // A time that leaves something out is a lower bound: no gain can
+                    // be promised for it.
+                    .filter(|e| e.prediction.complete)
                     .filter(|e| current.prediction.time_s > MIN_GAIN * e.prediction.time_s)
                     .take(OFFERED)
                 {
@@ -154,8 +157,10 @@ pub(super) fn distribution_actions(
             .size_parameter()
             .map(|(n, v)| format!("{}={v}, ", n.to_ascii_uppercase()))
             .unwrap_or_default();
+        // As written leaving something out, its time and so the gain are lower bounds.
+        let least = if o.current.complete { "" } else { "≥ " };
         let mut title = format!(
-            "{} — {gain:.1}× faster at {at}P={} ({} instead of {})",
+            "{} — {least}{gain:.1}× faster at {at}P={} ({} instead of {least}{})",
             o.head,
             o.processors,
             seconds(o.alt.prediction.time_s),

@@ -51,6 +51,10 @@ pub struct Alternative<'a> {
     pub as_written: bool,
     /// Seconds, `time_s[p index][n index]`; `null` without a prediction.
     pub time_s: &'a [Vec<Option<f64>>],
+    /// `complete[p index][n index]`: false where the time leaves out what could not be
+    /// modelled (a lower bound; `costline check` lists what); `null` without a
+    /// prediction.
+    pub complete: Vec<Vec<Option<bool>>>,
 }
 
 #[derive(Debug, Serialize)]
@@ -151,6 +155,11 @@ fn comparison(c: &Compared) -> Comparison<'_> {
                 label: &r.label,
                 as_written: k == 0,
                 time_s: &r.times,
+                complete: r
+                    .partial
+                    .iter()
+                    .map(|row| row.iter().map(|p| p.map(|p| !p)).collect())
+                    .collect(),
             })
             .collect(),
         crossings_n: c

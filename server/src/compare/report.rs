@@ -119,7 +119,8 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                 None => format!("    {:width$} {:>12}", "size", "as written"),
             };
             let _ = writeln!(out, "{head}");
-            for (k, row) in c.rows.iter().enumerate() {
+            let mut partial = false;
+            for row in &c.rows {
                 let mut line = format!("    {:width$}", row.label);
                 for (ni, t) in row.times[pi].iter().enumerate() {
                     let best = c
@@ -128,10 +129,21 @@ pub fn text(all: &[Compared], machine: &str) -> String {
                         .filter_map(|r| r.times[pi][ni])
                         .fold(f64::INFINITY, f64::min);
                     let mark = if *t == Some(best) { "*" } else { " " };
-                    let _ = write!(line, " {:>11}{mark}", secs(*t));
+                    let time = if row.partial[pi][ni] == Some(true) {
+                        partial = true;
+                        format!("≥ {}", secs(*t))
+                    } else {
+                        secs(*t)
+                    };
+                    let _ = write!(line, " {time:>11}{mark}");
                 }
                 let _ = writeln!(out, "{}", line.trim_end());
-                let _ = k;
+            }
+            if partial {
+                let _ = writeln!(
+                    out,
+                    "    ≥: a lower bound, leaving out what could not be modelled (`costline check` lists it)"
+                );
             }
             for (_, k, xs) in c.crossings_n.iter().filter(|(q, _, _)| q == p) {
                 let _ = writeln!(out, "    {}", regimes(c, *k, pi, xs, &n));

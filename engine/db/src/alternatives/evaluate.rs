@@ -25,6 +25,10 @@ pub struct Prediction {
     /// W: the floating-point operations of the run (every arithmetic operation when the
     /// unit has none), the work of isospeed scalability.
     pub work: f64,
+    /// Whether the time leaves nothing out (DESIGN.md section 5): else it is a lower
+    /// bound, without the communication or work the analysis could not model
+    /// ([`crate::missing::unit_missing`] lists what).
+    pub complete: bool,
 }
 
 impl Prediction {
@@ -69,6 +73,7 @@ pub fn predict(
         comm_s: t.unit.comm_s,
         seq_s: t.unit.per_processor.iter().sum(),
         work: work(db, unit),
+        complete: crate::missing::unit_missing(db, key).all.is_empty(),
     })
 }
 
