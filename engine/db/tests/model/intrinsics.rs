@@ -116,3 +116,40 @@ fn a_section_with_its_bounds_needs_no_declared_shape() {
     );
     assert!(a > 0.0 && (a - b).abs() < 1e-15, "{a} vs {b}");
 }
+
+/// `s = SUM(b, DIM=k)` stores one element of its result per execution of the
+/// scalarized assignment: the whole statement walks b once (n² elements), as the
+/// explicit loop nest does, not n times; a DIM reduction inside another reduction
+/// still walks all of b per execution.
+#[test]
+fn a_reduction_along_dim_walks_the_array_once_per_statement() {
+    let text = |e: &str| {
+        format!(
+            "subroutine t(n, b, s, x)\n  integer :: n, i, j\n  real(8) :: b(n, n), s(n), x\n  {e}\nend subroutine t\n"
+        )
+    };
+    let loops = "do j = 1, n\n    s(j) = 0\n    do i = 1, n\n      s(j) = s(j) + b(i, j)\n    end do\n  end do";
+    for e in [
+        "s = sum(b, dim=1)",
+        "s = sum(b, 2)",
+        "s = 2.0 * sum(b(1:n, :), dim=1) + 1.0",
+    ] {
+        let small = per_processor(&text(e), 200)[0];
+        let large = per_processor(&text(e), 400)[0];
+        // n² work: about four times the time for twice n (less where the per-result
+        // operations still weigh; n³ would be eight).
+        let ratio = large / small;
+        assert!((2.8..4.6).contains(&ratio), "{e}: {ratio}");
+        // Within a small factor of the loop nest that computes the same sums.
+        let nest = per_processor(&text(loops), 400)[0];
+        assert!(
+            (0.2..5.0).contains(&(large / nest)),
+            "{e}: {large} vs {nest}"
+        );
+    }
+    // Nested: each of the n results of SUM(b, DIM=1) is asked for by one MAXVAL, which
+    // walks the whole of b per execution of its statement, once.
+    let nested = |n| per_processor(&text("x = maxval(sum(b, dim=1))"), n)[0];
+    let ratio = nested(400) / nested(200);
+    assert!((3.5..4.6).contains(&ratio), "nested: {ratio}");
+}

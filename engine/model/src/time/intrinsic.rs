@@ -41,36 +41,78 @@ pub struct ElementLoop {
     /// the whole array).
     pub array: String,
     pub subscripts: Vec<Subscript>,
+    /// A reduction along dimension `d` (0-based, DIM = d + 1) whose result the statement
+    /// assigns one element per execution (`s = SUM(a, DIM=2)`, scalarized over the
+    /// elements of `s`): each execution walks the section's positions along `d` only,
+    /// the rest of the section over the other executions.
+    pub per_result: Option<usize>,
 }
 
 /// The element loops of the intrinsics statement `stmt` evaluates (its own
 /// expressions, not those of the statements it contains).
 pub fn element_loops(unit: &Unit, stmt: &Stmt) -> Vec<ElementLoop> {
     let mut out = Vec::new();
-    let mut visit = |e: &Expr| {
-        e.visit(&mut |x| {
-            if let Expr::Call(call) = x
-                && let Some(l) = element_loop(unit, &call.name, &call.args)
-            {
+    // `top`: the call is not inside the argument of another element loop.
+    let mut visit = |e: &Expr, per_element: bool| {
+        calls(e, false, &mut |call, nested| {
+            if let Some(l) = element_loop(unit, &call.name, &call.args, per_element && !nested) {
                 out.push(l);
             }
         })
     };
     match &stmt.kind {
-        StmtKind::Assign { rhs, .. } => visit(rhs),
+        StmtKind::Assign { lhs, rhs } => visit(rhs, scalarized(lhs)),
         StmtKind::If(i) => i
             .branches
             .iter()
             .filter_map(|b| b.cond.as_ref())
-            .for_each(visit),
+            .for_each(|c| visit(c, false)),
         StmtKind::Loop(l) => {
             if let costline_syntax::ir::LoopControl::While(c) = &l.control {
-                visit(c);
+                visit(c, false);
             }
         }
         _ => {}
     }
     out
+}
+
+/// Calls `f` on every call in `e`, outermost first, with whether it is inside the
+/// argument of an intrinsic priced by its element loop.
+fn calls(e: &Expr, nested: bool, f: &mut dyn FnMut(&costline_syntax::ir::Call, bool)) {
+    match e {
+        Expr::Call(c) => {
+            f(c, nested);
+            let inner = nested || has_element_loop(&c.name);
+            c.args.iter().for_each(|a| calls(&a.value, inner, f));
+        }
+        Expr::Array(r) => r.subscripts.iter().for_each(|s| match s {
+            Subscript::Index(x) => calls(x, nested, f),
+            Subscript::Range(t) => [&t.lower, &t.upper, &t.stride]
+                .into_iter()
+                .flatten()
+                .for_each(|x| calls(x, nested, f)),
+        }),
+        Expr::Unary(_, x) => calls(x, nested, f),
+        Expr::Binary(_, a, b) => {
+            calls(a, nested, f);
+            calls(b, nested, f);
+        }
+        Expr::Int(_)
+        | Expr::Real(_)
+        | Expr::Logical(_)
+        | Expr::Str(_)
+        | Expr::Name(_)
+        | Expr::Unknown(_) => {}
+    }
+}
+
+/// Whether an assignment stores one element of an array per execution: the
+/// scalarization of an array assignment (`s($1) = ...`).
+fn scalarized(lhs: &Expr) -> bool {
+    matches!(lhs, Expr::Array(r) if r.subscripts.iter().any(|s| matches!(
+        s, Subscript::Index(e) if { let mut found = false; e.visit(&mut |x| found |= matches!(x, Expr::Name(n) if n.starts_with('$'))); found }
+    )))
 }
 
 /// Whether the intrinsic `name` is priced by its element loop (and not as one call).
@@ -94,7 +136,15 @@ pub fn has_element_loop(name: &str) -> bool {
     )
 }
 
-fn element_loop(unit: &Unit, name: &str, args: &[costline_syntax::ir::Arg]) -> Option<ElementLoop> {
+/// The element loop of the intrinsic `name` called with `args`; `per_result`: a
+/// reduction along a constant DIM of it gives one element of its result per execution
+/// ([`ElementLoop::per_result`]).
+fn element_loop(
+    unit: &Unit,
+    name: &str,
+    args: &[costline_syntax::ir::Arg],
+    per_result: bool,
+) -> Option<ElementLoop> {
     if !has_element_loop(name) || unit.symbols.get(name).is_some_and(|s| s.dims.is_some()) {
         return None;
     }
@@ -160,24 +210,29 @@ fn element_loop(unit: &Unit, name: &str, args: &[costline_syntax::ir::Arg]) -> O
     }
     // A reduction along DIM gives an array: its parts do not combine into one. A second
     // positional argument is DIM when it is an integer (else it is MASK).
-    let by_dim = args
+    let dim = args
         .iter()
         .enumerate()
-        .any(|(i, a)| match a.keyword.as_deref() {
+        .find(|(i, a)| match a.keyword.as_deref() {
             Some(k) => k == "dim",
             None => {
-                i == 1
+                *i == 1
                     && name != "dot_product"
                     && matches!(type_of(unit, &a.value), Some(OpType::I32 | OpType::I64))
             }
-        });
+        })
+        .map(|(_, a)| &a.value);
+    let along = dim
+        .and_then(Expr::as_int)
+        .and_then(|d| usize::try_from(d.checked_sub(1)?).ok());
     Some(ElementLoop {
         intrinsic: name.to_string(),
         per_element,
-        combine: if combine && !by_dim { step } else { None },
+        combine: if combine && dim.is_none() { step } else { None },
         once,
         array,
         subscripts,
+        per_result: along.filter(|_| per_result),
     })
 }
 
@@ -320,6 +375,18 @@ impl ElementLoop {
                 }
             })
             .product();
+        // One result element per execution: the positions across `d` are the other
+        // executions'.
+        let across: f64 = match self.per_result {
+            Some(d) if d < ranges.len() => ranges
+                .iter()
+                .enumerate()
+                .filter(|&(k, r)| k != d && !r.3)
+                .map(|(_, &(lo, hi, step, _))| count(lo, hi, step).max(1) as f64)
+                .product(),
+            _ => 1.0,
+        };
+        let total = total / across;
         let p = processors.max(1);
         let Some(layout) = split.filter(|l| l.processors() > 1) else {
             return Ok(vec![total * each + once; p]);
@@ -346,7 +413,7 @@ impl ElementLoop {
                 let mine: f64 = parts
                     .get(q)
                     .map_or(0.0, |d| d.iter().map(|&n| n as f64).product());
-                mine / sweeps * each + once + combine
+                mine / sweeps / across * each + once + combine
             })
             .collect())
     }
