@@ -110,9 +110,16 @@ fn calls(e: &Expr, nested: bool, f: &mut dyn FnMut(&costline_syntax::ir::Call, b
 /// Whether an assignment stores one element of an array per execution: the
 /// scalarization of an array assignment (`s($1) = ...`).
 fn scalarized(lhs: &Expr) -> bool {
-    matches!(lhs, Expr::Array(r) if r.subscripts.iter().any(|s| matches!(
-        s, Subscript::Index(e) if { let mut found = false; e.visit(&mut |x| found |= matches!(x, Expr::Name(n) if n.starts_with('$'))); found }
-    )))
+    let Expr::Array(r) = lhs else {
+        return false;
+    };
+    let mut found = false;
+    for s in &r.subscripts {
+        if let Subscript::Index(e) = s {
+            e.visit(&mut |x| found |= matches!(x, Expr::Name(n) if n.starts_with('$')));
+        }
+    }
+    found
 }
 
 /// Whether the intrinsic `name` is priced by its element loop (and not as one call).
