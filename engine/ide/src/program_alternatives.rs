@@ -98,7 +98,12 @@ pub(super) fn program_alternatives(
             let calls: f64 = ctx.call_time.values().map(|(_, total)| total).sum();
             written_s += runs * (current.prediction.time_s - calls);
         }
-        for e in ranked.iter().filter(|e| !e.current) {
+        // A layout whose time leaves something out in any unit is a lower bound there:
+        // it is not ranked (it then misses a term and drops out below).
+        for e in ranked
+            .iter()
+            .filter(|e| !e.current && e.prediction.complete)
+        {
             let delta = runs * (e.prediction.time_s - current.prediction.time_s);
             match deltas.iter_mut().find(|(l, _, _)| *l == e.layout) {
                 Some(d) => {
