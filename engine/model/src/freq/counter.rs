@@ -78,12 +78,17 @@ impl<'a> Counter<'a> {
     /// `params`); `None` when no route gives one.
     pub fn at(&mut self, values: &[i128]) -> Option<f64> {
         let mut product = 1.0;
+        let alone = self.groups.len() == 1;
         for g in &mut self.groups {
             let key: Vec<i128> = g
                 .params
                 .iter()
                 .map(|&k| values.get(k).copied())
                 .collect::<Option<_>>()?;
+            // A lone group is asked each value once: nothing to remember.
+            if alone {
+                return g.count.at(&key);
+            }
             let n = match g.seen.get(&key) {
                 Some(n) => *n,
                 None => {
