@@ -24,11 +24,10 @@ use super::constraint::{Constraint, Rel};
 use super::display::Notation;
 use super::eval::{Env, EvalError, Num};
 use super::feasible::Feasibility;
-use super::memo::Memo;
+use super::memo::SharedMemo;
 use super::piecewise::{Piece, Piecewise};
 use super::rational::Rational;
 use super::sym::{Atom, Sym};
-use std::cell::RefCell;
 use std::collections::HashSet;
 
 /// The most cells the refinement may hold; beyond, the value stays a sum of pieces.
@@ -129,14 +128,13 @@ impl Piecewise {
     /// pieces when the cases would take more than [`MAX_CELLS`] cells or more work than
     /// the budget allows.
     pub fn cases(&self) -> Cases {
-        thread_local! {
-            static CASES: RefCell<Memo<Piecewise, Cases>> = RefCell::new(Memo::new(1024));
-        }
-        if let Some(cases) = CASES.with_borrow(|m| m.get(self)) {
+        // Shared: the threads of a cold analysis print the same counts.
+        static CASES: SharedMemo<Piecewise, Cases> = SharedMemo::new(1024);
+        if let Some(cases) = CASES.get(self) {
             return cases;
         }
         let cases = self.compute_cases();
-        CASES.with_borrow_mut(|m| m.insert(self.clone(), cases.clone()));
+        CASES.insert(self.clone(), cases.clone());
         cases
     }
 

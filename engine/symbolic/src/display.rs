@@ -3,7 +3,7 @@
 
 use super::rational::Rational;
 use super::sym::{Atom, Sym, Term};
-use std::fmt;
+use std::fmt::{self, Write};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Notation {
@@ -19,22 +19,38 @@ impl fmt::Display for Sym {
 
 impl Sym {
     pub fn display(&self, n: Notation) -> String {
-        // A divisor common to every term: (n - 1)/nb rather than n/nb - 1/nb.
-        if self.terms().len() > 1
-            && let Some(d) = common_divisor(self)
-            && let Ok(num) = self.mul(&d)
-        {
-            return format!("({})/{}", num.display(n), operand(&d, n));
-        }
-        let (_, den) = self.content();
-        if den > 1 && self.terms().len() > 1 {
-            // One common denominator: (n² + n)/2 rather than n²/2 + n/2.
-            if let Ok(num) = self.scale(Rational::int(den)) {
-                return format!("({})/{den}", sum(&num, n));
-            }
-        }
-        sum(self, n)
+        let mut out = String::new();
+        write_sym(&mut out, self, n);
+        out
     }
+}
+
+/// Writes `s` at the end of `out` (one buffer for the whole expression: formulas of
+/// tens of kilobytes are printed for reports).
+fn write_sym(out: &mut String, s: &Sym, n: Notation) {
+    // A divisor common to every term: (n - 1)/nb rather than n/nb - 1/nb.
+    if s.terms().len() > 1
+        && let Some(d) = common_divisor(s)
+        && let Ok(num) = s.mul(&d)
+    {
+        out.push('(');
+        write_sym(out, &num, n);
+        out.push_str(")/");
+        write_operand(out, &d, n);
+        return;
+    }
+    let (_, den) = s.content();
+    if den > 1 && s.terms().len() > 1 {
+        // One common denominator: (n² + n)/2 rather than n²/2 + n/2.
+        let k = Rational::int(den);
+        if s.terms().iter().all(|t| t.coef.checked_mul(k).is_ok()) {
+            out.push('(');
+            write_sum(out, s, k, n);
+            let _ = write!(out, ")/{den}");
+            return;
+        }
+    }
+    write_sum(out, s, Rational::ONE, n);
 }
 
 /// An atom every term divides by (the smallest power), as an expression.
@@ -62,179 +78,223 @@ fn common_divisor(s: &Sym) -> Option<Sym> {
         })
 }
 
-/// Terms by descending degree.
-fn sum(s: &Sym, n: Notation) -> String {
+/// The terms of `s`, each coefficient times `k`, by descending degree.
+fn write_sum(out: &mut String, s: &Sym, k: Rational, n: Notation) {
     if s.is_zero() {
-        return "0".into();
+        out.push('0');
+        return;
     }
     let mut terms: Vec<&Term> = s.terms().iter().collect();
-    terms.sort_by(|a, b| {
-        b.mono
-            .degree()
-            .cmp(&a.mono.degree())
-            .then(a.mono.cmp(&b.mono))
-    });
-    let mut out = String::new();
+    terms.sort_by(|a, b| by_degree(a, b));
     for (i, t) in terms.iter().enumerate() {
-        let (negative, body) = term(t, n);
-        match (i, negative) {
-            (0, true) => out.push('-'),
-            (0, false) => {}
-            (_, true) => out.push_str(" - "),
-            (_, false) => out.push_str(" + "),
-        }
-        out.push_str(&body);
+        let coef = t.coef.checked_mul(k).unwrap_or(t.coef);
+        write_term(out, t, coef, i == 0, n);
     }
-    out
 }
 
-/// A term's sign and its magnitude as text.
-fn term(t: &Term, n: Notation) -> (bool, String) {
+/// Descending degree, then the monomials' order.
+fn by_degree(a: &Term, b: &Term) -> std::cmp::Ordering {
+    b.mono
+        .degree()
+        .cmp(&a.mono.degree())
+        .then(a.mono.cmp(&b.mono))
+}
+
+/// The sign joining a term to those before it (`first`: none for a positive one).
+fn write_sign(out: &mut String, first: bool, negative: bool) {
+    match (first, negative) {
+        (true, true) => out.push('-'),
+        (true, false) => {}
+        (false, true) => out.push_str(" - "),
+        (false, false) => out.push_str(" + "),
+    }
+}
+
+fn mul_sign(n: Notation) -> &'static str {
+    match n {
+        Notation::Fortran => "*",
+        Notation::Math => "·",
+    }
+}
+
+/// Term `t` with coefficient `coef`, its sign joining it to the terms before.
+fn write_term(out: &mut String, t: &Term, coef: Rational, first: bool, n: Notation) {
     let factors = t.mono.factors();
+    let mul = mul_sign(n);
     // -c·⌊-y⌋ is c·⌈y⌉: print ceilings as such.
     if let [(Atom::Floor(y), 1)] = factors
-        && t.coef.signum() < 0
+        && coef.signum() < 0
         && leading_negative(y)
         && let Ok(ny) = y.neg()
     {
-        let body = match n {
-            Notation::Fortran => format!("ceiling({})", ny.display(n)),
-            Notation::Math => format!("⌈{}⌉", ny.display(n)),
+        write_sign(out, first, false);
+        let c = coef.checked_neg().unwrap_or(coef);
+        if c != Rational::ONE {
+            let _ = write!(out, "{}{mul}", c.num());
+        }
+        let (open, close) = match n {
+            Notation::Fortran => ("ceiling(", ")"),
+            Notation::Math => ("⌈", "⌉"),
         };
-        return (
-            false,
-            with_coef(t.coef.checked_neg().unwrap_or(t.coef), body, n),
-        );
+        out.push_str(open);
+        write_sym(out, &ny, n);
+        out.push_str(close);
+        if c != Rational::ONE && !c.is_integer() {
+            let _ = write!(out, "/{}", c.den());
+        }
+        return;
     }
-    let num: Vec<String> = factors
-        .iter()
-        .filter(|(_, e)| *e > 0)
-        .map(|(a, e)| power(a, *e, n))
-        .collect();
-    let den: Vec<String> = factors
-        .iter()
-        .filter(|(_, e)| *e < 0)
-        .map(|(a, e)| power(a, -e, n))
-        .collect();
-    let mag = t
-        .coef
+    write_sign(out, first, coef.signum() < 0);
+    let mag = coef
         .checked_neg()
         .ok()
-        .filter(|_| t.coef.signum() < 0)
-        .unwrap_or(t.coef);
-    let mul = match n {
-        Notation::Fortran => "*",
-        Notation::Math => "·",
-    };
-    let mut top: Vec<String> = Vec::new();
-    if mag.num() != 1 || num.is_empty() {
-        top.push(mag.num().to_string());
+        .filter(|_| coef.signum() < 0)
+        .unwrap_or(coef);
+    let mut numerator = factors.iter().filter(|(_, e)| *e > 0).peekable();
+    let mut joined = false;
+    if mag.num() != 1 || numerator.peek().is_none() {
+        let _ = write!(out, "{}", mag.num());
+        joined = true;
     }
-    top.extend(num);
-    let mut bottom: Vec<String> = Vec::new();
-    if mag.den() != 1 {
-        bottom.push(mag.den().to_string());
-    }
-    bottom.extend(den);
-    let mut text = top.join(mul);
-    match bottom.len() {
-        0 => {}
-        1 => text = format!("{text}/{}", bottom[0]),
-        _ => text = format!("{text}/({})", bottom.join(mul)),
-    }
-    (t.coef.signum() < 0, text)
-}
-
-fn with_coef(c: Rational, body: String, n: Notation) -> String {
-    if c == Rational::ONE {
-        return body;
-    }
-    let mul = match n {
-        Notation::Fortran => "*",
-        Notation::Math => "·",
-    };
-    if c.is_integer() {
-        format!("{}{mul}{body}", c.num())
-    } else {
-        format!("{}{mul}{body}/{}", c.num(), c.den())
-    }
-}
-
-fn leading_negative(s: &Sym) -> bool {
-    let mut terms: Vec<&Term> = s.terms().iter().collect();
-    terms.sort_by(|a, b| {
-        b.mono
-            .degree()
-            .cmp(&a.mono.degree())
-            .then(a.mono.cmp(&b.mono))
-    });
-    terms.first().is_some_and(|t| t.coef.signum() < 0)
-}
-
-fn power(a: &Atom, e: i32, n: Notation) -> String {
-    let base = atom(a, n);
-    if e == 1 {
-        return base;
-    }
-    let base = if matches!(a, Atom::Group(_)) {
-        base
-    } else if base.contains(' ') && !base.ends_with(')') {
-        format!("({base})")
-    } else {
-        base
-    };
-    match n {
-        Notation::Fortran => format!("{base}**{e}"),
-        Notation::Math => format!("{base}{}", superscript(e)),
-    }
-}
-
-fn superscript(e: i32) -> String {
-    e.to_string()
-        .chars()
-        .map(|c| match c {
-            '0' => '⁰',
-            '1' => '¹',
-            '2' => '²',
-            '3' => '³',
-            '4' => '⁴',
-            '5' => '⁵',
-            '6' => '⁶',
-            '7' => '⁷',
-            '8' => '⁸',
-            '9' => '⁹',
-            _ => '⁻',
-        })
-        .collect()
-}
-
-fn atom(a: &Atom, n: Notation) -> String {
-    let d = |s: &Sym| s.display(n);
-    let list = |args: &[Sym]| args.iter().map(d).collect::<Vec<_>>().join(", ");
-    match (a, n) {
-        (Atom::Var(v), _) | (Atom::Opaque(v), _) => v.to_string(),
-        (Atom::Floor(x), Notation::Fortran) => format!("floor({})", d(x)),
-        (Atom::Floor(x), Notation::Math) => format!("⌊{}⌋", d(x)),
-        (Atom::Min(args), _) => format!("min({})", list(args)),
-        (Atom::Max(args), _) => format!("max({})", list(args)),
-        (Atom::Mod(x, y), _) => format!("mod({}, {})", d(x), d(y)),
-        (Atom::IDiv(x, y), Notation::Fortran) => {
-            format!("int({}/{})", operand(x, n), operand(y, n))
+    for (a, e) in numerator {
+        if joined {
+            out.push_str(mul);
         }
-        (Atom::IDiv(x, y), Notation::Math) => format!("trunc({}/{})", operand(x, n), operand(y, n)),
-        (Atom::Group(x), _) => format!("({})", d(x)),
-        (Atom::Pow(x, y), Notation::Fortran) => format!("{}**{}", operand(x, n), operand(y, n)),
-        (Atom::Pow(x, y), Notation::Math) => format!("{}^{}", operand(x, n), operand(y, n)),
+        write_power(out, a, *e, n);
+        joined = true;
+    }
+    let below = factors.iter().filter(|(_, e)| *e < 0);
+    let count = usize::from(mag.den() != 1) + below.clone().count();
+    if count == 0 {
+        return;
+    }
+    out.push('/');
+    if count > 1 {
+        out.push('(');
+    }
+    let mut joined = false;
+    if mag.den() != 1 {
+        let _ = write!(out, "{}", mag.den());
+        joined = true;
+    }
+    for (a, e) in below {
+        if joined {
+            out.push_str(mul);
+        }
+        write_power(out, a, -e, n);
+        joined = true;
+    }
+    if count > 1 {
+        out.push(')');
+    }
+}
+
+/// Whether the term of highest degree (the one printed first) is negative.
+fn leading_negative(s: &Sym) -> bool {
+    s.terms()
+        .iter()
+        .min_by(|a, b| by_degree(a, b))
+        .is_some_and(|t| t.coef.signum() < 0)
+}
+
+fn write_power(out: &mut String, a: &Atom, e: i32, n: Notation) {
+    let start = out.len();
+    write_atom(out, a, n);
+    if e == 1 {
+        return;
+    }
+    let base = &out[start..];
+    if !matches!(a, Atom::Group(_)) && base.contains(' ') && !base.ends_with(')') {
+        out.insert(start, '(');
+        out.push(')');
+    }
+    match n {
+        Notation::Fortran => {
+            let _ = write!(out, "**{e}");
+        }
+        Notation::Math => out.extend(e.to_string().chars().map(superscript)),
+    }
+}
+
+fn superscript(c: char) -> char {
+    match c {
+        '0' => '⁰',
+        '1' => '¹',
+        '2' => '²',
+        '3' => '³',
+        '4' => '⁴',
+        '5' => '⁵',
+        '6' => '⁶',
+        '7' => '⁷',
+        '8' => '⁸',
+        '9' => '⁹',
+        _ => '⁻',
+    }
+}
+
+fn write_atom(out: &mut String, a: &Atom, n: Notation) {
+    let list = |out: &mut String, name: &str, args: &[Sym]| {
+        out.push_str(name);
+        out.push('(');
+        for (i, x) in args.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            write_sym(out, x, n);
+        }
+        out.push(')');
+    };
+    match (a, n) {
+        (Atom::Var(v), _) | (Atom::Opaque(v), _) => out.push_str(v),
+        (Atom::Floor(x), Notation::Fortran) => list(out, "floor", std::slice::from_ref(&**x)),
+        (Atom::Floor(x), Notation::Math) => {
+            out.push('⌊');
+            write_sym(out, x, n);
+            out.push('⌋');
+        }
+        (Atom::Min(args), _) => list(out, "min", args),
+        (Atom::Max(args), _) => list(out, "max", args),
+        (Atom::Mod(x, y), _) => {
+            out.push_str("mod(");
+            write_sym(out, x, n);
+            out.push_str(", ");
+            write_sym(out, y, n);
+            out.push(')');
+        }
+        (Atom::IDiv(x, y), _) => {
+            out.push_str(match n {
+                Notation::Fortran => "int(",
+                Notation::Math => "trunc(",
+            });
+            write_operand(out, x, n);
+            out.push('/');
+            write_operand(out, y, n);
+            out.push(')');
+        }
+        (Atom::Group(x), _) => {
+            out.push('(');
+            write_sym(out, x, n);
+            out.push(')');
+        }
+        (Atom::Pow(x, y), _) => {
+            write_operand(out, x, n);
+            out.push_str(match n {
+                Notation::Fortran => "**",
+                Notation::Math => "^",
+            });
+            write_operand(out, y, n);
+        }
     }
 }
 
 /// An operand of `/` or `**`: parenthesized unless it is a single factor.
-fn operand(s: &Sym, n: Notation) -> String {
-    let text = s.display(n);
+fn write_operand(out: &mut String, s: &Sym, n: Notation) {
+    let start = out.len();
+    write_sym(out, s, n);
+    let text = &out[start..];
     if s.terms().len() > 1 || text.contains('/') || text.starts_with('-') {
-        format!("({text})")
-    } else {
-        text
+        out.insert(start, '(');
+        out.push(')');
     }
 }
 

@@ -17,8 +17,7 @@ use super::constraint::{Constraint, Rel};
 use super::integer::gcd;
 use super::rational::Rational;
 use super::sym::{Atom, Monomial, Sym, Term};
-use std::collections::HashMap;
-use std::hash::{BuildHasher, Hasher};
+use rustc_hash::FxHashMap;
 
 /// The most rows one elimination step may leave before the test gives up.
 const MAX_ROWS: usize = 64;
@@ -33,11 +32,11 @@ const MAX_CHECKS: usize = 1_000;
 pub(crate) struct Feasibility {
     table: Table,
     /// Each constraint seen, numbered...
-    ids: HashMap<Constraint, u32, Fx>,
+    ids: FxHashMap<Constraint, u32>,
     /// ...its rows (`None` on an overflow)...
     rows: Vec<Option<Vec<Row>>>,
     /// ...and the answers for sets of constraint numbers.
-    memo: HashMap<Vec<u32>, bool, Fx>,
+    memo: FxHashMap<Vec<u32>, bool>,
     checks: usize,
 }
 
@@ -118,45 +117,6 @@ impl Feasibility {
             k += 1;
         }
         Some(out)
-    }
-}
-
-/// FxHash (rustc's): a fast hash for the memo's keys, deep expressions among them (the
-/// keys are never iterated, so the output does not depend on it).
-#[derive(Clone, Copy, Default)]
-struct Fx(u64);
-
-impl Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_u32(&mut self, x: u32) {
-        self.write_u64(u64::from(x));
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl BuildHasher for Fx {
-    type Hasher = Fx;
-
-    fn build_hasher(&self) -> Fx {
-        Fx(0)
     }
 }
 

@@ -5,6 +5,7 @@ use super::compiled::Compiled;
 use super::constraint::{Constraint, Rel};
 use super::display::Notation;
 use super::eval::{Env, EvalError, Num};
+use super::memo::SharedMemo;
 use super::rational::Rational;
 use super::sym::{Sym, SymError};
 
@@ -22,31 +23,65 @@ pub struct Piecewise {
 
 /// Drops constraints `a >= 0` implied by two others: `a = b + c + k` with `k >= 0`
 /// (transitivity: `n2 >= n1` and `n1 >= 1` imply `n2 >= 1`).
-fn drop_implied(guard: &mut Vec<Constraint>) -> Result<(), SymError> {
+fn drop_implied(guard: &mut Vec<Constraint>) {
     let mut k = 0;
     while k < guard.len() {
-        let mut implied = false;
-        if guard[k].rel == Rel::Ge {
-            'pairs: for i in 0..guard.len() {
-                for j in (i + 1)..guard.len() {
-                    if i == k || j == k || guard[i].rel != Rel::Ge || guard[j].rel != Rel::Ge {
-                        continue;
-                    }
-                    let rest = guard[k].expr.sub(&guard[i].expr)?.sub(&guard[j].expr)?;
-                    if rest.as_const().is_some_and(|d| d.signum() >= 0) {
-                        implied = true;
-                        break 'pairs;
-                    }
-                }
-            }
-        }
-        if implied {
+        if implied(guard, k) {
             guard.remove(k);
         } else {
             k += 1;
         }
     }
-    Ok(())
+}
+
+/// Whether constraint `k` of `guard` (`a >= 0`) follows from two others of it.
+fn implied(guard: &[Constraint], k: usize) -> bool {
+    if guard[k].rel != Rel::Ge {
+        return false;
+    }
+    (0..guard.len()).any(|i| {
+        ((i + 1)..guard.len()).any(|j| {
+            i != k
+                && j != k
+                && guard[i].rel == Rel::Ge
+                && guard[j].rel == Rel::Ge
+                && exceeds_by_constant(&guard[k].expr, &guard[i].expr, &guard[j].expr)
+        })
+    })
+}
+
+/// Whether `a - b - c` is a constant `>= 0`, read off the three sorted term lists
+/// without building the difference (a coefficient that overflows: no).
+fn exceeds_by_constant(a: &Sym, b: &Sym, c: &Sym) -> bool {
+    let (a, b, c) = (a.terms(), b.terms(), c.terms());
+    let (mut x, mut y, mut z) = (0, 0, 0);
+    let mut constant = Rational::ZERO;
+    loop {
+        let heads = [a.get(x), b.get(y), c.get(z)];
+        let Some(mono) = heads.iter().flatten().map(|t| &t.mono).min() else {
+            return constant.signum() >= 0;
+        };
+        let mut coef = Rational::ZERO;
+        for (k, (head, at)) in heads.iter().zip([&mut x, &mut y, &mut z]).enumerate() {
+            if let Some(t) = head.filter(|t| &t.mono == mono) {
+                let next = if k == 0 {
+                    coef.checked_add(t.coef)
+                } else {
+                    coef.checked_sub(t.coef)
+                };
+                let Ok(next) = next else {
+                    return false;
+                };
+                coef = next;
+                *at += 1;
+            }
+        }
+        if mono.is_one() {
+            constant = coef;
+        } else if !coef.is_zero() {
+            return false;
+        }
+    }
 }
 
 impl Piecewise {
@@ -123,13 +158,25 @@ impl Piecewise {
         self
     }
 
+    /// Whether [`Piecewise::simplified`] would leave this as it is: every guard sorted,
+    /// without repeats or implied constraints, no two pieces with the same guard, no
+    /// zero piece.
+    pub fn is_simplified(&self) -> bool {
+        self.pieces.iter().enumerate().all(|(k, p)| {
+            p.guard.windows(2).all(|w| w[0] < w[1])
+                && !p.value.is_zero()
+                && !(0..p.guard.len()).any(|c| implied(&p.guard, c))
+                && self.pieces[..k].iter().all(|q| q.guard != p.guard)
+        })
+    }
+
     /// Pieces with the same guard merged, zero pieces dropped, guards sorted.
     pub fn simplified(self) -> Result<Piecewise, SymError> {
         let mut pieces: Vec<Piece> = Vec::new();
         for mut p in self.pieces {
             p.guard.sort();
             p.guard.dedup();
-            drop_implied(&mut p.guard)?;
+            drop_implied(&mut p.guard);
             match pieces.iter_mut().find(|q| q.guard == p.guard) {
                 Some(q) => q.value = q.value.add(&p.value)?,
                 None => pieces.push(p),
@@ -151,8 +198,21 @@ impl Piecewise {
     /// mathematical notation; `0` for none): [`Piecewise::cases`] printed by
     /// [`crate::Cases::display`], or, where the cases would be too many, the sum of the pieces,
     /// `(value if c1, c2) + (value if ...)`.
+    ///
+    /// Remembered for every thread: a report prints the same few formulas for thousands of
+    /// statements (every statement of a nest shares its count), and the cases of a
+    /// formula of tens of kilobytes take milliseconds to print.
     pub fn display(&self, n: Notation) -> String {
-        self.cases().display(n)
+        // By notation: Fortran, mathematical.
+        static PRINTED: [SharedMemo<Piecewise, String>; 2] =
+            [SharedMemo::new(256), SharedMemo::new(256)];
+        let printed = &PRINTED[usize::from(n == Notation::Math)];
+        if let Some(text) = printed.get(self) {
+            return text;
+        }
+        let text = self.cases().display(n);
+        printed.insert(self.clone(), text.clone());
+        text
     }
 }
 
@@ -201,5 +261,62 @@ impl CompiledPiecewise {
             total = total.checked_add(value.eval_rational(values)?).ok()?;
         }
         Some(total)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `c0 + c1·n + c2·p + c3·⌊n/2⌋`.
+    fn expr(c: [i64; 4]) -> Sym {
+        let n = Sym::var("n");
+        let half = n.div(&Sym::int(2)).and_then(|h| h.floor()).unwrap();
+        [Sym::one(), n, Sym::var("p"), half]
+            .iter()
+            .zip(c)
+            .map(|(x, k)| x.scale(Rational::int(i128::from(k))).unwrap())
+            .fold(Sym::zero(), |a, x| a.add(&x).unwrap())
+    }
+
+    proptest! {
+        /// The merge over sorted terms agrees with building `a - b - c`.
+        #[test]
+        fn exceeds_by_constant_is_the_difference_read_off(
+            a in proptest::array::uniform4(-2i64..=2),
+            b in proptest::array::uniform4(-2i64..=2),
+            c in proptest::array::uniform4(-2i64..=2),
+        ) {
+            let (a, b, c) = (expr(a), expr(b), expr(c));
+            let built = a.sub(&b).and_then(|d| d.sub(&c)).unwrap();
+            let expected = built.as_const().is_some_and(|d| d.signum() >= 0);
+            prop_assert_eq!(exceeds_by_constant(&a, &b, &c), expected);
+        }
+
+        /// A piecewise value is simplified exactly when simplifying leaves it as it is.
+        #[test]
+        fn is_simplified_means_simplifying_changes_nothing(
+            guards in proptest::collection::vec(
+                proptest::collection::vec(proptest::array::uniform4(-1i64..=1), 0..4),
+                1..4,
+            ),
+            values in proptest::collection::vec(-1i64..=1, 1..4),
+        ) {
+            let pieces = guards
+                .into_iter()
+                .zip(values)
+                .map(|(g, v)| Piece {
+                    guard: g
+                        .into_iter()
+                        .map(|c| Constraint { expr: expr(c), rel: Rel::Ge })
+                        .collect(),
+                    value: Sym::int(i128::from(v)),
+                })
+                .collect();
+            let p = Piecewise { pieces };
+            let simplified = p.clone().simplified().unwrap();
+            prop_assert_eq!(p.is_simplified(), simplified == p);
+        }
     }
 }

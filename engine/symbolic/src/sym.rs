@@ -357,6 +357,13 @@ impl Sym {
     }
 
     pub fn mul(&self, o: &Sym) -> SymResult {
+        // By a constant: the same monomials, still canonical.
+        if let Some(c) = o.as_const() {
+            return self.scale(c);
+        }
+        if let Some(c) = self.as_const() {
+            return o.scale(c);
+        }
         let mut terms = Vec::with_capacity(self.terms.len() * o.terms.len());
         for a in &self.terms {
             for b in &o.terms {
