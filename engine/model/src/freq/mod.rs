@@ -145,7 +145,16 @@ pub struct Count {
     /// [`Count::symbolic`], summed once: a count is shared by every statement of its
     /// block and asked for by each call, hint and report row (a unit of thousands of
     /// statements under hundreds of alternatives summed it thousands of times).
-    formula: OnceLock<Option<Piecewise>>,
+    formula: OnceLock<Formula>,
+}
+
+/// Where [`Count::symbolic`] finds the count's formula.
+#[derive(Clone, Debug)]
+enum Formula {
+    /// The one term's own, as it is (weight 1, already simplified): not copied.
+    Term,
+    Own(Piecewise),
+    None,
 }
 
 impl Count {
@@ -160,16 +169,30 @@ impl Count {
 
     /// The count as one guarded formula, when every term has one.
     pub fn symbolic(&self) -> Option<&Piecewise> {
-        self.formula
-            .get_or_init(|| {
-                let mut total = Piecewise::zero();
-                for t in &self.terms {
-                    let p = t.symbolic.as_ref().ok()?;
-                    total = total.plus(p.scale(&Sym::rat(t.weight)).ok()?);
-                }
-                total.simplified().ok()
-            })
-            .as_ref()
+        let formula = self.formula.get_or_init(|| {
+            if let [t] = self.terms.as_slice()
+                && t.weight == Rational::ONE
+                && t.symbolic.as_ref().is_ok_and(Piecewise::is_simplified)
+            {
+                return Formula::Term;
+            }
+            let mut total = Piecewise::zero();
+            for t in &self.terms {
+                let Ok(p) = t.symbolic.as_ref() else {
+                    return Formula::None;
+                };
+                let Ok(scaled) = p.scale(&Sym::rat(t.weight)) else {
+                    return Formula::None;
+                };
+                total = total.plus(scaled);
+            }
+            total.simplified().map_or(Formula::None, Formula::Own)
+        });
+        match formula {
+            Formula::Term => self.terms.first()?.symbolic.as_ref().ok(),
+            Formula::Own(p) => Some(p),
+            Formula::None => None,
+        }
     }
 
     /// Why there is no formula, if there is none.
