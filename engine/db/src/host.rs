@@ -245,39 +245,55 @@ impl Analysis {
         self.include_roots.as_deref()
     }
 
-    /// Runs `work(db, k, n)` for k = 0..n on n threads ([`worker_threads`]), each
-    /// with a snapshot of its own, and waits for them: for memoizing many independent
-    /// queries at once, each thread taking share `k` of a job list every thread
-    /// enumerates alike; the caller then reads the results from its own snapshot. On a
-    /// single core `work` runs once here (k = 0, n = 1). Cancelled when a newer change
-    /// arrives.
+    /// Runs `work(db, k, n)` for k = 0..n on the n threads of the analysis pool
+    /// ([`worker_threads`]), each with a snapshot of its own, and waits for them: for
+    /// memoizing many independent queries at once, each thread taking share `k` of a job
+    /// list every thread enumerates alike; the caller then reads the results from its
+    /// own snapshot. On a single core `work` runs once here (k = 0, n = 1). Cancelled
+    /// when a newer change arrives.
     pub fn on_all_cores(
         &self,
         work: &(dyn Fn(&Database, usize, usize) + Sync + std::panic::RefUnwindSafe),
     ) -> Cancellable<()> {
-        let threads = worker_threads();
-        if threads < 2 {
+        let Some(pool) = pool() else {
             return self.with_db(|db| work(db, 0, 1));
-        }
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..threads)
-                .map(|k| {
-                    let db = self.db.clone();
-                    std::thread::Builder::new()
-                        .name(format!("costline-warm-{k}"))
-                        .stack_size(ANALYSIS_STACK)
-                        .spawn_scoped(scope, move || cancellable(&db, || work(&db, k, threads)))
-                        .expect("an analysis thread starts")
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|w| {
-                    w.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect::<Cancellable<Vec<()>>>()
-                .map(|_| ())
+        };
+        let threads = pool.current_num_threads();
+        // A snapshot per thread, taken by the thread of its index.
+        let snapshots: Vec<std::sync::Mutex<Option<Database>>> = (0..threads)
+            .map(|_| std::sync::Mutex::new(Some(self.db.clone())))
+            .collect();
+        pool.broadcast(|ctx| {
+            let k = ctx.index();
+            let db = snapshots[k]
+                .lock()
+                .ok()
+                .and_then(|mut s| s.take())
+                .expect("a snapshot per thread");
+            cancellable(&db, || work(&db, k, threads))
+        })
+        .into_iter()
+        .collect::<Cancellable<Vec<()>>>()
+        .map(|_| ())
+    }
+
+    /// Runs `work(db, i)` for i = 0..count on every core ([`Analysis::on_all_cores`]),
+    /// each thread taking the next `i` not yet taken (items of unequal cost keep every
+    /// core busy to the end).
+    pub fn on_each(
+        &self,
+        count: usize,
+        work: &(dyn Fn(&Database, usize) + Sync + std::panic::RefUnwindSafe),
+    ) -> Cancellable<()> {
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        self.on_all_cores(&|db, _, _| {
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= count {
+                    break;
+                }
+                work(db, i);
+            }
         })
     }
 
@@ -313,4 +329,25 @@ pub fn worker_threads() -> usize {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)))
+}
+
+/// The analysis threads: [`worker_threads`] of them with [`ANALYSIS_STACK`]-sized
+/// stacks, started once and kept, so that what each thread remembers (the symbolic
+/// memos are per thread) outlives one batch of work; `None` on a single core.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = worker_threads();
+        (threads >= 2)
+            .then(|| {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .stack_size(ANALYSIS_STACK)
+                    .thread_name(|k| format!("costline-warm-{k}"))
+                    .build()
+                    .ok()
+            })
+            .flatten()
+    })
+    .as_ref()
 }

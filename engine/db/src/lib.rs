@@ -54,7 +54,9 @@ pub use modules::duplicate_modules;
 pub use profile::{
     Profile, ProfileState, UnitKey, UnitProfile, profile_state, stale_note, text_digest,
 };
-pub use program::{UnitContext, context, loop_wds, warm_lowerings, warm_program, warm_summaries};
+pub use program::{
+    UnitContext, context, loop_wds, warm_lowering, warm_program, warm_summary, workspace_unit_count,
+};
 pub use program_run::mpi_run;
 pub use splice::{MAX_DEPTH, MAX_INCLUDED_BYTES, include_names};
 pub use units::{FileUnits, UnitText, base, file_units, variant};

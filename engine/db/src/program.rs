@@ -273,22 +273,24 @@ pub(crate) fn workspace_units(db: &dyn salsa::Database) -> Vec<UnitText<'_>> {
     units
 }
 
-/// Memoizes share `k` of `n` of the units' lowerings (the call graph reads them all),
-/// for [`crate::Analysis::on_all_cores`] before a cold analysis.
-pub fn warm_lowerings(db: &dyn salsa::Database, k: usize, n: usize) {
-    for &u in workspace_units(db).iter().skip(k).step_by(n.max(1)) {
+/// How many units the workspace has ([`workspace_units`]), for the warm-ups below.
+pub fn workspace_unit_count(db: &dyn salsa::Database) -> usize {
+    workspace_units(db).len()
+}
+
+/// Memoizes the lowering of the workspace's unit `i` (the call graph reads them all),
+/// for [`crate::Analysis::on_each`] before a cold analysis.
+pub fn warm_lowering(db: &dyn salsa::Database, i: usize) {
+    if let Some(&u) = workspace_units(db).get(i) {
         lower(db, u);
     }
 }
 
-/// Memoizes share `k` of `n` of the summaries of the workspace's units `range` (in
-/// [`workspace_units`] order), what [`program`] folds: the fold is sequential, the
-/// summaries are independent (once [`warm_lowerings`] has built the call graph's
-/// input).
-pub fn warm_summaries(db: &dyn salsa::Database, range: std::ops::Range<usize>, k: usize, n: usize) {
-    let units = workspace_units(db);
-    let range = range.start.min(units.len())..range.end.min(units.len());
-    for &u in units[range].iter().skip(k).step_by(n.max(1)) {
+/// Memoizes the summary of the workspace's unit `i` (in [`workspace_units`] order),
+/// what [`program`] folds: the fold is sequential, the summaries are independent (once
+/// [`warm_lowering`] has built the call graph's input).
+pub fn warm_summary(db: &dyn salsa::Database, i: usize) {
+    if let Some(&u) = workspace_units(db).get(i) {
         summary(db, u);
     }
 }

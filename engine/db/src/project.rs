@@ -184,12 +184,12 @@ impl Project {
             .collect();
         let mut project = Project { host, files };
         let snapshot = project.host.snapshot();
-        let _ = snapshot.on_all_cores(&|db, k, n| crate::warm_lowerings(db, k, n));
-        let count = crate::program::workspace_units(snapshot.db()).len();
+        let count = crate::workspace_unit_count(snapshot.db());
+        let _ = snapshot.on_each(count, &|db, i| crate::warm_lowering(db, i));
         drop(snapshot);
         for start in (0..count).step_by(BATCH) {
-            let range = start..start + BATCH;
-            project.batch(&|db, k, n| crate::warm_summaries(db, range.clone(), k, n));
+            let end = (start + BATCH).min(count);
+            project.batch(end - start, &|db, i| crate::warm_summary(db, start + i));
         }
         project
     }
@@ -206,41 +206,82 @@ impl Project {
         detail: Detail,
         visit: &mut dyn FnMut(UnitAnalysis),
     ) {
+        self.visit_units_prepared(index, detail, &|_| (), &mut |u, ()| visit(u));
+    }
+
+    /// Hands the analysis of every unit of file `index` to `visit`, in file order, with
+    /// what `prepare` made of it: `prepare` runs on every core (a unit's report, built
+    /// while the next units are analysed), each thread taking the next unit not yet
+    /// taken; `visit` runs on the caller's thread as soon as a unit's turn comes.
+    pub fn visit_units_prepared<T: Send>(
+        &mut self,
+        index: usize,
+        detail: Detail,
+        prepare: &(dyn Fn(&UnitAnalysis) -> T + Sync),
+        visit: &mut dyn FnMut(UnitAnalysis, T),
+    ) {
         let file = self.files[index];
         let count = crate::file_units(&self.host.db, file)
             .as_ref()
             .map_or(0, |f| f.units.len());
         for start in (0..count).step_by(BATCH) {
             let batch = start..(start + BATCH).min(count);
-            let each = |db: &Database, k: usize, n: usize, visit: &mut dyn FnMut(UnitAnalysis)| {
-                if let Ok(f) = crate::file_units(db, file) {
-                    let units = f.chunks.iter().zip(&f.units);
-                    for (chunk, &u) in units
-                        .skip(batch.start)
-                        .take(batch.len())
-                        .skip(k)
-                        .step_by(n.max(1))
-                    {
-                        visit(unit_analysis(db, chunk, u, detail));
+            let analyse = |db: &Database, i: usize| {
+                let f = crate::file_units(db, file).as_ref().ok()?;
+                let u = unit_analysis(db, f.chunks.get(i)?, *f.units.get(i)?, detail);
+                let made = prepare(&u);
+                Some((u, made))
+            };
+            let next = std::sync::atomic::AtomicUsize::new(batch.start);
+            let (done, arrived) = std::sync::mpsc::channel();
+            let (next, analyse, end) = (&next, &analyse, batch.end);
+            // Each thread takes the next unit not yet taken; the channel closes when the
+            // work (and its sender) is dropped.
+            let work = std::panic::AssertUnwindSafe(move |db: &Database, _: usize, _: usize| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if i >= end {
+                        break;
+                    }
+                    if let Some(made) = analyse(db, i) {
+                        let _ = done.send((i, made));
                     }
                 }
-            };
-            let _ = self
-                .host
-                .snapshot()
-                .on_all_cores(&|db, k, n| each(db, k, n, &mut |_| {}));
-            each(&self.host.db, 0, 1, visit);
+            });
+            let snapshot = self.host.snapshot();
+            // The units visited in order while the rest are analysed; the first one
+            // that did not arrive (cancelled, failed) and those after it are made here.
+            let mut turn = batch.start;
+            std::thread::scope(|scope| {
+                scope.spawn(move || {
+                    let _ = snapshot.on_all_cores(&|db, k, n| (*work)(db, k, n));
+                });
+                let mut waiting = std::collections::BTreeMap::new();
+                for (i, made) in arrived.iter() {
+                    waiting.insert(i, made);
+                    while let Some((u, made)) = waiting.remove(&turn) {
+                        visit(u, made);
+                        turn += 1;
+                    }
+                }
+            });
+            for i in turn..batch.end {
+                if let Some((u, made)) = analyse(&self.host.db, i) {
+                    visit(u, made);
+                }
+            }
             self.host.evict();
         }
     }
 
-    /// Runs `work` on every core ([`crate::Analysis::on_all_cores`]), then drops the
-    /// bulky intermediates beyond their capacity.
+    /// Runs `work(db, i)` for i = 0..count on every core ([`crate::Analysis::on_each`]),
+    /// then drops the bulky intermediates beyond their capacity.
     fn batch(
         &mut self,
-        work: &(dyn Fn(&Database, usize, usize) + Sync + std::panic::RefUnwindSafe),
+        count: usize,
+        work: &(dyn Fn(&Database, usize) + Sync + std::panic::RefUnwindSafe),
     ) {
-        let _ = self.host.snapshot().on_all_cores(work);
+        let _ = self.host.snapshot().on_each(count, work);
         self.host.evict();
     }
 }

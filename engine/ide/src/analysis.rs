@@ -218,19 +218,29 @@ impl Analysis {
     /// and summarized, the program fold), on all cores: what a fresh start at rest does
     /// so that the next request finds it done. Cancelled by a change.
     pub fn warm(&self) -> Cancellable<()> {
+        let count = self
+            .db
+            .with_db(|db| costline_db::workspace_unit_count(db))?;
         self.db
-            .on_all_cores(&|db, k, n| costline_db::warm_lowerings(db, k, n))?;
+            .on_each(count, &|db, i| costline_db::warm_lowering(db, i))?;
         self.db
-            .on_all_cores(&|db, k, n| costline_db::warm_summaries(db, 0..usize::MAX, k, n))?;
+            .on_each(count, &|db, i| costline_db::warm_summary(db, i))?;
         self.db.with_db(|db| costline_db::warm_program(db))
     }
 
-    /// Analyzes every unit of `file` on all cores (units dealt round-robin), so that a whole-file answer after a cold open does not analyze its
-    /// procedures one after the other. Memoized: a second call costs a lookup per unit.
+    /// Analyzes every unit of `file` on all cores (each thread taking the next unit), so
+    /// that a whole-file answer after a cold open does not analyze its procedures one
+    /// after the other. Memoized: a second call costs a lookup per unit.
     fn analyze_units(&self, file: File) -> Cancellable<()> {
-        self.db.on_all_cores(&|db, k, threads| {
-            let Ok(f) = file_units(db, file) else { return };
-            for &unit in f.units.iter().skip(k).step_by(threads) {
+        let count = self
+            .db
+            .with_db(|db| file_units(db, file).as_ref().map_or(0, |f| f.units.len()))?;
+        self.db.on_each(count, &|db, i| {
+            if let Some(&unit) = file_units(db, file)
+                .as_ref()
+                .ok()
+                .and_then(|f| f.units.get(i))
+            {
                 costline_db::unit_diagnostics(db, unit);
             }
         })

@@ -840,13 +840,18 @@ impl<'a> FileReporter<'a> {
 
     /// A unit's report; its findings join the file's.
     fn unit(&mut self, u: &UnitAnalysis) -> UnitReport {
+        self.findings(u);
+        unit_report(self.src, u)
+    }
+
+    /// A unit's findings join the file's (its report made apart: [`unit_report`]).
+    fn findings(&mut self, u: &UnitAnalysis) {
         let src = self.src;
         self.diagnostics.extend(
             u.diagnostics
                 .iter()
                 .map(|d| diagnostic(src, d, u.absolute(d.span))),
         );
-        unit_report(src, u)
     }
 
     /// The file's findings, in reading order.
@@ -873,6 +878,7 @@ fn diagnostic(src: &SourceFile, d: &Diagnostic, span: Span) -> DiagnosticReport 
     }
 }
 
+/// The report of unit `u` of the file `src`.
 fn unit_report(src: &SourceFile, u: &UnitAnalysis) -> UnitReport {
     let unit = &u.unit;
     let levels = &u.cache.levels;
