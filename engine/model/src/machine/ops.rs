@@ -372,11 +372,14 @@ impl Machine {
             // A 16-byte load and store per 16 bytes.
             OpKey::MemcpyByte => (base("load") + base("store")) / 16.0,
             // The other precision's; a multiplication's chain as an addition's (both
-            // take 3–4 cycles on current x86 cores: Agner Fog's tables); a model with
-            // neither sets no floor.
+            // take 3–4 cycles on current x86 cores: Agner Fog's tables), and so a
+            // compare-and-select's (a running MAX/MIN: maxsd takes as long as addsd on
+            // Intel cores, less on AMD Zen; gfortran -O2 code measured twice the
+            // addition's chain on an Intel Xeon here, so this is a lower bound until a
+            // model measures `latency_cmp_f64`); a model with neither sets no floor.
             OpKey::Latency(kind, ty) => get(&OpKey::Latency(*kind, ty.other_precision()))
                 .or_else(|| {
-                    (*kind == OpKind::Mul)
+                    matches!(kind, OpKind::Mul | OpKind::Cmp)
                         .then(|| self.op_s(&OpKey::Latency(OpKind::Add, *ty)))
                         .filter(|s| *s > 0.0)
                 })

@@ -1,8 +1,9 @@
 //! Transformational intrinsics priced by their element loops: SUM, PRODUCT,
 //! MAXVAL/MINVAL, COUNT, ANY, ALL, DOT_PRODUCT, NORM2, MAXLOC/MINLOC walk every element of
 //! their argument (the operations of the argument's expression per element, plus the
-//! reduction's own), and TRANSPOSE, CSHIFT, EOSHIFT copy it (a store per element); a
-//! compiler inlines them as loops. The elements are the section the argument names
+//! reduction's own and a loop iteration; a real reduction's chain latency), and
+//! TRANSPOSE, CSHIFT, EOSHIFT copy it (a store per element); a compiler inlines them as
+//! loops. The elements are the section the argument names
 //! (`a(1:n)`, a whole array `a`: its declared extent). Where the statement runs on every
 //! processor (replicated) and the array is distributed, each processor walks the
 //! elements it owns and the partial results combine in ⌈log2 P⌉ steps (the messages of
@@ -204,14 +205,20 @@ fn element_loop(
     if let Some(op) = &step {
         per_element.add(op.clone(), 1.0);
     }
-    // The running sum or product is a recurrence: each element's operation waits for
-    // the last one (a compiler keeps the order without -ffast-math).
+    // The inlined loop's own iteration.
+    per_element.add(OpKey::LoopIter, 1.0);
+    // The running sum, product, maximum or minimum is a recurrence: each element's
+    // operation waits for the last one (a compiler keeps the order without
+    // -ffast-math).
     match (name, t) {
         ("sum" | "dot_product" | "norm2", OpType::F32 | OpType::F64) => {
             per_element.add(OpKey::Latency(OpKind::Add, t), 1.0);
         }
         ("product", OpType::F32 | OpType::F64) => {
             per_element.add(OpKey::Latency(OpKind::Mul, t), 1.0);
+        }
+        ("maxval" | "minval", OpType::F32 | OpType::F64) => {
+            per_element.add(OpKey::Latency(OpKind::Cmp, t), 1.0);
         }
         _ => {}
     }

@@ -209,21 +209,23 @@ fn chain(s: &str, rhs: &Expr) -> Option<Vec<OpKind>> {
 }
 
 /// The operations on the path from `rhs`'s root to the first operand `target` accepts,
-/// through additions, subtractions and multiplications only (see [`chain`]): an array
-/// recurrence `a(i) = a(i-1)*c(i) + b(i)` has the chain [mul, add].
+/// through additions, subtractions, multiplications and MAX/MIN (see [`chain`]): an
+/// array recurrence `a(i) = a(i-1)*c(i) + b(i)` has the chain [mul, add]; a running
+/// maximum `s = max(s, a(i))` the chain [cmp] (a compare-and-select, whose latency is
+/// `latency_cmp_T`).
 pub fn chain_to(rhs: &Expr, target: &dyn Fn(&Expr) -> bool) -> Option<Vec<OpKind>> {
     if target(rhs) {
         return Some(Vec::new());
     }
-    let Expr::Binary(op, l, r) = rhs else {
-        return None;
-    };
-    let kind = match op {
-        BinaryOp::Add | BinaryOp::Sub => OpKind::Add,
-        BinaryOp::Mul => OpKind::Mul,
+    let (kind, operands): (OpKind, Vec<&Expr>) = match rhs {
+        Expr::Binary(BinaryOp::Add | BinaryOp::Sub, l, r) => (OpKind::Add, vec![l, r]),
+        Expr::Binary(BinaryOp::Mul, l, r) => (OpKind::Mul, vec![l, r]),
+        Expr::Call(c) if matches!(generic_intrinsic(&c.name), Some("max" | "min")) => {
+            (OpKind::Cmp, c.args.iter().map(|a| &a.value).collect())
+        }
         _ => return None,
     };
-    let mut path = chain_to(l, target).or_else(|| chain_to(r, target))?;
+    let mut path = operands.into_iter().find_map(|e| chain_to(e, target))?;
     path.push(kind);
     Some(path)
 }
