@@ -82,8 +82,9 @@ fn integer_selections_and_what_the_compiler_folds() {
     assert_eq!(
         ops,
         [
-            "2 add_i32",
-            "4 add_i32",
+            // n from itself through MAX/MIN: a recurrence of compare-and-selects.
+            "2 add_i32 + 1 latency_cmp_i32",
+            "4 add_i32 + 1 latency_cmp_i32",
             "2 add_i32",
             "1 add_i32",
             // n from itself: a recurrence.

@@ -33,7 +33,8 @@ struct Progression {
 
 impl Progression {
     fn last(&self) -> i64 {
-        self.start + self.stride * (self.count - 1)
+        self.start
+            .saturating_add(self.stride.saturating_mul(self.count - 1))
     }
 
     fn contains(&self, x: i64) -> bool {
@@ -382,7 +383,8 @@ fn progression(class: &Class, window: &Window, d: usize, base: i64) -> Progressi
 /// Lines a column's dimension-1 progressions touch, the column starting `phase` bytes
 /// into a line.
 fn column_lines(aps: &[Progression], phase: i64, e: i64, line: i64) -> Span {
-    let line_of = |x: i64| (phase + x * e).div_euclid(line);
+    // Saturating: addresses past i64 (huge extents) stay ordered, never wrap.
+    let line_of = |x: i64| phase.saturating_add(x.saturating_mul(e)).div_euclid(line);
     let first = aps.iter().map(|p| line_of(p.start)).min().unwrap_or(0);
     let last = aps.iter().map(|p| line_of(p.last())).max().unwrap_or(0);
     Span {
@@ -393,7 +395,7 @@ fn column_lines(aps: &[Progression], phase: i64, e: i64, line: i64) -> Span {
 }
 
 fn count_lines(aps: &[Progression], line_of: &dyn Fn(i64) -> i64, e: i64, line: i64) -> i64 {
-    let stride_bytes = aps[0].stride * e;
+    let stride_bytes = aps[0].stride.saturating_mul(e);
     if aps.iter().all(|p| p.count == 1) || stride_bytes > line {
         // Separate elements: each line they fall in.
         let elements: i64 = aps.iter().map(|p| p.count).sum();
@@ -401,7 +403,7 @@ fn count_lines(aps: &[Progression], line_of: &dyn Fn(i64) -> i64, e: i64, line: 
             let mut set = BTreeSet::new();
             for p in aps {
                 for t in 0..p.count {
-                    set.insert(line_of(p.start + p.stride * t));
+                    set.insert(line_of(p.start.saturating_add(p.stride.saturating_mul(t))));
                 }
             }
             return set.len() as i64;
@@ -418,10 +420,10 @@ fn count_lines(aps: &[Progression], line_of: &dyn Fn(i64) -> i64, e: i64, line: 
         let residues: BTreeSet<i64> = by_residue.keys().map(|r| line_of(*r)).collect();
         let longest = by_residue
             .values()
-            .map(|(a, b)| (b - a) / aps[0].stride + 1)
+            .map(|(a, b)| b.saturating_sub(*a) / aps[0].stride + 1)
             .max()
             .unwrap_or(0);
-        return longest * residues.len() as i64;
+        return longest.saturating_mul(residues.len() as i64);
     }
     // Dense enough to touch every line between the first and the last element.
     let mut intervals: Vec<(i64, i64)> = aps
@@ -433,16 +435,19 @@ fn count_lines(aps: &[Progression], line_of: &dyn Fn(i64) -> i64, e: i64, line: 
     let mut current: Option<(i64, i64)> = None;
     for (a, b) in intervals {
         match current {
-            Some((ca, cb)) if a <= cb + 1 => current = Some((ca, cb.max(b))),
+            Some((ca, cb)) if a <= cb.saturating_add(1) => current = Some((ca, cb.max(b))),
             Some((ca, cb)) => {
-                total += cb - ca + 1;
+                total = cb
+                    .saturating_sub(ca)
+                    .saturating_add(1)
+                    .saturating_add(total);
                 current = Some((a, b));
             }
             None => current = Some((a, b)),
         }
     }
     if let Some((a, b)) = current {
-        total += b - a + 1;
+        total = b.saturating_sub(a).saturating_add(1).saturating_add(total);
     }
     total
 }

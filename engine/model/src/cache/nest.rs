@@ -337,7 +337,9 @@ fn add_ref(
                     .map_or(Some(1), |l| eval_int(l, inputs.env))?;
                 let hi = eval_int(upper, inputs.env)?;
                 let divisor = (inputs.divisor)(&a.name, d).max(1);
-                Some(((hi - lo + 1).max(1) + divisor - 1) / divisor)
+                // Bounds past i64 (a huge declared extent): the extent is not known.
+                let extent = hi.checked_sub(lo)?.checked_add(1)?.max(1);
+                Some(extent.checked_add(divisor - 1)? / divisor)
             })
             .collect();
         nest.classes.push(Class {
