@@ -232,29 +232,21 @@ impl Project {
                 let made = prepare(&u);
                 Some((u, made))
             };
-            let next = std::sync::atomic::AtomicUsize::new(batch.start);
             let (done, arrived) = std::sync::mpsc::channel();
-            let (next, analyse, end) = (&next, &analyse, batch.end);
-            // Each thread takes the next unit not yet taken; the channel closes when the
-            // work (and its sender) is dropped.
-            let work = std::panic::AssertUnwindSafe(move |db: &Database, _: usize, _: usize| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= end {
-                        break;
-                    }
-                    if let Some(made) = analyse(db, i) {
-                        let _ = done.send((i, made));
-                    }
-                }
-            });
             let snapshot = self.host.snapshot();
             // The units visited in order while the rest are analysed; the first one
             // that did not arrive (cancelled, failed) and those after it are made here.
             let mut turn = batch.start;
+            let (first, len, analyse) = (batch.start, batch.len(), &analyse);
             std::thread::scope(|scope| {
+                // The channel closes when this thread is done with the sender.
                 scope.spawn(move || {
-                    let _ = snapshot.on_all_cores(&|db, k, n| (*work)(db, k, n));
+                    let each = std::panic::AssertUnwindSafe(|db: &Database, j: usize| {
+                        if let Some(made) = analyse(db, first + j) {
+                            let _ = done.send((first + j, made));
+                        }
+                    });
+                    let _ = snapshot.on_each(len, &|db, j| (*each)(db, j));
                 });
                 let mut waiting = std::collections::BTreeMap::new();
                 for (i, made) in arrived.iter() {
