@@ -11,7 +11,8 @@
 //! (e) resident memory after 100 and after 10,000 edits of the 2,000-procedure file.
 //! Pass `quick` (`cargo bench ... -- quick`) to leave out the 100k-line file and (e);
 //! `edits` to run only 1,000 edits of the 2,000-procedure file (`edits-100k`: of the
-//! 8,334-procedure one), for a profiler.
+//! 8,334-procedure one), `diagnostics-100k` only (b) of the 8,334-procedure file, for a
+//! profiler.
 
 #[path = "../tests/lsp_client/mod.rs"]
 #[allow(dead_code)] // the tests use more of the client than the benchmark
@@ -219,6 +220,25 @@ fn long_session(dir: &Path) -> (f64, f64) {
     (after_100, after)
 }
 
+/// (b) alone: open the file of `procedures` and pull its diagnostics.
+fn diagnostics_only(dir: &Path, procedures: usize) {
+    let b = Bench::new(dir, procedures);
+    let mut c = b.start();
+    let t = Instant::now();
+    c.open(&b.uri, &b.text);
+    let diags = c.result(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": b.uri}}),
+    );
+    let (rss, peak) = memory(c.pid());
+    println!(
+        "open to diagnostics {:.1} ms ({} items), RSS {rss:.0} MiB, peak {peak:.0} MiB",
+        ms(t.elapsed()),
+        diags["items"].as_array().map_or(0, Vec::len),
+    );
+    c.shutdown();
+}
+
 /// 1,000 edits of a file of `procedures`, each followed by the screen's hints.
 fn edits_only(dir: &Path, procedures: usize) {
     let b = Bench::new(dir, procedures);
@@ -245,6 +265,11 @@ fn main() {
     let quick = std::env::args().any(|a| a == "quick");
     let dir = std::env::temp_dir().join(format!("costline-scaling-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    if std::env::args().any(|a| a == "diagnostics-100k") {
+        diagnostics_only(&dir, 8334);
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
     if let Some(a) = std::env::args().find(|a| a.starts_with("edits")) {
         edits_only(&dir, if a == "edits-100k" { 8334 } else { 2000 });
         let _ = std::fs::remove_dir_all(&dir);

@@ -48,7 +48,11 @@ pub fn parse<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Repa
     if base(db, unit) != unit {
         return parse(db, base(db, unit));
     }
-    let parsed = ParsedUnit::parse(unit.kind(db), unit.name(db).clone(), unit.text(db).clone());
+    let parsed = ParsedUnit::parse(
+        unit.kind(db),
+        unit.name(db).clone(),
+        unit.text(db).to_string(),
+    );
     Arc::new(parsed.into_repaired())
 }
 

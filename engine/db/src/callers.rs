@@ -3,57 +3,50 @@
 //! a cycle), so that an edit of one procedure reaches another's analysis only through
 //! its own calls, and a procedure's first analysis lowers its callers, not the program.
 //!
-//! The workspace's procedures are grouped in [`Shard`]s of [`SHARD`] consecutive units;
-//! each shard indexes the words its units' texts mention. A procedure's callers are the
+//! The workspace's procedures are grouped in shards, the [`Block`]s of consecutive units
+//! its files are interned in; each shard indexes the words its units' texts mention. A procedure's callers are the
 //! units of the shards mentioning its name whose calls name it; an edit re-indexes one
 //! shard, and a search reads one index per shard, not every unit.
 
 use super::calls::{ProcName, called_names, procedure_named};
 use super::inputs::Workspace;
 use super::scope::identifiers;
-use super::units::{UnitText, file_units};
+use super::units::{Block, UnitText, block_units, file_units};
 use costline_syntax::ir::UnitKind;
 use std::collections::{BTreeSet, HashMap};
 
-/// Units per shard.
-pub const SHARD: usize = 64;
-
-/// Up to [`SHARD`] consecutive units of the workspace that are not modules, in file
-/// order.
-#[salsa::interned(debug)]
-pub struct Shard<'db> {
-    #[returns(ref)]
-    pub units: Vec<UnitText<'db>>,
-}
-
-/// The workspace's procedures in shards. An edit inside a procedure changes one
-/// shard's key; the others keep theirs, and their indexes.
+/// The workspace's units in shards: the [`Block`]s of its files, in order. An edit
+/// inside a procedure changes one block; the others keep their indexes.
 #[salsa::tracked(returns(ref))]
-pub fn shards(db: &dyn salsa::Database) -> Vec<Shard<'_>> {
+pub fn shards(db: &dyn salsa::Database) -> Vec<Block<'_>> {
     let mut all = Vec::new();
     for &file in Workspace::get(db).files(db) {
         if let Ok(f) = file_units(db, file) {
-            all.extend(
-                f.units
-                    .iter()
-                    .copied()
-                    .filter(|&u| u.kind(db) != UnitKind::Module),
-            );
+            all.extend(f.blocks.iter().copied());
         }
     }
-    all.chunks(SHARD)
-        .map(|units| Shard::new(db, units.to_vec()))
-        .collect()
+    all
+}
+
+/// The procedures of a shard (its units but modules).
+fn procedures<'db>(
+    db: &'db dyn salsa::Database,
+    shard: Block<'db>,
+) -> impl Iterator<Item = UnitText<'db>> {
+    block_units(db, shard)
+        .iter()
+        .copied()
+        .filter(move |&u| u.kind(db) != UnitKind::Module)
 }
 
 /// The procedures of a shard by name (the first of a name).
 #[salsa::tracked(returns(ref))]
 pub fn shard_procedures<'db>(
     db: &'db dyn salsa::Database,
-    shard: Shard<'db>,
+    shard: Block<'db>,
 ) -> HashMap<String, UnitText<'db>> {
     let mut out = HashMap::new();
-    for &u in shard.units(db) {
+    for u in procedures(db, shard) {
         out.entry(u.name(db).clone()).or_insert(u);
     }
     out
@@ -64,10 +57,10 @@ pub fn shard_procedures<'db>(
 #[salsa::tracked(returns(ref))]
 pub fn shard_words<'db>(
     db: &'db dyn salsa::Database,
-    shard: Shard<'db>,
+    shard: Block<'db>,
 ) -> HashMap<String, Vec<UnitText<'db>>> {
     let mut out: HashMap<String, Vec<UnitText>> = HashMap::new();
-    for &u in shard.units(db) {
+    for u in procedures(db, shard) {
         for word in identifiers(db, u) {
             out.entry(word.clone()).or_default().push(u);
         }

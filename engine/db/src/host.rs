@@ -106,15 +106,26 @@ impl AnalysisHost {
     pub fn add_file(&mut self, path: &str, bytes: Vec<u8>) -> File {
         self.pinned.insert(path.to_string());
         if let Some(&file) = self.files.get(path) {
-            if *file.bytes(&self.db) != bytes {
-                // The split of the bytes replaced, if one was made, is where the
-                // split of the new ones starts.
-                let previous = file.split(&self.db).get();
-                file.set_previous(&mut self.db).to(previous);
-                file.set_split(&mut self.db).to(Arc::default());
-                file.set_bytes(&mut self.db).to(bytes);
+            let old = file.bytes(&self.db);
+            let Some((was, is)) = costline_syntax::text_edit::changed_lines(old, &bytes) else {
+                // The same text again (a save): its INCLUDE lines are searched for
+                // again, for files made on disk since.
+                self.resolve_includes(vec![file]);
+                return file;
+            };
+            // Lines without INCLUDE, `#` or a form pragma leave the names the file
+            // includes as they were: no search (a scan of the whole text) after
+            // typing in a large file.
+            let names_kept = !may_name_includes(was) && !may_name_includes(is);
+            // The split of the bytes replaced, if one was made, is where the split of
+            // the new ones starts.
+            let previous = file.split(&self.db).get();
+            file.set_previous(&mut self.db).to(previous);
+            file.set_split(&mut self.db).to(Arc::default());
+            file.set_bytes(&mut self.db).to(bytes);
+            if !names_kept {
+                self.resolve_includes(vec![file]);
             }
-            self.resolve_includes(vec![file]);
             return file;
         }
         let file = match self.headers.remove(path) {
@@ -189,6 +200,16 @@ impl AnalysisHost {
             include_roots: self.options.include_roots.clone(),
         }
     }
+}
+
+/// Whether `lines` could change what a file includes: an INCLUDE (any case), a
+/// preprocessor line (`#include`, a `#define` an `#include` names) or a form pragma.
+fn may_name_includes(lines: &[u8]) -> bool {
+    costline_syntax::source::mentions_include(lines)
+        || lines.contains(&b'#')
+        || lines
+            .windows(9)
+            .any(|w| w.eq_ignore_ascii_case(b"costline:"))
 }
 
 /// The workspace as of one change. Cloning it is cheap (the clone is another snapshot

@@ -10,6 +10,7 @@ use costline_syntax::ir::UnitKind;
 use costline_syntax::ir::directive::Directive;
 use costline_syntax::source::{LoadError, SourceFile};
 use costline_syntax::span::Span;
+use costline_syntax::unit_source::UnitSource;
 use costline_syntax::{UnitChunk, resplit, split_units};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -32,7 +33,7 @@ pub struct UnitText<'db> {
     #[returns(ref)]
     pub host: Option<String>,
     #[returns(ref)]
-    pub text: String,
+    pub text: UnitSource,
     /// The directives replacing the unit's own; `None` for the unit as written.
     #[returns(ref)]
     pub directives: Option<Vec<Directive>>,
@@ -105,6 +106,8 @@ pub struct FileUnits<'db> {
     /// Where each unit is (spans into the normalized text).
     pub chunks: Arc<Vec<UnitChunk>>,
     pub units: Vec<UnitText<'db>>,
+    /// The units in blocks ([`Block`]), in order.
+    pub blocks: Vec<Block<'db>>,
     /// File-level findings (loading, preprocessor lines, includes, missing END
     /// statements, an empty file); spans are offsets into the normalized text.
     pub diagnostics: Vec<Diagnostic>,
@@ -115,7 +118,10 @@ pub struct FileUnits<'db> {
 pub struct LoadFailed(pub LoadError);
 
 /// Loads `file`, splices in the files it includes, and splits the text into units.
-#[salsa::tracked(returns(ref))]
+/// Not compared with the value it replaces (`no_eq`): it runs again mostly after an edit
+/// of the file, and then differs (comparing two versions of a large text cost more than
+/// an equal value saves).
+#[salsa::tracked(returns(ref), no_eq)]
 pub fn file_units<'db>(
     db: &'db dyn salsa::Database,
     file: File,
@@ -139,24 +145,14 @@ pub fn file_units<'db>(
             chunks: chunks.clone(),
         });
     }
-    let text = source.normalized();
-    let units = chunks
-        .iter()
-        .map(|c| {
-            let host = c.parent.map(|p| chunks[p].name.clone());
-            // Borrowed name and text: a unit interned before costs no copy.
-            UnitText::new(
-                db,
-                file,
-                c.kind,
-                c.name.as_str(),
-                host,
-                c.own_text(text).as_ref(),
-                None,
-                None,
-            )
-        })
+    let blocks: Vec<Block> = blocks(&chunks)
+        .into_iter()
+        .map(|b| Block::new(db, file, b))
         .collect();
+    let mut units = Vec::with_capacity(chunks.len());
+    for &block in &blocks {
+        units.extend(block_units(db, block));
+    }
     let mut diagnostics = source.diagnostics().to_vec();
     diagnostics.extend(split_diagnostics);
     if chunks.is_empty() {
@@ -170,8 +166,88 @@ pub fn file_units<'db>(
         source,
         chunks,
         units,
+        blocks,
         diagnostics,
     })
+}
+
+/// A unit of a [`Block`]: its kind, name and text, and its host's index in the block
+/// (a host and the units it contains are in one block).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BlockUnit {
+    source: UnitSource,
+    parent: Option<u32>,
+}
+
+/// Consecutive top-level units of a file with the units they contain, a block ended
+/// before a top-level unit when the one before it hashes to a multiple of [`BLOCK`] (or
+/// the block holds `4 × BLOCK` units): an edit inside a unit changes its block only,
+/// and inserting a unit changes the block it goes into, not the blocks after it (the
+/// ends depend on the units' texts, not on their count).
+#[salsa::interned(debug)]
+pub struct Block<'db> {
+    #[returns(copy)]
+    file: File,
+    #[returns(ref)]
+    units: Vec<BlockUnit>,
+}
+
+/// Units per block on average.
+const BLOCK: u64 = 64;
+
+/// `chunks` in blocks (see [`Block`]).
+fn blocks(chunks: &[UnitChunk]) -> Vec<Vec<BlockUnit>> {
+    let mut out = Vec::new();
+    let mut block: Vec<BlockUnit> = Vec::new();
+    // The index of the block's first chunk, and whether the last top-level unit ends
+    // the block.
+    let mut first = 0;
+    let mut ends = false;
+    for (i, c) in chunks.iter().enumerate() {
+        if c.parent.is_none() {
+            if !block.is_empty() && (ends || block.len() as u64 >= 4 * BLOCK) {
+                out.push(std::mem::take(&mut block));
+                first = i;
+            }
+            // One unit in BLOCK ends a block: its hash's top bits zero.
+            ends = c.source.digest() >> (64 - BLOCK.trailing_zeros()) == 0;
+        }
+        block.push(BlockUnit {
+            source: c.source.clone(),
+            parent: c.parent.map(|p| (p - first) as u32),
+        });
+    }
+    if !block.is_empty() {
+        out.push(block);
+    }
+    out
+}
+
+/// The units of a block, interned. After an edit, the blocks it did not touch are the
+/// blocks they were and keep their units without interning them again: the edit of a
+/// 100k-line file interns a hundred-odd blocks, not thousands of units.
+#[salsa::tracked(returns(ref))]
+pub fn block_units<'db>(db: &'db dyn salsa::Database, block: Block<'db>) -> Vec<UnitText<'db>> {
+    let file = block.file(db);
+    let units = block.units(db);
+    units
+        .iter()
+        .map(|u| {
+            let host = u
+                .parent
+                .map(|p| units[p as usize].source.name().to_string());
+            UnitText::new(
+                db,
+                file,
+                u.source.kind(),
+                u.source.name(),
+                host,
+                u.source.clone(),
+                None,
+                None,
+            )
+        })
+        .collect()
 }
 
 /// The units of `file` that contain others, by name (the first of a name): where a

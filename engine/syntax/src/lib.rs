@@ -12,6 +12,8 @@ pub mod ir;
 pub mod normalize;
 pub mod source;
 pub mod span;
+pub mod text_edit;
+pub mod unit_source;
 
 mod blocks;
 pub mod cst;

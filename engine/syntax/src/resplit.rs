@@ -14,6 +14,7 @@
 use crate::ir::UnitKind;
 use crate::source::{SourceFile, free_by_extension};
 use crate::span::Span;
+use crate::text_edit::common_ends;
 use crate::units::{UnitChunk, split_units};
 
 /// The load and split of `bytes`, the new text of the file loaded as `previous` and
@@ -28,14 +29,23 @@ pub fn after_edit(
         return None;
     }
     let old = previous.original();
-    let new = std::str::from_utf8(bytes).ok()?;
     let (p, s) = common_ends(old.as_bytes(), bytes);
-    let (old_end, new_end) = (old.len() - s, new.len() - s);
-    // The lines the edit touched, before and after it.
-    let from = line_start(old, p);
-    if !quiet(&old[from..line_end(old, old_end)]) || !quiet(&new[from..line_end(new, new_end)]) {
+    let (old_end, new_end) = (old.len() - s, bytes.len() - s);
+    // The lines the edit touched, before and after it (whole lines: the edit may have
+    // changed a byte inside a character). The new text is the old one's lines around
+    // them and the new lines, decoded alone.
+    let from = line_start(old.as_bytes(), p);
+    let old_to = line_end(old.as_bytes(), old_end);
+    let new_to = new_end + (old_to - old_end);
+    let edited = std::str::from_utf8(&bytes[from..new_to]).ok()?;
+    if !quiet(&old[from..old_to]) || !quiet(edited) {
         return None;
     }
+    let mut text = String::with_capacity(bytes.len());
+    text.push_str(&old[..from]);
+    text.push_str(edited);
+    text.push_str(&old[old_to..]);
+    let new = text.as_str();
     if new.starts_with('\u{feff}') {
         return None;
     }
@@ -93,7 +103,8 @@ pub fn after_edit(
         .iter()
         .position(|c| c.range.start as usize >= region_end)
         .unwrap_or(chunks.len());
-    let mut out: Vec<UnitChunk> = chunks[..before].to_vec();
+    let mut out: Vec<UnitChunk> = Vec::with_capacity(chunks.len() + split.len());
+    out.extend_from_slice(&chunks[..before]);
     for c in &mut split {
         moved(c, region_start as i64, before as i64);
     }
@@ -103,32 +114,8 @@ pub fn after_edit(
         moved(&mut c, delta, added);
         c
     }));
-    let source = previous.plain_edited(new.to_string(), p, old_end, new_end);
+    let source = previous.plain_edited(text, p, old_end, new_end);
     Some((source, out))
-}
-
-/// The lengths of the longest common prefix and suffix of `a` and `b` (not
-/// overlapping in either), compared a block at a time.
-fn common_ends(a: &[u8], b: &[u8]) -> (usize, usize) {
-    const BLOCK: usize = 64;
-    let n = a.len().min(b.len());
-    let mut p = 0;
-    while p + BLOCK <= n && a[p..p + BLOCK] == b[p..p + BLOCK] {
-        p += BLOCK;
-    }
-    while p < n && a[p] == b[p] {
-        p += 1;
-    }
-    let room = n - p;
-    let (a_end, b_end) = (a.len(), b.len());
-    let mut s = 0;
-    while s + BLOCK <= room && a[a_end - s - BLOCK..a_end - s] == b[b_end - s - BLOCK..b_end - s] {
-        s += BLOCK;
-    }
-    while s < room && a[a_end - s - 1] == b[b_end - s - 1] {
-        s += 1;
-    }
-    (p, s)
 }
 
 /// `chunk` moved by `by` bytes, its host's index by `index_by`.
@@ -183,14 +170,14 @@ fn at_line_start(text: &str, at: usize) -> bool {
     at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n')
 }
 
-/// The start of the line holding `at`.
-fn line_start(text: &str, at: usize) -> usize {
-    text[..at].rfind('\n').map_or(0, |i| i + 1)
+/// The start of the line holding byte `at` (a character boundary wherever `at` is).
+fn line_start(text: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &text[..at]).map_or(0, |i| i + 1)
 }
 
-/// The end of the line holding `at` (after its `\n`, or the end of the text).
-fn line_end(text: &str, at: usize) -> usize {
-    text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
+/// The end of the line holding byte `at` (after its `\n`, or the end of the text).
+fn line_end(text: &[u8], at: usize) -> usize {
+    memchr::memchr(b'\n', &text[at..]).map_or(text.len(), |i| at + i + 1)
 }
 
 #[cfg(test)]
@@ -299,6 +286,22 @@ mod tests {
         }
         // Most edits that leave a clean file clean take the fast path.
         assert!(fast * 2 > both_clean, "{fast} fast edits of {both_clean}");
+    }
+
+    #[test]
+    fn a_character_changed_in_its_last_byte_is_a_whole_line_edit() {
+        // 'é' (C3 A9) to 'è' (C3 A8): the texts differ from inside a character on.
+        let text = program(2).replacen("! between", "! entre é", 1);
+        let (source, chunks, _) = whole("t.f90", &text);
+        let edited = text.replacen('é', "è", 1);
+        let expected = whole("t.f90", &edited);
+        let (s, c) = after_edit(&source, &chunks, edited.as_bytes()).expect("a plain edit");
+        assert_eq!((s, c), (expected.0, expected.1));
+        // Bytes that are not UTF-8 any more: the whole load says so.
+        let mut broken = text.clone().into_bytes();
+        let at = text.find('é').unwrap() + 1;
+        broken[at] = b'x';
+        assert!(after_edit(&source, &chunks, &broken).is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::statements::{LogicalStmt, logical_statements_where};
 use crate::diagnostics::Diagnostic;
 use crate::ir::UnitKind;
 use crate::span::Span;
+use crate::unit_source::UnitSource;
 
 /// One program unit's place in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub struct UnitChunk {
     /// Ranges of the units nested directly in this one (left out of its own text), in
     /// order.
     pub nested: Vec<Span>,
+    /// The unit's kind, name and own text ([`UnitChunk::own_text`]), kept when an edit
+    /// elsewhere moves the unit.
+    pub source: UnitSource,
 }
 
 impl UnitChunk {
@@ -132,6 +136,9 @@ fn split_statements(
             let range = units[i].range;
             units[p].nested.push(range);
         }
+    }
+    for u in &mut units {
+        u.source = UnitSource::new(u.kind, &u.name, &u.own_text(text));
     }
     (units, diagnostics)
 }
@@ -330,6 +337,7 @@ impl Splitter<'_> {
             range: Span::new(start, self.text.len()),
             parent,
             nested: Vec::new(),
+            source: UnitSource::default(),
         });
         self.stack.push(Frame::Unit {
             index: self.units.len() - 1,

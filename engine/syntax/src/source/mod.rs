@@ -60,7 +60,9 @@ pub struct SourceFile {
     path: String,
     form: SourceForm,
     original: String,
-    normalized: String,
+    /// `None` when the normalized text is the original (a plain free-form file): an
+    /// edit of a large plain file copies its text once, not twice.
+    normalized: Option<String>,
     diagnostics: Vec<Diagnostic>,
     /// Original offsets to the file's own normalized text.
     map: PositionMap,
@@ -174,6 +176,7 @@ impl SourceFile {
             ..line
         }));
         includes.sort_by_key(|line| line.span.start);
+        let normalized = (normalized != original).then_some(normalized);
         Ok(SourceFile {
             path: path.to_owned(),
             form,
@@ -199,7 +202,13 @@ impl SourceFile {
         problems: Vec<Diagnostic>,
     ) -> SourceFile {
         debug_assert!(self.splices.is_empty(), "{} is spliced already", self.path);
-        let (normalized, splices) = Splices::build(&self.normalized, included);
+        let (spliced, splices) = Splices::build(self.normalized(), included);
+        // Nothing spliced in: the text is the file's own.
+        let normalized = if splices.is_empty() {
+            self.normalized
+        } else {
+            Some(spliced)
+        };
         let mut diagnostics: Vec<Diagnostic> = self
             .diagnostics
             .into_iter()
@@ -240,7 +249,7 @@ impl SourceFile {
             && self.includes.is_empty()
             && self.splices.is_empty()
             && self.map == PositionMap::identity(self.original.len())
-            && self.normalized == self.original
+            && self.normalized.is_none()
     }
 
     /// The free-form file at `path` whose text loads to itself ([`SourceFile::is_plain`]):
@@ -270,7 +279,7 @@ impl SourceFile {
             form: SourceForm::Free,
             map: PositionMap::identity(text.len()),
             lines,
-            normalized: text.clone(),
+            normalized: None,
             original: text,
             diagnostics: Vec::new(),
             includes: Vec::new(),
@@ -296,7 +305,7 @@ impl SourceFile {
     /// The free-form text for the parser, with the same lines as the original and the
     /// texts of included files after their INCLUDE lines.
     pub fn normalized(&self) -> &str {
-        &self.normalized
+        self.normalized.as_deref().unwrap_or(&self.original)
     }
 
     /// Whether the text of the file at `path` is spliced in (at any depth).
