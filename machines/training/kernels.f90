@@ -408,6 +408,19 @@ contains
     end do
   end subroutine k_recdiv
 
+  ! s = max(s, b(i)): a running maximum, a recurrence through a compare-and-select
+  ! (latency_cmp_f64).
+  subroutine k_rmax(n, s, b)
+    integer, intent(in) :: n
+    real(dp), intent(out) :: s
+    real(dp), intent(in) :: b(n)
+    integer :: i
+    s = b(1)
+    do i = 1, n
+      s = max(s, b(i))
+    end do
+  end subroutine k_rmax
+
   ! call 1 per iteration; the callee's body x = x + 1 is add_f64 1 (its dummy is a
   ! scalar: no load, no store).
   subroutine k_call(n, a)

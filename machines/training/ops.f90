@@ -118,6 +118,7 @@ program ops
   call add_kernel('dot')
   call add_kernel('recur')
   call add_kernel('recdiv')
+  call add_kernel('rmax')
   call add_kernel('call')
   call add_kernel('add8')
   call add_kernel('mul8')
@@ -338,6 +339,11 @@ contains
     case ('recdiv')
       do it = 1, reps
         call k_recdiv(n, dsum, b)
+        a(1) = a(1) + dsum
+      end do
+    case ('rmax')
+      do it = 1, reps
+        call k_rmax(n, dsum, b)
         a(1) = a(1) + dsum
       end do
     case ('call')

@@ -367,6 +367,17 @@ pub const KERNELS: &[Kernel] = &[
             ("latency_div_f64", 1.0),
         ],
     ),
+    // s = max(s, b(i)): a running maximum, a recurrence through a compare-and-select
+    // (latency_cmp_f64; MAXVAL of reals is priced with it too).
+    k(
+        "rmax",
+        &[
+            ("load", 1.0),
+            ("intrinsic_max", 1.0),
+            ("loop_iter", 1.0),
+            ("latency_cmp_f64", 1.0),
+        ],
+    ),
     // call k_tiny(a(i)); the callee's x = x + 1 on a scalar dummy.
     k(
         "call",
