@@ -4,6 +4,7 @@ use super::expr::Expr;
 use crate::span::Span;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::{Arc, LazyLock};
 
 /// Every name declared in a unit (lower-case), in a deterministic order.
 pub type SymbolTable = BTreeMap<String, Symbol>;
@@ -190,39 +191,46 @@ impl fmt::Display for TypeSpec {
 }
 
 /// The implicit typing rules in force: a type per initial letter, or none after
-/// `IMPLICIT NONE`.
+/// `IMPLICIT NONE`. Shared: the 26 types take 4 KB, and almost every unit has the
+/// default or none (one allocation each for all); an IMPLICIT statement copies them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ImplicitRules {
-    letters: [Option<TypeSpec>; 26],
+    letters: Arc<[Option<TypeSpec>; 26]>,
 }
 
 impl Default for ImplicitRules {
     /// Fortran's default: I–N integer, everything else real.
     fn default() -> ImplicitRules {
-        let letters = std::array::from_fn(|i| {
-            let base = if (8..=13).contains(&i) {
-                BaseType::Integer
-            } else {
-                BaseType::Real
-            };
-            Some(TypeSpec::of(base))
+        static DEFAULT: LazyLock<ImplicitRules> = LazyLock::new(|| {
+            let letters = std::array::from_fn(|i| {
+                let base = if (8..=13).contains(&i) {
+                    BaseType::Integer
+                } else {
+                    BaseType::Real
+                };
+                Some(TypeSpec::of(base))
+            });
+            ImplicitRules {
+                letters: Arc::new(letters),
+            }
         });
-        ImplicitRules { letters }
+        DEFAULT.clone()
     }
 }
 
 impl ImplicitRules {
     pub fn none() -> ImplicitRules {
-        ImplicitRules {
-            letters: std::array::from_fn(|_| None),
-        }
+        static NONE: LazyLock<ImplicitRules> = LazyLock::new(|| ImplicitRules {
+            letters: Arc::new(std::array::from_fn(|_| None)),
+        });
+        NONE.clone()
     }
 
     /// `IMPLICIT type (from-to)`.
     pub fn set(&mut self, from: char, to: char, ty: &TypeSpec) {
         let (a, b) = (letter_index(from), letter_index(to));
         if let (Some(a), Some(b)) = (a, b) {
-            for slot in &mut self.letters[a.min(b)..=a.max(b)] {
+            for slot in &mut Arc::make_mut(&mut self.letters)[a.min(b)..=a.max(b)] {
                 *slot = Some(ty.clone());
             }
         }
