@@ -180,10 +180,11 @@ pub struct BlockUnit {
 }
 
 /// Consecutive top-level units of a file with the units they contain, a block ended
-/// before a top-level unit when the one before it hashes to a multiple of [`BLOCK`] (or
-/// the block holds `4 × BLOCK` units): an edit inside a unit changes its block only,
-/// and inserting a unit changes the block it goes into, not the blocks after it (the
-/// ends depend on the units' texts, not on their count).
+/// before a top-level unit when the top-level unit before it has a hash whose top six
+/// bits are zero (one unit in [`BLOCK`]), or when it holds `4 × BLOCK` units already:
+/// an edit inside a unit changes its block only, and inserting a unit changes the block
+/// it goes into, not the blocks after it (the ends depend on the units' texts, not on
+/// their count).
 #[salsa::interned(debug)]
 pub struct Block<'db> {
     #[returns(copy)]
@@ -270,4 +271,64 @@ pub fn hosts<'db>(db: &'db dyn salsa::Database, file: File) -> BTreeMap<String, 
 pub fn host_of<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Option<UnitText<'db>> {
     let name = unit.host(db).as_ref()?;
     hosts(db, unit.file(db)).get(name).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use costline_fixtures::synthetic::{small_procedure, small_procedures_file};
+
+    fn split(text: &str) -> Vec<Vec<BlockUnit>> {
+        let (chunks, diagnostics) = split_units(text);
+        assert!(diagnostics.is_empty());
+        blocks(&chunks)
+    }
+
+    /// How many blocks of `after` are not among those of `before` (two when the unit
+    /// edited or inserted comes to end a block, splitting one).
+    fn changed(before: &[Vec<BlockUnit>], after: &[Vec<BlockUnit>]) -> usize {
+        after.iter().filter(|b| !before.contains(b)).count()
+    }
+
+    #[test]
+    fn an_edit_or_an_inserted_unit_changes_its_block_only() {
+        let text = small_procedures_file(2000);
+        let before = split(&text);
+        // About 64 units a block, none above 256.
+        assert!((15..=60).contains(&before.len()), "{} blocks", before.len());
+        assert!(before.iter().all(|b| b.len() <= 256));
+        assert_eq!(before.iter().map(Vec::len).sum::<usize>(), 2000);
+        let edited = text.replacen("! procedure 1000\n", "! procedure 1000 x\n", 1);
+        assert!(changed(&before, &split(&edited)) <= 2);
+        // A unit inserted in the middle, and one deleted.
+        let at = text.find(&small_procedure(1000)).unwrap();
+        let mut inserted = text.clone();
+        inserted.insert_str(at, &small_procedure(9999));
+        assert!(changed(&before, &split(&inserted)) <= 2);
+        let deleted = text.replacen(&small_procedure(1000), "", 1);
+        assert!(changed(&before, &split(&deleted)) <= 1);
+    }
+
+    #[test]
+    fn a_host_and_the_units_it_contains_share_a_block() {
+        let mut text = String::new();
+        for k in 0..300 {
+            text += &format!(
+                "module m{k}\ncontains\n  subroutine s{k}()\n  end subroutine s{k}\nend module m{k}\n"
+            );
+        }
+        let blocks = split(&text);
+        assert!(blocks.len() > 1, "several blocks");
+        let mut contained = 0;
+        for block in &blocks {
+            for u in block {
+                if let Some(p) = u.parent {
+                    let host = &block[p as usize].source;
+                    assert_eq!(host.name(), u.source.name().replacen('s', "m", 1));
+                    contained += 1;
+                }
+            }
+        }
+        assert_eq!(contained, 300);
+    }
 }
