@@ -74,6 +74,18 @@ impl Bench {
                "end": position(self.marker + SCREEN / 2, 0)})
     }
 
+    /// Opens the file on `c` and pulls its diagnostics: how long that took, and how many
+    /// there are.
+    fn open_to_diagnostics(&self, c: &mut Client) -> (Duration, usize) {
+        let t = Instant::now();
+        c.open(&self.uri, &self.text);
+        let diags = c.result(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": self.uri}}),
+        );
+        (t.elapsed(), diags["items"].as_array().map_or(0, Vec::len))
+    }
+
     fn hints(&self, c: &mut Client) -> Value {
         c.result(
             "textDocument/inlayHint",
@@ -119,13 +131,7 @@ fn scale(dir: &Path, procedures: usize) -> f64 {
     c.shutdown();
     // (b) open to the whole file's diagnostics.
     let mut c = b.start();
-    let t = Instant::now();
-    c.open(&b.uri, &b.text);
-    let diags = c.result(
-        "textDocument/diagnostic",
-        json!({"textDocument": {"uri": b.uri}}),
-    );
-    let diagnostics = t.elapsed();
+    let (diagnostics, items) = b.open_to_diagnostics(&mut c);
     let rss = memory(c.pid()).0;
     // (c) edits to refreshed hints.
     let mut typist = Typist {
@@ -151,7 +157,7 @@ fn scale(dir: &Path, procedures: usize) -> f64 {
          (c) edit to hints median {median:.2} ms, p95 {p95:.2} ms",
         ms(first_hover),
         ms(diagnostics),
-        diags["items"].as_array().map_or(0, Vec::len),
+        items,
     );
     c.shutdown();
     median
@@ -224,17 +230,11 @@ fn long_session(dir: &Path) -> (f64, f64) {
 fn diagnostics_only(dir: &Path, procedures: usize) {
     let b = Bench::new(dir, procedures);
     let mut c = b.start();
-    let t = Instant::now();
-    c.open(&b.uri, &b.text);
-    let diags = c.result(
-        "textDocument/diagnostic",
-        json!({"textDocument": {"uri": b.uri}}),
-    );
+    let (took, items) = b.open_to_diagnostics(&mut c);
     let (rss, peak) = memory(c.pid());
     println!(
-        "open to diagnostics {:.1} ms ({} items), RSS {rss:.0} MiB, peak {peak:.0} MiB",
-        ms(t.elapsed()),
-        diags["items"].as_array().map_or(0, Vec::len),
+        "open to diagnostics {:.1} ms ({items} items), RSS {rss:.0} MiB, peak {peak:.0} MiB",
+        ms(took),
     );
     c.shutdown();
 }
