@@ -42,10 +42,6 @@ impl UnitSource {
     pub fn digest(&self) -> u64 {
         self.0.hash
     }
-
-    pub fn as_str(&self) -> &str {
-        &self.0.text
-    }
 }
 
 /// An empty unit (one allocation for all).
