@@ -231,6 +231,7 @@ mod tests {
                     latency_s: 1.3e-9,
                     bandwidth_bytes_per_s: Some(8e10),
                     associativity: Some(8),
+                    strided_line_s: None,
                 }],
             },
             network: default.network,

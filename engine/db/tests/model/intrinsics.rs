@@ -179,3 +179,81 @@ fn a_running_maximum_is_priced_as_a_chain() {
         "{explicit} vs {maxval}"
     );
 }
+
+/// The computation time of the first unit of `text` under `n` on `machine`.
+fn time_on(text: &str, n: i64, machine: costline_model::machine::Machine) -> f64 {
+    let options = costline_db::Options {
+        bindings: [("n".to_string(), n)].into_iter().collect(),
+        machine: std::sync::Arc::new(machine),
+        ..Default::default()
+    };
+    let files = project::analyze_with(&[("t.f90".into(), text.as_bytes().to_vec())], &options);
+    let file = files.into_iter().next().unwrap().unwrap();
+    file.units[0].times.unit.ct_s()
+}
+
+const MATMUL: &str = "subroutine t(n, a, b, c)\n  integer :: n\n  real(8) :: a(n, n), b(n, n), c(n, n)\n  \
+                      c = matmul(a, b)\nend subroutine t\n";
+
+/// MATMUL is n³ multiply-adds, not one operation per element of its result (it was
+/// priced as one call per element: 12 µs for n = 200 instead of milliseconds).
+#[test]
+fn matmul_costs_a_multiply_add_per_position_of_each_result_element() {
+    let machine = costline_model::machine::Catalog::default_machine;
+    let t10 = time_on(MATMUL, 10, machine());
+    let t20 = time_on(MATMUL, 20, machine());
+    let ratio = t20 / t10;
+    assert!((7.0..8.5).contains(&ratio), "{ratio}");
+    // Inlined (n <= 30), it costs what the loops gfortran writes for it cost.
+    let loops = "subroutine t(n, a, b, c)\n  integer :: n, i, j, k\n  \
+                 real(8) :: a(n, n), b(n, n), c(n, n)\n  c = 0\n  do j = 1, n\n    do k = 1, n\n      \
+                 do i = 1, n\n        c(i, j) = c(i, j) + a(i, k)*b(k, j)\n      end do\n    \
+                 end do\n  end do\nend subroutine t\n";
+    let explicit = time_on(loops, 20, machine());
+    let share = t20 / explicit;
+    assert!(
+        (0.5..2.0).contains(&share),
+        "{t20} vs the loops' {explicit}"
+    );
+    // A matrix times a vector: n² multiply-adds.
+    let mv = "subroutine t(n, a, x, y)\n  integer :: n\n  real(8) :: a(n, n), x(n), y(n)\n  \
+              y = matmul(a, x)\nend subroutine t\n";
+    let ratio = time_on(mv, 40, machine()) / time_on(mv, 20, machine());
+    assert!((3.5..4.3).contains(&ratio), "{ratio}");
+}
+
+/// Above the inline limit gfortran calls its library's routine: `matmul_fma` per
+/// multiply-add when the model has it.
+#[test]
+fn a_large_matmul_runs_at_the_library_s_rate() {
+    let mut machine = costline_model::machine::Catalog::default_machine();
+    machine.processor.ops.insert("matmul_fma".into(), 1e-10);
+    let t = time_on(MATMUL, 100, machine.clone());
+    let library = 100f64.powi(3) * 1e-10;
+    assert!(t >= library && t < 1.1 * library, "{t} vs {library}");
+    // At 30 it is still inlined: the element loops' price, not the library's.
+    let inlined = time_on(MATMUL, 30, machine.clone());
+    let without = time_on(
+        MATMUL,
+        30,
+        costline_model::machine::Catalog::default_machine(),
+    );
+    assert_eq!(inlined, without);
+}
+
+#[test]
+fn a_matmul_inside_another_expression_is_reported_not_priced() {
+    let text = "subroutine t(n, a, b, s)\n  integer :: n\n  real(8) :: a(n, n), b(n, n), s\n  \
+                s = sum(matmul(a, b))\nend subroutine t\n";
+    let bindings: BTreeMap<String, i64> = [("n".to_string(), 50)].into_iter().collect();
+    let files = project::analyze(&[("t.f90".into(), text.as_bytes().to_vec())], &bindings);
+    let file = files.into_iter().next().unwrap().unwrap();
+    let missing: Vec<String> = file.units[0]
+        .missing
+        .all
+        .entries
+        .iter()
+        .map(|m| format!("{} {}: {}", m.line, m.code.as_str(), m.what))
+        .collect();
+    assert!(missing.iter().any(|m| m.contains("MATMUL")), "{missing:?}");
+}

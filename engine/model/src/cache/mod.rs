@@ -468,25 +468,49 @@ fn warm(misses: &[f64], distinct: f64, holds: &[bool]) -> Vec<f64> {
 /// misses: the prefetchers follow a stream only within a page, a few lines apart.
 pub const DEMAND_STRIDE_BYTES: i64 = 1024;
 
-/// What a nest's lines from main memory cost beyond their bytes at the bandwidth when
-/// its innermost accesses are too far apart to be prefetched (`memory.strided_line_s`,
-/// a stride of at least [`DEMAND_STRIDE_BYTES`] in the class's innermost loop): each
-/// such line takes `strided_line_s` (the latency over the misses in flight) instead of
-/// line / bandwidth. Nothing when the model has no such figure or the nest's lines stay
-/// in a cache.
+/// What a nest's lines cost beyond their bytes at each level's bandwidth when its
+/// innermost accesses are too far apart to be prefetched (a stride of at least
+/// [`DEMAND_STRIDE_BYTES`] in the class's innermost loop): each such line a level
+/// supplies takes that level's `strided_line_s` (the latency over the misses in
+/// flight) instead of line / bandwidth, main memory's `memory.strided_line_s`. The
+/// lines each level supplies are counted as [`memory_seconds`] counts them, in the
+/// steady state of a nest run again and again ([`warm`]): none below a level that holds
+/// all the class's lines. Nothing for a level the model has no such figure for.
 fn demand_misses_s(machine: &Machine, nest: &Nest, r: &Counts) -> f64 {
-    let Some(strided) = machine.memory.strided_line_s else {
-        return 0.0;
+    let m = &machine.memory;
+    let line = m.cache_line_bytes as f64;
+    // (strided, streamed) seconds per line of each supplier: the levels after the
+    // first, then main memory.
+    let extra = |strided: Option<f64>, bandwidth: Option<f64>| match (strided, bandwidth) {
+        (Some(s), Some(b)) if b > 0.0 => (s - line / b).max(0.0),
+        _ => 0.0,
     };
-    let streamed = machine.memory.cache_line_bytes as f64 / machine.memory.bandwidth_bytes_per_s;
-    if strided <= streamed || r.holds.iter().any(|&h| h) {
+    let levels = r.misses.len();
+    let per_line: Vec<f64> = (1..=levels)
+        .map(|j| match m.levels.get(j).filter(|_| j < levels) {
+            Some(l) => extra(l.strided_line_s, l.bandwidth_bytes_per_s),
+            None => extra(m.strided_line_s, Some(m.bandwidth_bytes_per_s)),
+        })
+        .collect();
+    if per_line.iter().all(|x| *x == 0.0) {
         return 0.0;
     }
     nest.classes
         .iter()
-        .zip(&r.class_misses)
-        .filter(|(c, _)| demand_class(c))
-        .map(|(_, m)| m.last().copied().unwrap_or(0.0) * (strided - streamed))
+        .enumerate()
+        .filter(|(_, c)| demand_class(c))
+        .map(|(c, _)| {
+            let missed = warm(&r.class_misses[c], r.class_distinct[c], &r.holds);
+            (0..levels)
+                .map(|i| {
+                    let supplied = match missed.get(i + 1) {
+                        Some(below) => (missed[i] - below).max(0.0),
+                        None => missed[i],
+                    };
+                    supplied * per_line[i]
+                })
+                .sum::<f64>()
+        })
         .sum()
 }
 

@@ -116,6 +116,9 @@ fn problems(m: &Machine) -> Vec<(String, String)> {
         if let Some(b) = l.bandwidth_bytes_per_s {
             positive(format!("memory.levels[{i}].bandwidth_bytes_per_s"), b);
         }
+        if let Some(s) = l.strided_line_s {
+            positive(format!("memory.levels[{i}].strided_line_s"), s);
+        }
     }
     positive("network.alpha_s".into(), m.network.alpha_s);
     positive("network.beta_s_per_byte".into(), m.network.beta_s_per_byte);

@@ -122,6 +122,13 @@ pub struct CacheLevel {
     pub bandwidth_bytes_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub associativity: Option<u32>,
+    /// Seconds per line this level supplies to accesses too far apart for the
+    /// prefetchers to follow (a stride of at least `cache::DEMAND_STRIDE_BYTES` in the
+    /// innermost loop): the latency over the misses in flight, measured by a stride
+    /// sweep inside the level (what `memory.strided_line_s` is for main memory).
+    /// Without it such lines cost what streamed ones do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strided_line_s: Option<f64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -63,6 +63,9 @@ pub enum OpKey {
     /// One byte of a loop the compiler replaced by a call of memcpy
     /// (`time::library`): the library's rate, call included (`memcpy_byte`).
     MemcpyByte,
+    /// One multiply-add of the MATMUL intrinsic when the compiler calls its runtime
+    /// library's blocked routine for it (`matmul_fma`, real(8); `time::intrinsic`).
+    MatmulFma,
 }
 
 impl OpKind {
@@ -123,8 +126,11 @@ impl OpType {
 /// (unpipelined) divider, the taken-branch unit and the front end that issues every
 /// micro-operation work in parallel, so the busiest decides (integer additions, shifts
 /// and compares share the integer units, integer multiplications have a multiplier of
-/// their own, calls of the mathematical library follow one another beside the rest);
-/// calls of procedures do not overlap and add up).
+/// their own). Calls — of procedures and of the mathematical library (exp, log, sin, a
+/// real power) — occupy no port: a call runs dozens of instructions of its own, which
+/// fill the out-of-order window, so the rest of the iteration does not overlap it and
+/// its time adds (measured here: `a(i) = exp(-b(i))` beside a first-order recurrence
+/// takes the exponential's time plus the recurrence's, not the larger of the two).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Port {
     Load,
@@ -140,19 +146,10 @@ pub enum Port {
     Branch,
     /// The front end: every micro-operation (see [`OpKey::uops`]).
     Issue,
-    /// Calls of the mathematical library (exp, log, sin, a real power, ...): one
-    /// after the other, while the rest of the iteration's work runs beside them.
-    Library,
 }
 
-/// The intrinsics the compiled code calls the mathematical library for.
-const LIBRARY_FUNCTIONS: &[&str] = &[
-    "exp", "log", "log10", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
-    "tanh", "erf", "erfc", "gamma", "hypot",
-];
-
 impl Port {
-    pub const ALL: [Port; 10] = [
+    pub const ALL: [Port; 9] = [
         Port::Load,
         Port::Store,
         Port::FpAdd,
@@ -162,7 +159,6 @@ impl Port {
         Port::Div,
         Port::Branch,
         Port::Issue,
-        Port::Library,
     ];
 }
 
@@ -185,8 +181,6 @@ impl OpKey {
             OpKey::Intrinsic(n) if matches!(n.as_str(), "sqrt" | "mod" | "modulo") => {
                 Some(Port::Div)
             }
-            OpKey::Intrinsic(n) if LIBRARY_FUNCTIONS.contains(&n.as_str()) => Some(Port::Library),
-            OpKey::Arith(Pow, F32 | F64) => Some(Port::Library),
             OpKey::LoopIter | OpKey::Branch => Some(Port::Branch),
             OpKey::Issue => Some(Port::Issue),
             _ => None,
@@ -225,6 +219,7 @@ impl OpKey {
             "call" => OpKey::Call,
             "issue" => OpKey::Issue,
             "memcpy_byte" => OpKey::MemcpyByte,
+            "matmul_fma" => OpKey::MatmulFma,
             _ => {
                 if let Some(op) = key.strip_prefix("latency_") {
                     return match OpKey::parse(op)? {
@@ -250,7 +245,7 @@ impl OpKey {
         "add_f64, mul_i32, div_f32, pow_f64, cmp_f64, logic_i32, cvt_f64 (kinds add, mul, div, \
          pow, cmp, logic, cvt; types i32, i64, f32, f64, c64, c128), load, store, branch, \
          loop_iter, call, intrinsic_<name>, latency_<kind>_<type> (e.g. latency_add_f64), issue, \
-         memcpy_byte"
+         memcpy_byte, matmul_fma"
     }
 }
 
@@ -267,6 +262,7 @@ impl fmt::Display for OpKey {
             OpKey::Latency(k, t) => write!(f, "latency_{}_{}", k.name(), t.name()),
             OpKey::Issue => f.write_str("issue"),
             OpKey::MemcpyByte => f.write_str("memcpy_byte"),
+            OpKey::MatmulFma => f.write_str("matmul_fma"),
         }
     }
 }
@@ -291,12 +287,23 @@ impl Machine {
         self.processor.overlap.as_deref() == Some("ports")
     }
 
-    /// Seconds for one execution of `counts` operations: their sum, or with the `ports`
-    /// overlap model the busiest port's time (the front end's included: the
-    /// micro-operations times `issue`) plus the operations outside the ports; and never
-    /// less than the latency of the loop-carried chain through the execution (its
-    /// `latency_*` operations).
+    /// Seconds for one execution of `counts` operations: their sum, never less than the
+    /// latency of the loop-carried chain through the execution (its `latency_*`
+    /// operations); or with the `ports` overlap model the operations outside the ports
+    /// (calls) plus the larger of the busiest port's time (the front end's included:
+    /// the micro-operations times `issue`) and the chain's.
     pub fn execution_s<'a>(&self, counts: impl IntoIterator<Item = (&'a OpKey, f64)>) -> f64 {
+        let (serial, overlapped) = self.serial_and_overlapped_s(counts);
+        serial + overlapped
+    }
+
+    /// [`Machine::execution_s`] in two parts: (what runs alone, what overlaps). Without
+    /// the `ports` model everything is the first part, unless the chain is longer (then
+    /// the second is what the chain adds).
+    pub fn serial_and_overlapped_s<'a>(
+        &self,
+        counts: impl IntoIterator<Item = (&'a OpKey, f64)>,
+    ) -> (f64, f64) {
         let ports = self.overlaps_ports();
         let mut serial = 0.0;
         let mut chain = 0.0;
@@ -318,8 +325,13 @@ impl Machine {
         }
         if ports {
             by_port[Port::Issue as usize] += uops * self.op_s(&OpKey::Issue);
+            (
+                serial,
+                f64::max(chain, by_port.iter().copied().fold(0.0, f64::max)),
+            )
+        } else {
+            (serial, (chain - serial).max(0.0))
         }
-        f64::max(chain, serial + by_port.iter().copied().fold(0.0, f64::max))
     }
 
     /// Seconds per operation `key`: the model's entry, else derived from the entries it
@@ -461,6 +473,7 @@ mod tests {
             "latency_add_f64",
             "issue",
             "memcpy_byte",
+            "matmul_fma",
         ] {
             assert_eq!(OpKey::parse(key).unwrap().to_string(), key);
         }
@@ -514,7 +527,8 @@ mod tests {
         m.processor.ops.insert("issue".into(), 1.0);
         let t = m.execution_s(each().chain(more.iter().map(|(k, n)| (k, *n))));
         assert_eq!(t, 10.0 + 16.0);
-        // Two calls of exp (7 each) run one after the other, the rest beside them.
+        // Two calls of exp (7 each) fill the window: the rest of the iteration (the
+        // adders, 6) adds to them.
         m.processor.ops.insert("issue".into(), 0.5);
         let exps = [(OpKey::Intrinsic("exp".into()), 2.0)];
         let t = m.execution_s(
@@ -522,7 +536,16 @@ mod tests {
                 .filter(|(k, _)| **k != OpKey::Call)
                 .chain(exps.iter().map(|(k, n)| (k, *n))),
         );
-        assert_eq!(t, 14.0);
+        assert_eq!(t, 14.0 + 6.0);
+        // And so does a chain: it starts again after the call.
+        m.processor.ops.insert("latency_add_f64".into(), 8.0);
+        let chained = [(OpKey::Latency(OpKind::Add, OpType::F64), 4.0)];
+        let t = m.execution_s(
+            exps.iter()
+                .map(|(k, n)| (k, *n))
+                .chain(chained.iter().map(|(k, n)| (k, *n))),
+        );
+        assert_eq!(t, 14.0 + 4.0 * 8.0);
     }
 
     /// A loop-carried chain is a floor under the execution's time, not an addend.

@@ -157,10 +157,11 @@ pub fn unit_times(inputs: &Inputs) -> UnitTimes {
 
 /// Seconds per execution of a loop's own overhead and of the assignments directly in
 /// its body when one iteration's operations overlap as a group (the `ports` model):
-/// the group takes T = max(execution_s(the loop's operations + Σ the assignments'),
-/// Σ the assignments' memory time, the longest loop-carried cycle through the body;
-/// one through array elements over how many entries' chains overlap,
-/// [`chain_overlap`]),
+/// the group takes T = calls + max(the busiest port over the loop's operations + Σ the
+/// assignments', Σ the assignments' memory time, the longest loop-carried cycle
+/// through the body; one through array elements over how many entries' chains
+/// overlap, [`chain_overlap`]) — a call (of the mathematical library too) fills the
+/// out-of-order window, so what overlaps waits for it —
 /// and a member whose time alone is wᵢ (an assignment's max(operations, memory), the
 /// loop's overhead) gets T · wᵢ / Σ w.
 fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
@@ -221,7 +222,9 @@ fn iteration_groups(inputs: &Inputs) -> HashMap<StmtId, f64> {
             _ => 1.0,
         };
         chain = chain.max(per_entry / overlap);
-        let total = ops.seconds(machine).max(memory).max(chain);
+        let (calls, overlapped) =
+            machine.serial_and_overlapped_s(ops.0.iter().map(|(k, n)| (k, *n)));
+        let total = calls + overlapped.max(memory).max(chain);
         let alone: f64 = members.iter().map(|(_, w)| w).sum();
         if alone > 0.0 {
             for (id, w) in members {

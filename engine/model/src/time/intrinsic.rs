@@ -3,7 +3,12 @@
 //! their argument (the operations of the argument's expression per element, plus the
 //! reduction's own and a loop iteration; a real reduction's chain latency), and
 //! TRANSPOSE, CSHIFT, EOSHIFT copy it (a store per element); a compiler inlines them as
-//! loops. The elements are the section the argument names
+//! loops. MATMUL computes one element of its result per execution of the scalarized
+//! assignment: a row of its first argument against a column of its second, one
+//! multiply-add per position (the inlined loops accumulate into the result: a load of
+//! each argument, a store, no chain); beyond the compiler's inline limit (gfortran's
+//! -finline-matmul-limit, 30) it calls the runtime library's blocked routine, priced at
+//! the model's `matmul_fma` per multiply-add when the model has it. The elements are the section the argument names
 //! (`a(1:n)`, a whole array `a`: its declared extent). Where the statement runs on every
 //! processor (replicated) and the array is distributed, each processor walks the
 //! elements it owns and the partial results combine in ⌈log2 P⌉ steps (the messages of
@@ -45,9 +50,17 @@ pub struct ElementLoop {
     /// A reduction along dimension `d` (0-based, DIM = d + 1) whose result the statement
     /// assigns one element per execution (`s = SUM(a, DIM=2)`, scalarized over the
     /// elements of `s`): each execution walks the section's positions along `d` only,
-    /// the rest of the section over the other executions.
+    /// the rest of the section over the other executions. MATMUL: `d` is the last
+    /// dimension of its first argument.
     pub per_result: Option<usize>,
+    /// MATMUL: the share of a `matmul_fma` one multiply-add of its type costs in the
+    /// library's routine (1 for real(8); its vectors hold twice as many real(4)).
+    pub library_fma: Option<f64>,
 }
+
+/// The largest extent gfortran's MATMUL inlines (`-finline-matmul-limit`'s default):
+/// above it the runtime library's routine runs.
+const INLINE_MATMUL_LIMIT: i64 = 30;
 
 /// The element loops of the intrinsics statement `stmt` evaluates (its own
 /// expressions, not those of the statements it contains).
@@ -141,6 +154,7 @@ pub fn has_element_loop(name: &str) -> bool {
             | "transpose"
             | "cshift"
             | "eoshift"
+            | "matmul"
     )
 }
 
@@ -163,9 +177,16 @@ fn element_loop(
         .filter(|(i, a)| match a.keyword.as_deref() {
             Some(k) => matches!(
                 k,
-                "array" | "mask" | "vector_a" | "vector_b" | "x" | "matrix"
+                "array"
+                    | "mask"
+                    | "vector_a"
+                    | "vector_b"
+                    | "x"
+                    | "matrix"
+                    | "matrix_a"
+                    | "matrix_b"
             ),
-            None => *i == 0 || (name == "dot_product" && *i == 1),
+            None => *i == 0 || (matches!(name, "dot_product" | "matmul") && *i == 1),
         })
         .map(|(_, a)| &a.value)
         .collect();
@@ -189,6 +210,12 @@ fn element_loop(
         "dot_product" => {
             per_element.add(OpKey::Arith(OpKind::Mul, t), 1.0);
             (Some(OpKey::Arith(OpKind::Add, t)), true)
+        }
+        "matmul" => {
+            // The inlined jki loops accumulate into the result element in memory.
+            per_element.add(OpKey::Arith(OpKind::Mul, t), 1.0);
+            per_element.add(OpKey::Store, 1.0);
+            (Some(OpKey::Arith(OpKind::Add, t)), false)
         }
         "norm2" => {
             per_element.add(OpKey::Arith(OpKind::Mul, t), 1.0);
@@ -231,14 +258,18 @@ fn element_loop(
             Some(k) => k == "dim",
             None => {
                 *i == 1
-                    && name != "dot_product"
+                    && !matches!(name, "dot_product" | "matmul")
                     && matches!(type_of(unit, &a.value), Some(OpType::I32 | OpType::I64))
             }
         })
         .map(|(_, a)| &a.value);
-    let along = dim
-        .and_then(Expr::as_int)
-        .and_then(|d| usize::try_from(d.checked_sub(1)?).ok());
+    let along = match name {
+        // One result element: the positions along the first argument's last dimension.
+        "matmul" => declared_dims(unit, &array).map(|d| d.len().saturating_sub(1)),
+        _ => dim
+            .and_then(Expr::as_int)
+            .and_then(|d| usize::try_from(d.checked_sub(1)?).ok()),
+    };
     Some(ElementLoop {
         intrinsic: name.to_string(),
         per_element,
@@ -247,6 +278,7 @@ fn element_loop(
         array,
         subscripts,
         per_result: along.filter(|_| per_result),
+        library_fma: (name == "matmul").then_some(if t == OpType::F32 { 0.5 } else { 1.0 }),
     })
 }
 
@@ -375,7 +407,21 @@ impl ElementLoop {
         processors: usize,
     ) -> Result<Vec<f64>, String> {
         let ranges = positions(self, unit, env)?;
-        let each = self.per_element.seconds(machine);
+        if self.library_fma.is_some() && self.per_result.is_none() {
+            return Err("MATMUL whose result is not assigned element by element".into());
+        }
+        let fma = machine.op_s(&OpKey::MatmulFma);
+        let each = match self.library_fma {
+            Some(share)
+                if fma > 0.0
+                    && ranges
+                        .iter()
+                        .any(|&(lo, hi, step, _)| count(lo, hi, step) > INLINE_MATMUL_LIMIT) =>
+            {
+                share * fma
+            }
+            _ => self.per_element.seconds(machine),
+        };
         let once = self.once.seconds(machine);
         // A single index counts one position; one without a value, where the walk is
         // split over owners, each of the dimension's positions in equal share.
