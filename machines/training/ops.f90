@@ -31,6 +31,9 @@ program ops
   ! load8 (n/2 elements each: 23 KiB).
   real(dp) :: e(n), f(n), g(n), x8(n / 2, 8)
   real(sp) :: fa(n), fb(n), fc(n)
+  ! The matrices of the MATMUL kernel: above the compiler's inline limit, 3 x 48 KiB.
+  integer, parameter :: mm = 64
+  real(dp) :: ma(mm, mm), mb(mm, mm), mc(mm, mm)
   integer :: ia(n), ib(n), ic(n), isum
   integer(i8) :: ka(n), kb(n), kc(n)
   logical :: la(n)
@@ -73,6 +76,10 @@ program ops
   end do
   do k = 1, 8
     x8(:, k) = b(1:n / 2) + real(k, dp)
+  end do
+  do k = 1, mm
+    ma(:, k) = b(1:mm) + real(k, dp) / real(mm, dp)
+    mb(:, k) = c(1:mm) - real(k, dp) / real(mm, dp)
   end do
   ! Uniform random numbers in [0, n): b(i) > half in half of the iterations, as
   ! for the sorted data, but in a random order.
@@ -135,6 +142,7 @@ program ops
   call add_kernel('irec')
   call add_kernel('rshort8')
   call add_kernel('rshort24')
+  call add_kernel('matmul')
 
   do k = 1, nk
     call calibrate(k)
@@ -153,7 +161,7 @@ program ops
   end do
 
   write (*, '(a, es24.16)') 'checksum ', sum(a) + sum(e) + sum(f) + sum(g) + sum(real(fa, dp)) + real(sum(ia), dp) &
-    + real(sum(ka), dp) + real(count(la), dp)
+    + real(sum(ka), dp) + real(count(la), dp) + sum(mc)
 
 contains
 
@@ -186,6 +194,8 @@ contains
       iterations = 8 * (n / 9)
     case ('rshort24')
       iterations = 24 * (n / 25)
+    case ('matmul')
+      iterations = mm**3
     case default
       iterations = n
     end select
@@ -410,6 +420,11 @@ contains
       do it = 1, reps
         call k_irec(n, isum, ib)
         ia(1) = ieor(ia(1), isum)
+      end do
+    case ('matmul')
+      do it = 1, reps
+        call k_matmul(mm, mc, ma, mb)
+        ma(1, 1) = ma(1, 1) + mc(mm, mm) * 1.0d-30
       end do
     end select
   end subroutine run

@@ -35,6 +35,11 @@ const fn k(name: &'static str, counts: &'static [(&'static str, f64)]) -> Kernel
     }
 }
 
+/// The kernels that measure one cost directly, outside the fit: the time per
+/// iteration of the kernel is the cost per operation of the key (a library routine
+/// whose inside the counting convention does not describe).
+pub const DIRECT: &[(&str, &str)] = &[("matmul", "matmul_fma")];
+
 /// The training set. Every kernel also gets 1/iterations of a `call` and of a
 /// `loop_iter` per iteration: ops.f90 calls it from a DO loop (see [`row`]).
 pub const KERNELS: &[Kernel] = &[
@@ -483,6 +488,16 @@ pub const KERNELS: &[Kernel] = &[
         iterations: 24.0 * 28.0,
         outer: 1.0 / 24.0,
         chain: &[("latency_mul_f64", 1.0), ("latency_add_f64", 1.0)],
+    },
+    // The MATMUL intrinsic on 64 x 64 matrices (the library's routine: above gfortran's
+    // inline limit of 30): one multiply-add per iteration, measured directly (see
+    // [`DIRECT`]).
+    Kernel {
+        name: "matmul",
+        counts: &[("matmul_fma", 1.0)],
+        iterations: 64.0 * 64.0 * 64.0,
+        outer: 0.0,
+        chain: &[],
     },
     // The integer units (kernels.f90): a division by a power of two is three integer
     // operations, MIN and MAX two (see `costline_model::time::ops`).

@@ -120,13 +120,15 @@ pub fn placement_table(runs: &[Vec<(String, f64)>]) -> String {
     s
 }
 
-/// Fits the costs of the operations the measured kernels contain.
-pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
+/// Fits the costs of the operations the measured kernels contain, under the overlap
+/// model `overlap` asks for (`Auto`: the one whose fit is closer).
+pub fn fit(measured: &[(String, f64)], overlap: super::Overlap) -> Result<OpsFit, String> {
     let all = kernels::unknowns();
     let excluded = excluded(measured);
     let rows_all: Vec<(String, Vec<f64>, f64)> = measured
         .iter()
         .filter(|(name, _)| !excluded.iter().any(|(e, _)| e == name))
+        .filter(|(name, _)| !kernels::DIRECT.iter().any(|(d, _)| d == name))
         .filter(|(name, _)| kernels::find(name).is_some_and(|k| k.chain.is_empty()))
         .filter_map(|(name, t)| {
             let k = kernels::find(name)?;
@@ -303,7 +305,12 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
     };
     let sum = evaluate(&linear.x, "sum");
     let by_port = evaluate(&overlapped.x, "ports");
-    let (chosen, other) = if by_port.2 < sum.2 {
+    let ports_wins = match overlap {
+        super::Overlap::Auto => by_port.2 < sum.2,
+        super::Overlap::Ports => true,
+        super::Overlap::Sum => false,
+    };
+    let (chosen, other) = if ports_wins {
         (by_port, sum)
     } else {
         (sum, by_port)
@@ -318,6 +325,11 @@ pub fn fit(measured: &[(String, f64)]) -> Result<OpsFit, String> {
         .map(|(_, t)| *t)
     {
         costs.insert("memcpy_byte".to_string(), t / 8.0);
+    }
+    for (kernel, key) in kernels::DIRECT {
+        if let Some((_, t)) = measured.iter().find(|(n, _)| n == kernel) {
+            costs.insert(key.to_string(), *t);
+        }
     }
     let (window_iterations, window_rows) = if overlap == "ports" {
         window_fit(measured, &costs)
@@ -646,7 +658,7 @@ mod tests {
             })
             .collect();
         assert_eq!(measured.iter().find(|(n, _)| n == "dot").unwrap().1, 1e-8);
-        let f = fit(&measured).unwrap();
+        let f = fit(&measured, super::super::Overlap::Auto).unwrap();
         assert!(f.rel_rms < 1e-9, "{}", residual_table(&f));
         for (k, v) in &truth {
             assert!(
@@ -676,7 +688,7 @@ mod tests {
         let out = "store 2.9E-10\ncopy 1.0E-11\nadd 2.8E-10\nchecksum 1.0E+08\nbogus 1.0\n";
         let m = parse(out);
         assert_eq!(m.len(), 3);
-        let f = fit(&m).unwrap();
+        let f = fit(&m, super::super::Overlap::Auto).unwrap();
         assert!(f.costs.values().all(|v| *v >= FLOOR_S));
         assert!(f.missing.contains(&"div".to_string()));
         assert!(!f.costs.contains_key("div_f64"));

@@ -153,7 +153,7 @@ pub fn operations(ctx: &mut Ctx, placements: &[String], clock_hz: f64) -> Result
     if runs.len() > 1 {
         ctx.progress.say(&ops::placement_table(&runs));
     }
-    let fit = ops::fit(&measured)?;
+    let fit = ops::fit(&measured, ctx.plan.overlap)?;
     err(&ops::residual_table(&fit));
     if !fit.missing.is_empty() {
         ctx.note(format!(
@@ -376,10 +376,33 @@ pub fn memory_model(
         (!at.is_empty()).then(|| at.iter().sum::<f64>() / at.len() as f64)
     };
 
+    // Lines too far apart to be prefetched, from each level after the first: one
+    // access every STRIDED_BYTES over the level's bandwidth working set (fewer pages
+    // than the TLB holds, so no walk is in it).
+    let strided_in = |ctx: &Ctx, l: &Level| -> Option<f64> {
+        let count = (memory::bandwidth_size(l) / super::plan::STRIDED_BYTES).max(16);
+        let args = [
+            "pages".to_string(),
+            super::plan::STRIDED_BYTES.to_string(),
+            count.to_string(),
+        ];
+        run_ok(
+            program(ctx, "memory", &args),
+            ctx.dir,
+            ctx.plan.run_limit,
+            "the strided sweep of a cache level",
+        )
+        .ok()
+        .and_then(|out| memory::parse(&out, "pages").first().map(|p| p.1))
+        .filter(|t| *t > 0.0)
+    };
+
     let mut out_levels = Vec::new();
     let mut inner_total = 0;
-    let mut table = String::from("level  bytes/core   latency     triad bandwidth (working set)\n");
-    for l in levels {
+    let mut table = String::from(
+        "level  bytes/core   latency     triad bandwidth (working set)   strided line\n",
+    );
+    for (i, l) in levels.iter().enumerate() {
         let latency = memory::level_latency(chase, inner_total, l.per_core_bytes).or_else(|| {
             fallback
                 .levels
@@ -390,14 +413,16 @@ pub fn memory_model(
         inner_total = l.total_bytes;
         let Some(latency) = latency else { continue };
         let bw = bw_at(memory::bandwidth_size(l));
+        let strided = if i == 0 { None } else { strided_in(ctx, l) };
         let _ = writeln!(
             table,
-            "{:<6} {:>10}   {:>6.1} ns   {} ({})",
+            "{:<6} {:>10}   {:>6.1} ns   {:>9} ({})   {}",
             l.name,
             human_bytes(l.per_core_bytes as f64),
             latency * 1e9,
             bw.map_or("-".into(), |b| format!("{:.1} GB/s", b / 1e9)),
-            human_bytes(memory::bandwidth_size(l) as f64)
+            human_bytes(memory::bandwidth_size(l) as f64),
+            strided.map_or("-".into(), |t| format!("{:.1} ns", t * 1e9))
         );
         out_levels.push(CacheLevel {
             name: l.name.clone(),
@@ -405,6 +430,7 @@ pub fn memory_model(
             latency_s: latency,
             bandwidth_bytes_per_s: bw,
             associativity: l.associativity,
+            strided_line_s: strided,
         });
     }
     let latency = memory::memory_latency(chase, last_total).unwrap_or_else(|| {

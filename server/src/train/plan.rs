@@ -7,6 +7,8 @@ use std::time::Duration;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
     pub quick: bool,
+    /// The overlap model to fit (`--overlap`).
+    pub overlap: super::Overlap,
     /// Seconds per sample of a training kernel, and rounds (one sample of every kernel
     /// per round).
     pub ops_seconds: f64,
@@ -42,13 +44,14 @@ pub struct Plan {
 pub const STRIDED_BYTES: u64 = 8192;
 
 impl Plan {
-    pub fn new(quick: bool) -> Plan {
+    pub fn new(quick: bool, overlap: super::Overlap) -> Plan {
         // 8 KiB: every access its own line beyond the prefetchers' reach
         // (`strided_line_s`).
         let strides = vec![8, 16, 32, 64, 128, 256, 512, STRIDED_BYTES];
         if quick {
             Plan {
                 quick,
+                overlap,
                 ops_seconds: 0.002,
                 ops_rounds: 30,
                 chase_max_bytes: 64 << 20,
@@ -70,6 +73,7 @@ impl Plan {
         } else {
             Plan {
                 quick,
+                overlap,
                 ops_seconds: 0.005,
                 ops_rounds: 60,
                 chase_max_bytes: 256 << 20,
