@@ -23,9 +23,15 @@ Livermore -- how many of the 24 loops are within 30 % at their standard length (
 level at the other sizes); BLAS/stencil -- the same as random; each split by vectorized
 (yes/partial) vs not; the rows with the largest errors.
 
+With --timings (run.sh's timings/ directory) and two rounds or more (run.sh --rounds),
+also how often the first two rounds of the same binaries agree within 25 %: the noise of the
+measurement itself, an upper bound on what any model can reach on this machine.
+
 Exit status: 0, or with --gate 1 when a criterion is missed: >= 90 % of the cache-resident
 random rows within 25 % and their median |error| <= 10 %; every DRAM random row within
-35 % (--dram-fraction to relax); all 24 Livermore loops within 30 % at their standard length.
+35 % (--dram-fraction to relax); all 24 Livermore loops within 30 % at their standard length;
+for each pair of the pairs suite (a loop with a carried dependence and the same operations
+vectorized), the ratio of the predicted times within 25 % of the measured ratio.
 A row without a prediction or a measurement counts as a miss. Standard library only.
 """
 
@@ -40,7 +46,7 @@ import sys
 
 CACHE_LEVELS = ("L1", "L2", "L3")
 LEVEL_ORDER = {"L1": 0, "L2": 1, "L3": 2, "DRAM": 3}
-SUITES = ("random", "livermore", "blas_stencil")
+SUITES = ("random", "livermore", "blas_stencil", "pairs")
 
 
 # ---------------------------------------------------------------------------------------
@@ -167,6 +173,67 @@ def is_vec(r):
     return r["vec"]["verdict"] in ("yes", "partial")
 
 
+def repeatability(timings_dir, rows, tol):
+    """How far the same binary's timings move from one round to the next (run.sh --rounds
+    R >= 2): per row, each round's mean over the code placements
+    (timings/ID-N.ROUND.PLACEMENT.txt), and the ratio of its first two rounds. The noise
+    of the oracle itself: no model can agree with a measurement more often than two
+    measurements agree with each other. None without two rounds."""
+    if not os.path.isdir(timings_dir):
+        return None
+    per_row = {}
+    for name in os.listdir(timings_dir):
+        m = re.match(r"(.+)-(\d+)\.(\d+)\.(\d+)\.txt$", name)
+        if not m:
+            continue
+        with open(os.path.join(timings_dir, name), encoding="utf-8", errors="replace") as f:
+            t = next((float(l.split()[1]) for l in f if l.startswith("seconds_per_call")), None)
+        if t:
+            key = (m.group(1), int(m.group(2)))
+            per_row.setdefault(key, {}).setdefault(int(m.group(3)), []).append(t)
+    diffs = {}
+    for key, rounds in per_row.items():
+        means = [sum(v) / len(v) for _, v in sorted(rounds.items())]
+        if len(means) >= 2:
+            diffs[key] = means[1] / means[0] - 1
+    if not diffs:
+        return None
+    out = {}
+    for label, pick in (("cache", lambda r: r["level"] in CACHE_LEVELS), ("dram", lambda r: r["level"] == "DRAM")):
+        d = [abs(diffs[(r["id"], r["n"])]) for r in rows if pick(r) and (r["id"], r["n"]) in diffs]
+        if d:
+            out[label] = {"rows": len(d), "within": sum(1 for x in d if x <= tol),
+                          "median_abs": statistics.median(d)}
+    return out
+
+
+def pair_ratios(rows, tol):
+    """The pairs suite: each kernel whose manifest entry names `pair_of` (a loop with a
+    carried dependence, not vectorized) against that kernel (the same operations,
+    vectorized): the ratio of their measured times, of their predicted times, and the
+    error of the predicted ratio. [{pair, measured, predicted, error, within}]."""
+    out = []
+    manifests = {}
+    by_id = {(r["id"], r["n"]): r for r in rows if r["suite"] == "pairs"}
+    for r in by_id.values():
+        path = os.path.join(os.path.dirname(r["source"]), "manifest.json")
+        if path not in manifests:
+            with open(path, encoding="utf-8") as f:
+                manifests[path] = {k["id"]: k for k in json.load(f)["kernels"]}
+        other = manifests[path].get(r["id"], {}).get("pair_of")
+        o = by_id.get((other, r["n"])) if other else None
+        if not o:
+            continue
+        ok = all(x[k] for x in (r, o) for k in ("measured_s", "predicted_s"))
+        measured = r["measured_s"] / o["measured_s"] if ok else None
+        predicted = r["predicted_s"] / o["predicted_s"] if ok else None
+        err = predicted / measured - 1 if ok else None
+        out.append({"pair": f"{r['id']}/{o['id']}", "n": r["n"], "measured": measured, "predicted": predicted,
+                    "error": err, "within": err is not None and abs(err) <= tol,
+                    "vectorized": [is_vec(o), is_vec(r)]})
+    return sorted(out, key=lambda p: p["pair"])
+
+
 def human_bytes(b):
     b = float(b)
     for unit in ("B", "KiB", "MiB", "GiB"):
@@ -187,6 +254,7 @@ def main():
     ap.add_argument("--dram-tol", type=float, default=0.35)
     ap.add_argument("--dram-fraction", type=float, default=1.0)
     ap.add_argument("--livermore-tol", type=float, default=0.30)
+    ap.add_argument("--timings", default="", help="run.sh's timings/ directory (for the round-to-round noise)")
     args = ap.parse_args()
 
     with open(args.rows, encoding="utf-8", newline="") as f:
@@ -211,7 +279,8 @@ def main():
             with open(side, encoding="utf-8") as f:
                 k = json.load(f)
             feats = [f"depth {k['depth']}", k["type"]] + k.get("features", [])
-        rows.append({"suite": r["suite"], "id": r["id"], "unit": r["unit"], "n": int(r["n"]), "features": feats,
+        rows.append({"suite": r["suite"], "id": r["id"], "unit": r["unit"], "source": r["source"],
+                     "n": int(r["n"]), "features": feats,
                      "tag": r["tag"], "level": r["level"], "ws_bytes": int(r["ws_bytes"]),
                      "params": r["params"], "predicted_s": pred, "measured_s": measured,
                      "spread": r.get("spread", ""), "error": err, "vec": vec, "notes": notes})
@@ -308,6 +377,20 @@ def main():
     S.append("")
     block("BLAS/stencil", by("blas_stencil"), "blas_stencil")
     S.append("")
+    pairs = pair_ratios(rows, args.cache_tol)
+    if pairs:
+        S.append("Pairs (a carried dependence over the same operations vectorized; time ratio measured "
+                 "and predicted):")
+        for p in pairs:
+            if p["error"] is None:
+                S.append(f"  {p['pair']:<10} n={p['n']}: n/a")
+                continue
+            S.append(f"  {p['pair']:<10} n={p['n']}: measured {p['measured']:.2f}x, predicted "
+                     f"{p['predicted']:.2f}x ({p['error'] * 100:+.0f}%); gfortran vectorized "
+                     f"{'the second' if p['vectorized'][0] else 'NOT the second'}"
+                     f"{', and the first too' if p['vectorized'][1] else ''}")
+        results["summary"]["pairs"] = pairs
+        S.append("")
     allr = [r for r in rows]
     pooled = {"vectorized": {"cache": stats([r for r in allr if is_vec(r) and r["level"] in CACHE_LEVELS], args.cache_tol),
                              "dram": stats([r for r in allr if is_vec(r) and r["level"] == "DRAM"], args.dram_tol)},
@@ -328,6 +411,16 @@ def main():
                  f"pred {r['predicted_s'] * 1e6:.4g} µs, meas {r['measured_s'] * 1e6:.4g} µs; vectorized "
                  f"{v['verdict']}{', %dB' % v['bytes'] if v['bytes'] else ''}"
                  f"{'; ' + '; '.join(r['notes']) if r['notes'] else ''}")
+    noise = repeatability(args.timings, rows, args.cache_tol) if args.timings else None
+    if noise:
+        S.append("")
+        S.append("Round to round (the same binaries timed twice: the measurement's own noise, all suites):")
+        for label, name in (("cache", "cache-resident"), ("dram", "memory-resident")):
+            if label in noise:
+                n = noise[label]
+                S.append(f"  {name}: {n['within']}/{n['rows']} rows agree within {args.cache_tol:.0%} "
+                         f"({n['within'] / n['rows']:.0%}), median |difference| {n['median_abs']:.0%}")
+        results["summary"]["round_to_round"] = noise
     missing = [r for r in rows if r["error"] is None]
     if missing:
         S.append("Rows without a prediction or measurement: "
@@ -344,6 +437,9 @@ def main():
                    rd["rows"] == 0 or rd["fraction"] >= args.dram_fraction))
     checks.append((f"all 24 Livermore loops within {args.livermore_tol:.0%} at the standard length",
                    lstd["within"] == 24))
+    if pairs:
+        checks.append((f"vectorized/not vectorized time ratios within {args.cache_tol:.0%}",
+                       all(p["within"] for p in pairs)))
     S.append("")
     S.append("Criteria: " + "; ".join(f"{name}: {'pass' if ok else 'MISS'}" for name, ok in checks))
     results["criteria"] = [{"criterion": name, "pass": ok} for name, ok in checks]

@@ -148,14 +148,14 @@ if [ "$predict_only" = 1 ]; then
       "$level" "$n" "$ws" "$capped" "$params" "$measured" "$spread" "$json" "$vec" "$note" >>"$rows"
   done < <(tail -n +2 "$measured_rows")
   header="$(binary_label); predictions only, on the timings of the last measured run; $(date -u +%Y-%m-%dT%H:%MZ)"
-  exec python3 "$here/compare.py" "$rows" --out-dir "$out" --header "$header" "${gate_args[@]}"
+  exec python3 "$here/compare.py" "$rows" --out-dir "$out" --header "$header" --timings "$out/timings" "${gate_args[@]}"
 fi
 
 rm -rf "$out/random" "$out/build" "$out/reports" "$out/timings" "$out/rows.measured.tsv"
 mkdir -p "$out/random" "$out/build" "$out/reports" "$out/timings"
 
 # ---- 1. random kernels, drivers, plan ---------------------------------------------------
-manifests=("$here/livermore/manifest.json" "$here/blas_stencil/manifest.json")
+manifests=("$here/livermore/manifest.json" "$here/blas_stencil/manifest.json" "$here/pairs/manifest.json")
 for s in ${seeds//,/ }; do
   python3 "$here/gen_kernels.py" --seed "$s" --count "$count" --out "$out/random/seed$s"
   manifests+=("$out/random/seed$s/manifest.json")
@@ -252,4 +252,4 @@ done < <(tail -n +2 "$plan")
 # ---- 5. the table ------------------------------------------------------------------------
 elapsed=$(($(date +%s) - start_s))
 header="$(binary_label); $("$FC" --version | head -1) $flags; $(date -u +%Y-%m-%dT%H:%MZ); $( [ "$quick" = 1 ] && echo quick || echo full ) run, seeds $seeds x $count, $rounds round(s), ${elapsed}s; load average at the end $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
-python3 "$here/compare.py" "$rows" --out-dir "$out" --header "$header" "${gate_args[@]}"
+python3 "$here/compare.py" "$rows" --out-dir "$out" --header "$header" --timings "$out/timings" "${gate_args[@]}"
