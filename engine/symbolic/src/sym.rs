@@ -146,6 +146,30 @@ impl Monomial {
     }
 }
 
+impl Term {
+    /// The term with variable `v` valued `c`, when `v` occurs only as a factor of its
+    /// own (not inside another atom): the coefficient times `c` to its power, the
+    /// factor dropped (the others stay sorted). `None` when `v` occurs inside an atom.
+    fn with_var_valued(&self, v: &str, c: Rational) -> Result<Option<Term>, SymError> {
+        let mut coef = self.coef;
+        let mut factors = Factors::with_capacity(self.mono.0.len());
+        for (a, e) in &self.mono.0 {
+            match a {
+                Atom::Var(n) if &**n == v => {
+                    let k = Sym::rat(c).power(*e)?.as_const().unwrap_or(Rational::ZERO);
+                    coef = coef.checked_mul(k)?;
+                }
+                a if a.mentions(v) => return Ok(None),
+                a => factors.push((a.clone(), *e)),
+            }
+        }
+        Ok(Some(Term {
+            mono: Monomial(factors),
+            coef,
+        }))
+    }
+}
+
 impl Sym {
     pub fn zero() -> Sym {
         Sym::default()
@@ -377,6 +401,9 @@ impl Sym {
     }
 
     pub fn pow(&self, e: u32) -> SymResult {
+        if e == 1 {
+            return Ok(self.clone());
+        }
         let mut out = Sym::one();
         let mut base = self.clone();
         let mut e = e;
@@ -622,25 +649,49 @@ impl Sym {
         if !self.mentions(v) {
             return Ok(self.clone());
         }
-        let mut out = Sym::zero();
+        let constant = value.as_const();
+        let mut terms: Vec<Term> = Vec::with_capacity(self.terms.len());
         for t in &self.terms {
-            let mut term = Sym::rat(t.coef);
-            for (a, e) in &t.mono.0 {
+            let mentions = |(a, _): &(Atom, i32)| a.mentions(v);
+            // A term without `v` stays as it is; `v` alone by a constant scales it.
+            if !t.mono.0.iter().any(mentions) {
+                terms.push(t.clone());
+                continue;
+            }
+            if let Some(c) = constant
+                && let Some(t) = t.with_var_valued(v, c)?
+            {
+                terms.push(t);
+                continue;
+            }
+            // The factors without `v` as they are, times those with `v` rebuilt.
+            let (with, without): (Factors, Factors) =
+                t.mono.0.iter().cloned().partition(|f| mentions(f));
+            let mut term = Sym {
+                terms: vec![Term {
+                    mono: Monomial(without),
+                    coef: t.coef,
+                }],
+            };
+            for (a, e) in &with {
                 let base = match a {
                     Atom::Var(n) if &**n == v => value.clone(),
-                    a if a.mentions(v) => a.subst(v, value)?,
-                    a => Sym::atom(a.clone()),
+                    a => a.subst(v, value)?,
                 };
-                let factor = if *e >= 0 {
-                    base.pow(*e as u32)?
-                } else {
-                    base.pow(e.unsigned_abs())?.recip()?
-                };
-                term = term.mul(&factor)?;
+                term = term.mul(&base.power(*e)?)?;
             }
-            out = out.add(&term)?;
+            terms.extend(term.terms);
         }
-        Ok(out)
+        Sym::from_terms(terms)
+    }
+
+    /// `self^e` for an integer `e` (a negative one by exact division).
+    fn power(&self, e: i32) -> SymResult {
+        if e >= 0 {
+            self.pow(e as u32)
+        } else {
+            self.pow(e.unsigned_abs())?.recip()
+        }
     }
 
     /// Applies `f` to every atom (bottom-up rebuilding of the expression).

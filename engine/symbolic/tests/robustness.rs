@@ -3,9 +3,11 @@
 //! combined by every operation, summed over random bounds with a small budget,
 //! evaluated, compiled and printed. Nothing may panic or loop; an operation that cannot
 //! be done says so (`Err`), and a value that overflows becomes approximate or an error.
+//! A substitution is checked against evaluation: the substituted expression's value is
+//! the original's at the substituted value.
 
 use costline_symbolic::{
-    Budget, Compiled, Constraint, Name, Notation, Rational, Sym, symbolic_sum,
+    Budget, Compiled, Constraint, Name, Notation, Num, Rational, Sym, symbolic_sum,
 };
 use proptest::prelude::*;
 
@@ -104,6 +106,35 @@ proptest! {
                 let _ = c.eval(&small);
             }
             let _ = e.subst("n", &Sym::int(values[2]));
+        }
+    }
+
+    #[test]
+    fn a_substitution_has_the_value_of_the_expression_at_the_substituted_value(
+        t in tree(),
+        values in prop::array::uniform4(-6i128..=6),
+        var in 0..VARS.len(),
+        by_constant in any::<bool>(),
+        shift in -3i128..=3,
+    ) {
+        let Some(e) = build(&t) else { return Ok(()) };
+        // `var` := a constant, or := 2·j + shift (j the next unknown).
+        let other = VARS[(var + 1) % VARS.len()];
+        let (value, at) = if by_constant {
+            (Sym::int(shift), shift)
+        } else {
+            let value = Sym::var(other).scale(Rational::int(2)).and_then(|s| s.add_int(shift));
+            let Ok(value) = value else { return Ok(()) };
+            let k = VARS.iter().position(|x| *x == other).unwrap();
+            (value, 2 * values[k] + shift)
+        };
+        let Ok(s) = e.subst(VARS[var], &value) else { return Ok(()) };
+        let mut moved = values;
+        moved[var] = at;
+        if let (Ok(Num::Exact(want)), Ok(Num::Exact(got))) =
+            (e.eval(&env(moved)), s.eval(&env(values)))
+        {
+            prop_assert_eq!(want, got, "{} with {} := {}: {}", e, VARS[var], value, s);
         }
     }
 
