@@ -125,9 +125,12 @@ fn unknowns(report: &Value, timed_units: &[&str], main_lines: (u64, u64)) -> Vec
     out
 }
 
+/// A communication record: sender, receiver, messages, bytes.
+type Record = (u64, u64, f64, f64);
+
 /// The read of `z` at `line` of unit `unit` in `report`'s first file: its reference
-/// report, the statement's records (sender, receiver, messages, bytes) and metrics.
-fn gathered(report: &Value, unit: &str, line: u64) -> (Value, Vec<(u64, u64, f64, f64)>, Value) {
+/// report, the statement's records and metrics.
+fn gathered(report: &Value, unit: &str, line: u64) -> (Value, Vec<Record>, Value) {
     let u = report["files"][0]["units"]
         .as_array()
         .expect("units")
