@@ -11,18 +11,23 @@
 //! are the same on both ranks and bind exactly; `me`, `firstcol` and `lastcol` differ
 //! by rank (0/1, 1/701, 700/1400), one value on each: the IF on `me` counts with its
 //! measured branch probability (1/2), and a loop over `lastcol-firstcol+1` counts
-//! each rank's 700 columns, averaged (exact). The corpus is prepared by
+//! each rank's 700 columns, averaged (exact). And costline's own per-rank figures
+//! after the profile (`check --profile`, the process count the profile's: the main
+//! program's `mpi_run`, the whole program run on every process) equal the
+//! interposer's: per rank the messages sent and received (MPI_SEND and MPI_ISEND
+//! calls, MPI_RECV and MPI_IRECV calls), their bytes, the collective calls and their
+//! bytes. The corpus is prepared by
 //! tests/npb/prepare.sh (as in npb.rs); `npbparams.h` is made again with NPB's own
 //! `config/make.def` template (mpif90). Without mpif90, mpicc or mpirun the test
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
 
 mod npb_copy;
+mod pmpi_oracle;
 
 use costline_fixtures::network::tools;
-use npb_copy::{private_copy, root, set_params};
+use npb_copy::{private_copy, set_params};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
 
 /// Whether mpif90, mpicc and mpirun can be run; `false` (and the test skipped) only
@@ -44,27 +49,7 @@ fn mpi_suite() -> tempfile::TempDir {
     dir
 }
 
-/// Per routine, how many times each rank called it and, for a routine that moves one
-/// buffer, how many elements it passed, from `rank_files` (`routine calls [elements]`
-/// lines, by rank).
 type ByRank = BTreeMap<String, Vec<u64>>;
-fn oracle_counts(rank_files: &[PathBuf]) -> (ByRank, ByRank) {
-    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
-    for (r, path) in rank_files.iter().enumerate() {
-        let text = std::fs::read_to_string(path)
-            .unwrap_or_else(|e| panic!("the oracle wrote no {}: {e}", path.display()));
-        for line in text.lines() {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            for (map, word) in [(&mut calls, words.get(1)), (&mut elements, words.get(2))] {
-                if let Some(w) = word {
-                    map.entry(words[0].to_string())
-                        .or_insert_with(|| vec![0; rank_files.len()])[r] = w.parse().unwrap();
-                }
-            }
-        }
-    }
-    (calls, elements)
-}
 
 #[test]
 fn npb_mpi_cg_call_counts_per_rank_are_the_pmpi_layers() {
@@ -74,24 +59,7 @@ fn npb_mpi_cg_call_counts_per_rank_are_the_pmpi_layers() {
     }
     let suite = mpi_suite();
     let dir = suite.path().join("CG");
-    let oracle = suite.path().join("liboracle.so");
-    let built = Command::new("mpicc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(&oracle)
-        .arg(root().join("tests/fixtures/profile/mpi_oracle.c"))
-        .output()
-        .expect("mpicc runs");
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let counts_to = suite.path().join("oracle");
-    let launcher = format!(
-        "mpirun -x LD_PRELOAD={} -x COSTLINE_ORACLE_OUT={}",
-        oracle.display(),
-        counts_to.display()
-    );
+    let (launcher, oracle_files) = pmpi_oracle::launcher(suite.path(), 2);
     let out = Command::new(env!("CARGO_BIN_EXE_costline"))
         .args(["profile", "--ranks", "2", "--mpirun", &launcher])
         // NPB's mpif.h calls pass scalars and arrays to one routine.
@@ -152,13 +120,27 @@ fn npb_mpi_cg_call_counts_per_rank_are_the_pmpi_layers() {
         elements.remove(name);
     }
     // The oracle's files are the last run's: the instrumented program's.
-    let oracle = oracle_counts(&[counts_to.with_extension("0"), counts_to.with_extension("1")]);
-    assert_eq!((&calls, &elements), (&oracle.0, &oracle.1));
+    let oracle = pmpi_oracle::counts(&oracle_files);
+    assert_eq!((&calls, &elements), (&oracle.calls, &oracle.elements));
     assert!(calls["mpi_send"][0] > 1000, "{calls:?}");
     assert!(
         elements["mpi_send"][0] > calls["mpi_send"][0],
         "{elements:?}"
     );
+    let after = report(&dir, true);
+    let main = after["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["units"].as_array().unwrap())
+        .find(|u| u["name"] == "cg" && u["kind"] == "program")
+        .expect("the main program");
+    let run = &main["mpi_run"];
+    assert_eq!(run["processes"], 2, "the profile's process count: {run}");
+    assert_eq!(run["complete"], true, "{run}");
+    let want = oracle.figures(2);
+    eprintln!("PMPI per rank: {want:?}");
+    assert_eq!(pmpi_oracle::costline_figures(&run["ranks"]), want, "{run}");
     timed_part_after_the_profile(&dir);
 }
 

@@ -8,7 +8,13 @@
 //! assumed: no unknown trip count, no assumed probability, no count that needs a
 //! value. Before it, both had unknown trip counts there. Nor does any count of the
 //! benchmark's file need a value after it (the set-up's too: CG's `sparse` needs
-//! `nnza`, which the run records). The corpus is prepared by
+//! `nnza`, which the run records). The profile runs on 4 processors' mappings
+//! (`--param p=4`), so CG's irregular gather `z(colidxd(k,j))` (the residual's
+//! product, the one read of a mapped array the analysis cannot follow) is recorded:
+//! before the profile an upper bound, after it the owner pairs of the elements the
+//! run read, complete — one message per pair and run of `conj_grad` (the fetch runs
+//! once per run), at most as many elements as the receiver does not own. The corpus
+//! is prepared by
 //! tests/npb/prepare.sh (as in npb.rs); `npbparams.h` is made again with a
 //! `config/make.def` for gfortran, as the NPB build does. Without gfortran the test
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
@@ -119,6 +125,47 @@ fn unknowns(report: &Value, timed_units: &[&str], main_lines: (u64, u64)) -> Vec
     out
 }
 
+/// A communication record: sender, receiver, messages, bytes.
+type Record = (u64, u64, f64, f64);
+
+/// The read of `z` at `line` of unit `unit` in `report`'s first file: its reference
+/// report, the statement's records and metrics.
+fn gathered(report: &Value, unit: &str, line: u64) -> (Value, Vec<Record>, Value) {
+    let u = report["files"][0]["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .find(|u| u["name"] == unit)
+        .unwrap_or_else(|| panic!("no unit {unit}"));
+    let s = u["statements"]
+        .as_array()
+        .expect("statements")
+        .iter()
+        .find(|s| s["line"] == line && s["kind"] == "assign")
+        .unwrap_or_else(|| panic!("no assignment at line {line}"));
+    let read = s["comm_refs"]
+        .as_array()
+        .expect("references")
+        .iter()
+        .find(|r| r["array"] == "z")
+        .unwrap_or_else(|| panic!("no read of z: {s}"))
+        .clone();
+    let records = s["comm"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r["from"].as_u64().unwrap(),
+                r["to"].as_u64().unwrap(),
+                r["messages"].as_f64().unwrap(),
+                r["bytes"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    (read, records, s["metrics"].clone())
+}
+
 /// The values the counts of `report`'s first file need, as `unit line: what`.
 fn needed_values(report: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -172,7 +219,8 @@ fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
             !before.is_empty(),
             "{bench}: nothing unknown before the profile"
         );
-        let mut args = vec!["profile".to_string(), format!("{bench}.f")];
+        let mut args: Vec<String> = ["profile", "--param", "p=4"].map(String::from).to_vec();
+        args.push(format!("{bench}.f"));
         args.extend(COMMON.iter().map(|f| format!("../common/{f}")));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (out, err, code) = costline(&dir, &args);
@@ -186,6 +234,22 @@ fn a_profile_of_cg_and_mg_leaves_nothing_assumed_in_their_timed_parts() {
             after.join("\n")
         );
         if bench == "cg" {
+            let gather = line_of("r(j)=r(j)+adistr(k,j)*z(colidxd(k,j))");
+            let z = |r: &Value| gathered(r, "conj_grad", gather);
+            assert_eq!(z(&unprofiled).0["bound"], "upper");
+            let (read, records, metrics) = z(&profiled);
+            assert_eq!(
+                (&read["measured"], &metrics["complete"]),
+                (&Value::Bool(true), &Value::Bool(true)),
+                "{read}\n{metrics}"
+            );
+            // BLOCK over 1402 elements on 4: blocks of 351.
+            assert!(records.len() >= 4, "{records:?}");
+            for &(from, to, messages, bytes) in &records {
+                assert!(from != to && messages == 1.0, "{records:?}");
+                let owned = if to == 4 { 1402 - 3 * 351 } else { 351 };
+                assert!(bytes / 8.0 <= (1402 - owned) as f64, "{records:?}");
+            }
             let needed = needed_values(&unprofiled);
             assert!(
                 needed.iter().any(|n| n.contains("nnza")),

@@ -5,6 +5,8 @@
 //! from costline. Without gfortran the tests fail, or with `COSTLINE_OFFLINE` set are
 //! skipped with a message.
 
+mod pmpi_oracle;
+
 use costline_fixtures::network::tools;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -574,27 +576,7 @@ fn an_mpi_run_past_its_timeout_is_stopped_with_its_ranks() {
     );
 }
 
-/// Per routine, how many times each rank called it and, for a routine that moves one
-/// buffer, how many elements it passed, from `rank_files` (`routine calls [elements]`
-/// lines, by rank).
-type ByRank = BTreeMap<String, Vec<u64>>;
-fn oracle_counts(rank_files: &[PathBuf]) -> (ByRank, ByRank) {
-    let (mut calls, mut elements) = (ByRank::new(), ByRank::new());
-    for (r, path) in rank_files.iter().enumerate() {
-        let text = std::fs::read_to_string(path)
-            .unwrap_or_else(|e| panic!("the oracle wrote no {}: {e}", path.display()));
-        for line in text.lines() {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            for (map, word) in [(&mut calls, words.get(1)), (&mut elements, words.get(2))] {
-                if let Some(w) = word {
-                    map.entry(words[0].to_string())
-                        .or_insert_with(|| vec![0; rank_files.len()])[r] = w.parse().unwrap();
-                }
-            }
-        }
-    }
-    (calls, elements)
-}
+type ByRank = pmpi_oracle::ByRank;
 
 #[test]
 fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
@@ -603,24 +585,7 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
         return;
     }
     let dir = fixtures();
-    let oracle = dir.path().join("liboracle.so");
-    let built = Command::new("mpicc")
-        .args(["-shared", "-fPIC", "-o"])
-        .arg(&oracle)
-        .arg(dir.path().join("mpi_oracle.c"))
-        .output()
-        .expect("mpicc runs");
-    assert!(
-        built.status.success(),
-        "{}",
-        String::from_utf8_lossy(&built.stderr)
-    );
-    let counts_to = dir.path().join("oracle");
-    let launcher = format!(
-        "mpirun -x LD_PRELOAD={} -x COSTLINE_ORACLE_OUT={}",
-        oracle.display(),
-        counts_to.display()
-    );
+    let (launcher, oracle_files) = pmpi_oracle::launcher(dir.path(), 2);
     let (out, err, code) = costline(
         dir.path(),
         &[
@@ -665,8 +630,8 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
         sites.insert(key, (name, ranks));
     }
     // The oracle's files are the last run's: the instrumented program's.
-    let oracle = oracle_counts(&[counts_to.with_extension("0"), counts_to.with_extension("1")]);
-    assert_eq!((&calls, &elements), (&oracle.0, &oracle.1));
+    let oracle = pmpi_oracle::counts(&oracle_files);
+    assert_eq!((&calls, &elements), (&oracle.calls, &oracle.elements));
     // And what the fixture's data make them: rank 0 sends the 5 values of the
     // sequence down to 3, rank 1 receives them; 3 + 3 exchanges of one element; 3
     // reductions, the i-th of i elements (the sends and receives of the totals after
@@ -699,4 +664,242 @@ fn mpi_calls_are_counted_per_call_site_and_rank_as_the_pmpi_layer_sees_them() {
     // Calls that are logical IFs' statements: counted under their conditions.
     assert_eq!(site(39, "call", "mpi_send"), vec![0, 1]);
     assert_eq!(site(40, "call", "mpi_recv"), vec![1, 0]);
+}
+
+/// The per-rank figures of the main program's run in `report` (`mpi_run`) and of its
+/// own calls per run (`mpi_ranks`).
+fn runs_of<'a>(report: &'a Value, file: &str) -> (&'a Value, &'a Value) {
+    let unit = &report["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == file)
+        .unwrap_or_else(|| panic!("no file {file}"))["units"][0];
+    (&unit["mpi_run"], &unit["mpi_ranks"])
+}
+
+#[test]
+fn mpi_calls_the_text_cannot_count_are_each_ranks_measured_ones() {
+    let test = "mpi_calls_the_text_cannot_count_are_each_ranks_measured_ones";
+    if !mpi(test) {
+        return;
+    }
+    let dir = fixtures();
+    let file = "mpi_converge.f90";
+    // Without a profile the run cannot follow the DO WHILE on a real: left out.
+    let (out, err, code) = costline(
+        dir.path(),
+        &["check", "--format", "json", "--param", "p=2", file],
+    );
+    assert_eq!(code, 0, "{err}");
+    let before: Value = serde_json::from_str(&out).unwrap();
+    let (run, _) = runs_of(&before, file);
+    assert_eq!(run["complete"], false, "{run}");
+    let (launcher, oracle_files) = pmpi_oracle::launcher(dir.path(), 2);
+    let (out, err, code) = costline(
+        dir.path(),
+        &["profile", "--ranks", "2", "--mpirun", &launcher, file],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let oracle = pmpi_oracle::counts(&oracle_files).figures(2);
+    assert_ne!(oracle[0], oracle[1], "the ranks differ: {oracle:?}");
+    // With it (and the process count it ran on), each rank's figures are what the
+    // PMPI layer counted of it.
+    let after = report(dir.path(), &[file], true);
+    let (run, ranks) = runs_of(&after, file);
+    assert_eq!(run["processes"], 2, "{run}");
+    assert_eq!(run["complete"], true, "{run}");
+    let measured = run["measured"].to_string();
+    for what in ["its iterations", "the branch taken", "its count"] {
+        assert!(measured.contains(what), "{what}: {run}");
+    }
+    assert_eq!(
+        pmpi_oracle::costline_figures(&run["ranks"]),
+        oracle,
+        "{run}"
+    );
+    // The unit's own calls per run (one run) are each rank's measured calls too.
+    assert_eq!(ranks["complete"], true, "{ranks}");
+    assert!(
+        ranks["measured"].to_string().contains("measured"),
+        "{ranks}"
+    );
+    assert_eq!(
+        pmpi_oracle::costline_figures(&ranks["ranks"]),
+        oracle,
+        "{ranks}"
+    );
+}
+
+/// The records of gather.f90's reads on `p` processors (BLOCK over 40 elements), as
+/// (sender, receiver, messages, bytes): of the read into y(i), executed by the owner
+/// of y(i), and of the read into s, executed by every processor; each pair with
+/// anything to move sends one message per step (3), of the distinct elements the
+/// receiver reads that the sender owns (4 bytes each).
+fn gather_records(p: usize) -> [Vec<(u64, u64, f64, f64)>; 2] {
+    let n: usize = 40;
+    let block = n.div_ceil(p);
+    let owner = |i: usize| (i - 1) / block + 1;
+    let mut v = 7;
+    let idx: Vec<usize> = (0..n)
+        .map(|_| {
+            v = (v * 37 + 11) % 101;
+            1 + v % n
+        })
+        .collect();
+    let records = |reads: &[(usize, usize)]| {
+        let mut distinct: BTreeMap<(usize, usize), std::collections::BTreeSet<usize>> =
+            BTreeMap::new();
+        for &(receiver, element) in reads {
+            let sender = owner(element);
+            if sender != receiver {
+                distinct
+                    .entry((sender, receiver))
+                    .or_default()
+                    .insert(element);
+            }
+        }
+        distinct
+            .into_iter()
+            .map(|((from, to), e)| (from as u64, to as u64, 3.0, 3.0 * 4.0 * e.len() as f64))
+            .collect()
+    };
+    let into_y: Vec<(usize, usize)> = (1..=n).map(|i| (owner(i), idx[i - 1])).collect();
+    let into_s: Vec<(usize, usize)> = (1..=n)
+        .step_by(4)
+        .flat_map(|i| (1..=p).map(move |r| (r, i)))
+        .map(|(r, i)| (r, idx[i - 1]))
+        .collect();
+    [records(&into_y), records(&into_s)]
+}
+
+/// `check --format json` of gather.f90 on `p` processors, with the profile or without.
+fn gather_report(dir: &Path, p: usize, with_profile: bool) -> Value {
+    let param = format!("p={p}");
+    let mut args = vec!["check", "--format", "json", "--param", &param];
+    if with_profile {
+        args.extend(["--profile", ".costline/profile.json"]);
+    }
+    args.push("gather.f90");
+    let (out, err, code) = costline(dir, &args);
+    assert_eq!(code, 0, "check failed:\n{err}");
+    serde_json::from_str(&out).expect("a JSON report")
+}
+
+/// The statement at `line` of gather.f90 in `report`: its records (sender, receiver,
+/// messages, bytes) and the whole statement.
+fn gather_statement(report: &Value, line: u64) -> (Vec<(u64, u64, f64, f64)>, Value) {
+    let s = report["files"][0]["units"][0]["statements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["line"] == line && s["kind"] == "assign")
+        .unwrap_or_else(|| panic!("no assignment at line {line}"))
+        .clone();
+    let records = s["comm"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["from"].as_u64().unwrap(),
+                r["to"].as_u64().unwrap(),
+                r["messages"].as_f64().unwrap(),
+                r["bytes"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    (records, s)
+}
+
+#[test]
+fn irregular_reads_of_mapped_arrays_are_the_owner_pairs_of_the_elements_read() {
+    if !gfortran("irregular_reads_of_mapped_arrays_are_the_owner_pairs_of_the_elements_read") {
+        return;
+    }
+    let dir = fixtures();
+    let (into_y, into_s) = (24, 27);
+    // Without a profile the reads are an upper bound from the owner sets.
+    let before = gather_report(dir.path(), 4, false);
+    for line in [into_y, into_s] {
+        let (_, s) = gather_statement(&before, line);
+        assert_eq!(s["comm_refs"][0]["bound"], "upper", "{s}");
+    }
+    let (out, err, code) = costline(dir.path(), &["profile", "--param", "p=4", "gather.f90"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("2 irregular read(s)"), "{out}\n{err}");
+    let after = gather_report(dir.path(), 4, true);
+    let want = gather_records(4);
+    for (line, want) in [into_y, into_s].into_iter().zip(&want) {
+        let (records, s) = gather_statement(&after, line);
+        assert!(!want.is_empty());
+        assert_eq!(&records, want, "line {line}: {s}");
+        let m = &s["metrics"];
+        assert_eq!(m["complete"], true, "{s}");
+        assert!(
+            assumes(m, "is measured (profile of ") && assumes(m, "onto default(4)"),
+            "{s}"
+        );
+        assert_eq!(s["comm_refs"][0]["measured"], true, "{s}");
+        assert!(s["comm_refs"][0]["bound"].is_null(), "{s}");
+    }
+    // On 2 processors the layouts differ from those measured: still the bound, and why.
+    let other = gather_report(dir.path(), 2, true);
+    let (_, s) = gather_statement(&other, into_y);
+    assert_eq!(s["comm_refs"][0]["bound"], "upper", "{s}");
+    let note = s["comm_refs"][0]["note"].as_str().unwrap_or("");
+    assert!(
+        note.contains("onto default(4), not under") && note.contains("onto default(2)"),
+        "{s}"
+    );
+}
+
+#[test]
+fn figures_resting_on_a_value_that_varied_are_estimates() {
+    if !gfortran("figures_resting_on_a_value_that_varied_are_estimates") {
+        return;
+    }
+    let dir = fixtures();
+    let (out, err, code) = costline(
+        dir.path(),
+        &[
+            "profile",
+            "--param",
+            "p=4",
+            "--stdin",
+            "values.in",
+            "varied.f90",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (out, err, code) = costline(
+        dir.path(),
+        &[
+            "check",
+            "--format",
+            "json",
+            "--param",
+            "p=4",
+            "--profile",
+            ".costline/profile.json",
+            "varied.f90",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    // `k` was 18 and 19 (values.in holds 17): counted as 19 (18.5 rounded), an
+    // estimate, and so is the communication of the shift.
+    let s = statement(&r, "varied.f90", "shift", 24);
+    assert_eq!(count(s), (18.0, false), "{s}");
+    assert!(assumes(s, "`k` varied from 18 to 19 where recorded"), "{s}");
+    let f = r["files"][0]["units"][1]["statements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["line"] == 24)
+        .unwrap();
+    let shift = &f["comm_refs"][0];
+    assert_eq!(shift["reference"], "b(i + 1)", "{f}");
+    assert_eq!(shift["exact"], false, "{f}");
+    assert!(shift["nt"].as_f64().unwrap() > 0.0, "{f}");
 }

@@ -21,7 +21,7 @@ use super::units::{UnitText, base, host_of};
 use costline_model::cache::locality::PoorLocality;
 use costline_model::cache::nest::Nest;
 use costline_model::cache::{self as cache_model, UnitCache};
-use costline_model::comm::ranks::{MpiRanks, RankJob};
+use costline_model::comm::ranks::{MpiRanks, RankJob, RankProfile};
 use costline_model::comm::{self as comm_model, Network, UnitComm, UnitCommValues};
 use costline_model::distribution::{self, Layout, UnitMappings};
 use costline_model::freq::convert::Names;
@@ -478,8 +478,25 @@ pub fn comm_records<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> A
     let env = |n: &str| known.values.get(n).map(|v| *v as i128);
     let counts = counts(db, unit);
     let freq = |id| counts.value(id);
+    let state = profile_state(db, unit);
+    let gathers = match &state {
+        ProfileState::Fresh(m) => comm_model::Gathers {
+            measured: &m.gathers,
+            run: &m.run,
+        },
+        _ => comm_model::Gathers::default(),
+    };
+    let options = Settings::get(db).freq(db);
+    let varied: Vec<&str> = known
+        .measured
+        .iter()
+        .filter(|(_, v)| v.varied_within_a_rank())
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let model = comm(db, unit);
     Arc::new(
-        comm_model::unit_comm_records(&comm(db, unit), &freq, &env, Settings::get(db).freq(db))
+        comm_model::unit_comm_records(&model, &freq, &env, options, gathers)
+            .with_estimates(&model, &freqs(db, unit), &varied)
             .with(&calls::call_remaps(db, unit).refs),
     )
 }
@@ -510,8 +527,36 @@ pub fn mpi_ranks<'db>(
         return Arc::new(None);
     }
     let known = constants(db, unit);
-    let env = |n: &str| known.values.get(n).map(|v| *v as i128);
-    let job = RankJob {
+    // Without a binding of `p`, the process count the profile ran on.
+    let ranks = Settings::get(db).profile(db).as_ref().and_then(|p| p.ranks);
+    let env = |n: &str| {
+        known
+            .values
+            .get(n)
+            .map(|v| *v as i128)
+            .or_else(|| (n == "p").then_some(ranks? as i128))
+    };
+    let state = profile_state(db, unit);
+    let varied = |n: &str| {
+        known
+            .measured
+            .get(n)
+            .is_some_and(|v| v.varied_within_a_rank())
+    };
+    let rank_value = |n: &str, r: usize| {
+        let v = known.measured.get(n)?.per_rank.get(r)?;
+        Some(i128::from(*v))
+    };
+    let profile = match &state {
+        ProfileState::Fresh(m) => m.per_rank.as_deref().map(|counts| RankProfile {
+            counts,
+            run: &m.run,
+            varied: &varied,
+            rank_value: &rank_value,
+        }),
+        _ => None,
+    };
+    let mut job = RankJob {
         unit: &lower(db, unit),
         calls: &comm.mpi,
         carts: &comm.carts,
@@ -519,7 +564,14 @@ pub fn mpi_ranks<'db>(
         env: &env,
         options: Settings::get(db).freq(db),
         net: &Network::of(Settings::get(db).machine(db)),
+        profile: None,
     };
+    // The per-rank counts apply on as many processes as they were counted on.
+    if let Some(p) = profile
+        && job.processes().ok() == Some(p.counts.ranks as i128)
+    {
+        job.profile = Some(p);
+    }
     Arc::new(Some(job.run()))
 }
 

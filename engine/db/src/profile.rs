@@ -18,6 +18,9 @@ use std::sync::Arc;
 pub struct Profile {
     /// The run in words (`profile of 2026-11-29 02:00 UTC, arguments `S``).
     pub run: Arc<str>,
+    /// The processes an MPI program ran on: the process count an analysis that binds
+    /// none takes, and the one whose per-rank counts apply.
+    pub ranks: Option<usize>,
     pub units: BTreeMap<UnitKey, UnitProfile>,
 }
 

@@ -1,10 +1,14 @@
 //! The program's MPI skeleton run ([`costline_model::comm::skeleton`]): the main
-//! program run on every process, its MPI events replayed together.
+//! program run on every process, its MPI events replayed together; what a profile run
+//! on as many processes measured of the units it finds fresh decides where the run
+//! cannot evaluate.
 
 use super::analysis::{local_constants, lower};
 use super::inputs::Settings;
+use super::profile::{ProfileState, profile_state};
 use super::program::workspace_units;
 use costline_model::comm::Network;
+use costline_model::comm::skeleton::measured::Profiled;
 use costline_model::comm::skeleton::{Program, ProgramRun, run};
 use costline_syntax::ir::{Expr, StmtKind, Unit, UnitKind};
 use std::collections::{BTreeMap, HashMap};
@@ -13,7 +17,7 @@ use std::sync::Arc;
 /// The run of the workspace's main program on P processes (none when the workspace
 /// has no main program or makes no MPI call), or why there is none. P is the user's
 /// binding of `p`, else of the variable the program's MPI_COMM_SIZE on
-/// MPI_COMM_WORLD stores.
+/// MPI_COMM_WORLD stores, else the ranks the profile in force ran on.
 #[salsa::tracked(returns(clone))]
 pub fn mpi_run(db: &dyn salsa::Database) -> Arc<Option<Result<ProgramRun, String>>> {
     let units = workspace_units(db);
@@ -48,10 +52,14 @@ pub fn mpi_run(db: &dyn salsa::Database) -> Arc<Option<Result<ProgramRun, String
         return Arc::new(None);
     }
     let bindings = Settings::get(db).bindings(db);
+    let profile = Settings::get(db).profile(db).clone();
+    let profile_ranks = profile.as_ref().and_then(|p| p.ranks).map(|n| n as i64);
     let p = bindings
         .get("p")
-        .or_else(|| size_var.as_ref().and_then(|v| bindings.get(v)));
-    let Some(&p) = p else {
+        .or_else(|| size_var.as_ref().and_then(|v| bindings.get(v)))
+        .copied()
+        .or(profile_ranks);
+    let Some(p) = p else {
         let why = match size_var {
             Some(v) => format!("the process count needs a value: bind `p` (or `{v}`)"),
             None => "the process count needs a value: bind `p`".to_string(),
@@ -70,10 +78,30 @@ pub fn mpi_run(db: &dyn salsa::Database) -> Arc<Option<Result<ProgramRun, String
             m.entry(u.name.clone()).or_insert(&**u);
             m
         });
+    // Each fresh unit's per-rank counts, when the profile ran on P processes.
+    let mut profiled = Profiled {
+        run: profile
+            .as_ref()
+            .map_or_else(|| "".into(), |p| p.run.clone()),
+        ..Profiled::default()
+    };
+    if profile_ranks == Some(p) {
+        for (u, ir) in &lowered {
+            if let ProfileState::Fresh(m) = profile_state(db, *u)
+                && let Some(per_rank) = &m.per_rank
+            {
+                profiled
+                    .units
+                    .entry(ir.name.clone())
+                    .or_insert_with(|| per_rank.clone());
+            }
+        }
+    }
     let program = Program {
         main,
         procedures,
         constant: &constant,
+        profiled: &profiled,
     };
     let net = Network::of(Settings::get(db).machine(db));
     Arc::new(Some(run(&program, p as i128, &net)))

@@ -106,11 +106,15 @@ fn reference(u: &UnitAt, r: &RefValues, out: &mut String) {
              reader, at most one element per read\n"
         );
     }
+    if let Some(how) = &r.measured {
+        let _ = writeln!(out, "{how}\n");
+    }
     if let Some(m) = r.metrics {
-        let estimated = match (&r.bound, r.exact) {
-            (Some(_), _) => " (upper bound)",
-            (None, true) => "",
-            (None, false) => " (estimated)",
+        let estimated = match (&r.bound, r.exact, &r.measured) {
+            (Some(_), _, _) => " (upper bound)",
+            (None, true, Some(_)) => " (measured)",
+            (None, true, None) => "",
+            (None, false, _) => " (estimated)",
         };
         let _ = writeln!(
             out,

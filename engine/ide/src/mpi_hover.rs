@@ -98,7 +98,11 @@ pub(super) fn unit_section(db: &dyn salsa::Database, u: &UnitAt, out: &mut Strin
     lower(db, u.unit).walk(&mut |s, _| {
         lines.insert(s.id, u.line(s.span));
     });
-    for (what, list) in [("leaves out", &ranks.missing), ("assumes", &ranks.assumed)] {
+    for (what, list) in [
+        ("leaves out", &ranks.missing),
+        ("assumes", &ranks.assumed),
+        ("measured", &ranks.measured),
+    ] {
         for (id, why) in list {
             let line = lines
                 .get(id)

@@ -21,7 +21,8 @@ use build::{Program, build};
 use costline_ide::AnalysisHost;
 use costline_ide::profile::Role;
 use costline_ide::profile::counters::{
-    COUNTERS_FILE, OUTPUT_VARIABLE, RANKED_VARIABLE, counters_source, ranked_output, read_counts,
+    COUNTERS_FILE, OUTPUT_VARIABLE, RANKED_VARIABLE, RunCounts, counters_source, ranked_output,
+    read_counts,
 };
 use costline_ide::profile::file::{ProfileFile, Run};
 use std::collections::{BTreeMap, BTreeSet};
@@ -140,7 +141,10 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
         &Program {
             sources: &inputs,
             replaced: &replaced,
-            own: Some((COUNTERS_FILE, counters_source(program.counters))),
+            own: Some((
+                COUNTERS_FILE,
+                counters_source(program.counters, &program.gather_tables()),
+            )),
             c_sources: &c_sources,
         },
         &options.include_dirs,
@@ -267,8 +271,16 @@ fn profile(args: &ProfileArgs) -> Result<(), (u8, String)> {
             ))
         })
         .collect();
+    let reads = if program.gathers.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {} irregular read(s) of mapped arrays recorded",
+            program.gathers.len()
+        )
+    };
     println!(
-        "costline: {} statement(s) measured and {} value(s) recorded with {} counter(s) ({}); the profile is in {}",
+        "costline: {} statement(s) measured and {} value(s) recorded with {} counter(s){reads} ({}); the profile is in {}",
         statements.len(),
         values.len(),
         program.counters,
@@ -313,17 +325,20 @@ fn with_mpi_hint(error: String, sources: &[(String, Vec<u8>)]) -> String {
 
 /// The counts in the file at `path` (all 0 when there is none: the program ended
 /// before reaching a counter, which is when the file is set up to be written).
-fn counts_of(path: &Path, counters: usize) -> Result<Vec<i64>, String> {
+fn counts_of(path: &Path, counters: usize) -> Result<RunCounts, String> {
     match std::fs::read_to_string(path) {
         Ok(text) => read_counts(&text, counters),
-        Err(_) => Ok(vec![0; counters]),
+        Err(_) => Ok(RunCounts {
+            counts: vec![0; counters],
+            ..RunCounts::default()
+        }),
     }
 }
 
 /// The counts of each of `ranks` ranks, from the files `path.RANK`; an error when a
 /// rank could not tell its rank (the launcher set neither `OMPI_COMM_WORLD_RANK` nor
 /// `PMI_RANK`) or names a rank past `ranks`.
-fn ranked_counts(path: &Path, ranks: u32, counters: usize) -> Result<Vec<Vec<i64>>, String> {
+fn ranked_counts(path: &Path, ranks: u32, counters: usize) -> Result<Vec<RunCounts>, String> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let prefix = format!(
         "{}.",

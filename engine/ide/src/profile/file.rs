@@ -6,10 +6,13 @@
 //! is what the analysis counts with ([`Profile`]): a unit whose text changed since is
 //! stale, and its counts and values are not applied.
 
-use super::{Instrumented, Role};
+use super::counters::RunCounts;
+use super::{GatherPoint, Instrumented, Role};
 use costline_db::{Profile, UnitKey, UnitProfile, text_digest};
+use costline_model::comm::gather::{GatherLayouts, MeasuredGather};
+use costline_model::distribution::Layout;
 use costline_model::freq::Measured;
-use costline_model::freq::measured::{Counters, MeasuredValue};
+use costline_model::freq::measured::{Counters, MeasuredValue, PerRank};
 use costline_syntax::ir::{StmtId, UnitKind};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -62,6 +65,44 @@ pub struct UnitCounts {
     /// The values recorded, by name (over all its record points and ranks).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub values: Vec<ValueSummary>,
+    /// The irregular reads of mapped arrays recorded.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub gathers: Vec<GatherCount>,
+}
+
+/// What the run read at one irregular read of a mapped array, under the layouts it
+/// was recorded with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GatherCount {
+    /// The statement reading (its number in the unit, in pre-order)...
+    pub stmt: u32,
+    /// ...and the reference as the analysis writes it.
+    pub reference: String,
+    /// The layout of the array read, and of the left-hand side's array (absent when
+    /// every processor executes the statement).
+    pub read: Layout,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub lhs: Option<Layout>,
+    /// Executions of the read, and those whose element fell outside its bounds or
+    /// template (not counted).
+    pub reads: u64,
+    pub outside: u64,
+    /// Per (sender, receiver) that moved anything, over the run.
+    pub pairs: Vec<PairCount>,
+    /// Where the read is.
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// What one processor sent another at an irregular read, over the run: one message
+/// per instance of the fetch that moved anything, and the distinct elements of each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairCount {
+    pub from: usize,
+    pub to: usize,
+    pub messages: u64,
+    pub elements: u64,
 }
 
 /// What a unit's records of one scalar found.
@@ -98,7 +139,8 @@ pub struct PointCount {
     pub stmt: u32,
     /// `branch` (with `branch`: which, from 0), `none`, `entry`, `iteration`,
     /// `arrival`, `jump`, `call`, `elements` (the count arguments summed; with
-    /// `callee`) and `value` (with `name` and `value`; its count is the records).
+    /// `callee`), `value` (with `name` and `value`; its count is the records) and
+    /// `runs` (of the unit).
     pub role: String,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub branch: Option<usize>,
@@ -138,29 +180,36 @@ pub struct Run {
 }
 
 impl ProfileFile {
-    /// The profile of a run of `program` whose counters came out as `counts`
-    /// (`counts[r][k - 1]` for counter k on rank r: one rank for a serial program),
-    /// `files` being the program's sources.
+    /// The profile of a run of `program` whose counters came out as `counts` (one
+    /// per rank: one for a serial program), `files` being the program's sources.
     pub fn new(
         run: Run,
         program: &Instrumented,
-        counts: &[Vec<i64>],
+        counts: &[RunCounts],
         files: &[(String, Vec<u8>)],
     ) -> ProfileFile {
-        let at = |rank: &Vec<i64>, k: usize| rank.get(k - 1).copied().unwrap_or(0);
+        let at = |rank: &RunCounts, k: usize| rank.counts.get(k - 1).copied().unwrap_or(0);
         let mut units: BTreeMap<(String, UnitKey), UnitCounts> = BTreeMap::new();
+        let new_unit = |file: &str, unit: &UnitKey, digest: u64| UnitCounts {
+            file: file.to_string(),
+            kind: unit.kind.as_str().to_string(),
+            name: unit.name.clone(),
+            host: unit.host.clone(),
+            digest: hex(digest),
+            points: Vec::new(),
+            values: Vec::new(),
+            gathers: Vec::new(),
+        };
+        for g in &program.gathers {
+            let entry = units
+                .entry((g.file.clone(), g.unit.clone()))
+                .or_insert_with(|| new_unit(&g.file, &g.unit, g.digest));
+            entry.gathers.push(gather_count(g, counts));
+        }
         for p in &program.points {
             let entry = units
                 .entry((p.file.clone(), p.unit.clone()))
-                .or_insert_with(|| UnitCounts {
-                    file: p.file.clone(),
-                    kind: p.unit.kind.as_str().to_string(),
-                    name: p.unit.name.clone(),
-                    host: p.unit.host.clone(),
-                    digest: hex(p.digest),
-                    points: Vec::new(),
-                    values: Vec::new(),
-                });
+                .or_insert_with(|| new_unit(&p.file, &p.unit, p.digest));
             let (role, branch) = match p.role {
                 Role::Branch(k) => ("branch", Some(k)),
                 Role::None => ("none", None),
@@ -171,6 +220,7 @@ impl ProfileFile {
                 Role::Call => ("call", None),
                 Role::Elements => ("elements", None),
                 Role::Value => ("value", None),
+                Role::Runs => ("runs", None),
             };
             let per_rank: Vec<u64> = counts
                 .iter()
@@ -308,8 +358,13 @@ impl ProfileFile {
                     Some((v.name.clone(), m))
                 })
                 .collect();
+            let gathers = u.gathers.iter().map(GatherCount::measured).collect();
             let measured = Measured {
                 run: run.clone(),
+                per_rank: self
+                    .ranks
+                    .map(|n| Arc::new(per_rank(&u.points, n as usize))),
+                gathers,
                 values,
                 branches: decided
                     .iter()
@@ -336,8 +391,110 @@ impl ProfileFile {
                 },
             );
         }
-        Profile { run, units }
+        Profile {
+            run,
+            ranks: self.ranks.map(|n| n as usize),
+            units,
+        }
     }
+}
+
+/// What the read site `g` recorded in `counts` (its ranks' records summed).
+fn gather_count(g: &GatherPoint, counts: &[RunCounts]) -> GatherCount {
+    let mut pairs: BTreeMap<(usize, usize), (u64, u64)> = BTreeMap::new();
+    let (mut reads, mut outside) = (0, 0);
+    for site in counts.iter().filter_map(|rank| rank.gathers.get(&g.site)) {
+        reads += site.reads;
+        outside += site.outside;
+        for &(from, to, messages, elements) in &site.pairs {
+            let pair = pairs.entry((from, to)).or_default();
+            pair.0 += messages;
+            pair.1 += elements;
+        }
+    }
+    GatherCount {
+        stmt: g.stmt,
+        reference: g.reference.clone(),
+        read: g.table.layouts.read.clone(),
+        lhs: g.table.layouts.lhs.clone(),
+        reads,
+        outside,
+        pairs: pairs
+            .into_iter()
+            .map(|((from, to), (messages, elements))| PairCount {
+                from,
+                to,
+                messages,
+                elements,
+            })
+            .collect(),
+        path: g.path.clone(),
+        line: g.line,
+        column: g.column,
+    }
+}
+
+impl GatherCount {
+    /// The read as the analysis takes it.
+    fn measured(&self) -> MeasuredGather {
+        MeasuredGather {
+            stmt: StmtId(self.stmt),
+            reference: self.reference.clone(),
+            layouts: GatherLayouts {
+                read: self.read.clone(),
+                lhs: self.lhs.clone(),
+            },
+            reads: self.reads,
+            pairs: self
+                .pairs
+                .iter()
+                .map(|p| (p.from, p.to, p.messages, p.elements))
+                .collect(),
+        }
+    }
+}
+
+/// What each of the `ranks` ranks counted of one unit's `points`.
+fn per_rank(points: &[PointCount], ranks: usize) -> PerRank {
+    let mut out = PerRank {
+        ranks,
+        ..PerRank::default()
+    };
+    for p in points {
+        let Some(counts) = p.ranks.as_ref().filter(|c| c.len() == ranks) else {
+            continue;
+        };
+        let stmt = StmtId(p.stmt);
+        let mut each = |f: &dyn Fn(&mut Counters, u64)| {
+            let c = out
+                .counters
+                .entry(stmt)
+                .or_insert_with(|| vec![Counters::default(); ranks]);
+            for (c, &n) in c.iter_mut().zip(counts) {
+                f(c, n);
+            }
+        };
+        match (p.role.as_str(), p.branch) {
+            ("branch", Some(k)) => each(&|c, n| {
+                if c.branches.len() <= k {
+                    c.branches.resize(k + 1, 0);
+                }
+                c.branches[k] += n;
+            }),
+            ("none", _) => each(&|c, n| c.none += n),
+            ("entry", _) => each(&|c, n| c.entries += n),
+            ("iteration", _) => each(&|c, n| c.iterations += n),
+            ("call", _) => {
+                out.calls.insert(stmt, counts.clone());
+            }
+            ("elements", _) => {
+                out.elements.insert(stmt, counts.clone());
+            }
+            ("runs", _) => out.runs = counts.clone(),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Per name, what the `value` points among `points` recorded together.

@@ -7,6 +7,7 @@
 pub mod counters;
 mod edit;
 pub mod file;
+pub mod gathers;
 mod lexical;
 mod plan;
 mod port;
@@ -15,6 +16,7 @@ use crate::Analysis;
 use costline_db::analysis::Constants;
 use costline_db::{Cancellable, UnitKey};
 use costline_model::freq::Count;
+use gathers::GatherTable;
 
 /// What a counter counts at its statement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,6 +41,9 @@ pub enum Role {
     /// The value of an integer scalar before the statement: four counters from this
     /// one, how often it was recorded, the sum, the least and the greatest value.
     Value,
+    /// Runs of the unit (counted before its first statement, of a unit that calls
+    /// MPI: its calls per run on each rank).
+    Runs,
 }
 
 /// One counter of the instrumented program.
@@ -66,6 +71,25 @@ pub struct Point {
     pub column: u32,
 }
 
+/// An irregular read of a mapped array the instrumented program records
+/// ([`gathers`]), and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatherPoint {
+    /// The read site's number (from 1).
+    pub site: usize,
+    pub unit: UnitKey,
+    pub digest: u64,
+    pub file: String,
+    /// The statement reading, and the reference as the analysis writes it.
+    pub stmt: u32,
+    pub reference: String,
+    /// The layouts and bounds it is recorded under.
+    pub table: GatherTable,
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+}
+
 /// A program instrumented for a profile run.
 #[derive(Clone, Debug, Default)]
 pub struct Instrumented {
@@ -79,15 +103,26 @@ pub struct Instrumented {
     /// How many counters there are.
     pub counters: usize,
     pub points: Vec<Point>,
+    /// The irregular reads recorded, by site.
+    pub gathers: Vec<GatherPoint>,
     /// The statements that cannot be measured, and why (their counts stay assumed).
     pub skipped: Vec<String>,
+}
+
+impl Instrumented {
+    /// The tables of the read sites, in site order.
+    pub fn gather_tables(&self) -> Vec<GatherTable> {
+        self.gathers.iter().map(|g| g.table.clone()).collect()
+    }
 }
 
 impl Analysis {
     /// The workspace's program instrumented for a profile run: a counter at each
     /// statement whose count rests on an assumed branch probability or trip count,
-    /// at each CALL of an MPI routine, and a record of each unknown the counts need
-    /// before the outermost statement needing it.
+    /// at each CALL of an MPI routine, a record of each unknown the counts need
+    /// before the outermost statement needing it, and a recorder at each read of a
+    /// mapped array whose element the analysis cannot follow (under the mappings for
+    /// the processor count in force).
     pub fn instrument(&self) -> Cancellable<Instrumented> {
         let files = self.files();
         self.with_db(|db| plan::instrument(db, &files))

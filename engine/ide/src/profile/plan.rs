@@ -10,7 +10,12 @@
 //! - a GO TO loop: a counter before its labelled statement and one before each GO TO
 //!   back to it (for a GO TO in a logical IF: the IF's THEN counter);
 //! - the unknowns a statement of the unit's body (and what it holds) needs: a record
-//!   of each one's value before it.
+//!   of each one's value before it;
+//! - a read of a mapped array whose element the analysis cannot follow: before its
+//!   statement, the call recording the subscripts of the left-hand side's element and
+//!   of the element read (under its logical IF's condition, written again, when it is
+//!   that IF's statement), and before the loop where each instance of its fetch
+//!   starts, the call counting instances ([`super::gathers`]).
 //!
 //! A counter before a labelled statement takes its label along: the label moves to a
 //! `CONTINUE` before the counter, so jumps to it are counted too. Statements whose
@@ -19,14 +24,18 @@
 //! are listed, and their counts stay assumed.
 
 use super::edit::{Edit, add, apply, hit, labelled_continue, line, record};
+use super::gathers::{GatherTable, MAX_STAMPS};
 use super::lexical::{after_parentheses, next_word};
 use super::port;
-use super::{Instrumented, Point, Role};
-use costline_db::analysis::{freqs, lower};
+use super::{GatherPoint, Instrumented, Point, Role};
+use costline_db::analysis::{comm, constants, freqs, lower};
 use costline_db::{File, UnitKey, file_units, text_digest};
+use costline_model::comm::gather::GatherSite;
+use costline_model::comm::{RefComm, UnitComm};
 use costline_model::freq::probes::{Probe, probes};
+use costline_symbolic::Env;
 use costline_syntax::UnitChunk;
-use costline_syntax::ir::{Expr, LoopControl, LoopOrigin, Stmt, StmtId, StmtKind, Unit};
+use costline_syntax::ir::{Expr, LoopControl, LoopOrigin, Stmt, StmtId, StmtKind, Subscript, Unit};
 use costline_syntax::source::{SourceFile, SourceForm};
 use costline_syntax::span::Span;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -42,6 +51,7 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
         sources: &sources,
         edits: BTreeMap::new(),
         points: Vec::new(),
+        gathers: Vec::new(),
         skipped: Vec::new(),
         next: 1,
     };
@@ -78,10 +88,16 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
         }
         for (at, &unit) in places.iter().zip(&f.units) {
             let probes = probes(at.ir, &freqs(db, unit));
+            if calls_mpi(at.ir) {
+                plan.unit_runs(at);
+            }
             if !probes.is_empty() {
                 plan.unit(at, &probes);
             }
             plan.mpi_calls(at);
+            let known = constants(db, unit);
+            let env = |n: &str| known.values.get(n).map(|v| i128::from(*v));
+            plan.gathers(at, &comm(db, unit), &env);
         }
     }
     let mut out = Instrumented {
@@ -89,6 +105,7 @@ pub fn instrument(db: &dyn salsa::Database, files: &[File]) -> Instrumented {
         ported: Vec::new(),
         counters: plan.next - 1,
         points: plan.points,
+        gathers: plan.gathers,
         skipped: plan.skipped,
     };
     // The port's edits come first: an interface block goes before a counter at the
@@ -137,6 +154,7 @@ struct Plan<'s> {
     /// By path: the file and the edits of its original text.
     edits: BTreeMap<String, (Arc<SourceFile>, Vec<Edit>)>,
     points: Vec<Point>,
+    gathers: Vec<GatherPoint>,
     skipped: Vec<String>,
     /// The next counter's number.
     next: usize,
@@ -438,6 +456,16 @@ fn writable(at: &UnitPlace, e: &Expr, vars: &[&str]) -> bool {
     plain
 }
 
+/// Whether `unit` calls an MPI routine.
+fn calls_mpi(unit: &Unit) -> bool {
+    let mut found = false;
+    unit.walk(&mut |s, _| {
+        found |=
+            matches!(&s.kind, StmtKind::Call(c) if c.name.to_ascii_lowercase().starts_with("mpi_"));
+    });
+    found
+}
+
 /// The position (from 0) of the element count among the arguments of the MPI
 /// routine `name` (lower-case), for the routines that move one buffer of elements.
 fn count_argument(name: &str) -> Option<usize> {
@@ -447,6 +475,23 @@ fn count_argument(name: &str) -> Option<usize> {
         "mpi_reduce" | "mpi_allreduce" | "mpi_scan" | "mpi_exscan" => Some(2),
         _ => None,
     }
+}
+
+/// The statements around the statement `id` among `stmts`, outermost first (none
+/// when `id` is among them); `None` when it is not there.
+fn enclosing(stmts: &[Stmt], id: StmtId) -> Option<Vec<&Stmt>> {
+    for s in stmts {
+        if s.id == id {
+            return Some(Vec::new());
+        }
+        for c in s.children() {
+            if let Some(mut inner) = enclosing(std::slice::from_ref(c), id) {
+                inner.insert(0, s);
+                return Some(inner);
+            }
+        }
+    }
+    None
 }
 
 /// The statement `id` among `stmts` and their children.
@@ -811,6 +856,25 @@ impl Plan<'_> {
         Ok(())
     }
 
+    /// A counter of the runs of the unit `at` before its first statement, on a line of
+    /// its own before the statement's line; a label stays where it is (a jump to it
+    /// is no new run). Planned before the unit's other counters, which come after it.
+    fn unit_runs(&mut self, at: &UnitPlace) {
+        let Some(first) = at.ir.body.first() else {
+            return;
+        };
+        let start = match &first.kind {
+            StmtKind::Loop(l) if l.origin != LoopOrigin::Do => l.header.start,
+            _ => first.span.start,
+        };
+        let loc = at.locate(start as usize);
+        let k = self.counter();
+        let mut placed = Placed::default();
+        placed.edit(&loc, vec![loc.before_this_line(&[hit(k)])]);
+        placed.points.push((k, first.id.0, Role::Runs, loc));
+        self.commit(at, first, Ok(()), placed);
+    }
+
     /// A counter before each CALL of an MPI routine in the unit `at`, on a line of its
     /// own (not when the call is the labelled last statement of a DO ended by its
     /// label); a call that is a logical IF's statement is counted before the IF,
@@ -870,6 +934,162 @@ impl Plan<'_> {
         }
         out.points.push((k, s.id.0, Role::Call, first));
         Ok(())
+    }
+
+    /// The recorders of the reads of mapped arrays in the unit `at` whose elements the
+    /// analysis cannot follow (`comm`'s reads with a gather site), under the layouts
+    /// their mappings take in `env`.
+    fn gathers(&mut self, at: &UnitPlace, comm: &UnitComm, env: Env) {
+        let mut reads: Vec<(StmtId, &RefComm, &GatherSite)> = comm
+            .iter()
+            .flat_map(|(id, refs)| {
+                refs.iter()
+                    .filter_map(move |r| Some((*id, r, r.gather.as_deref()?)))
+            })
+            .collect();
+        reads.sort_by_key(|(id, r, _)| (*id, r.span.start));
+        for (id, r, site) in reads {
+            let Some(s) = at.stmt(id) else { continue };
+            let mut placed = Placed::default();
+            let number = self.gathers.len() + 1;
+            let result = self.gather(at, (s, number), r, site, env, &mut placed);
+            let table = result.as_ref().ok().cloned();
+            if self.commit(at, s, result.map(|_| ()), placed)
+                && let Some(table) = table
+            {
+                let loc = at.locate(r.span.start as usize);
+                self.gathers.push(GatherPoint {
+                    site: number,
+                    unit: at.key.clone(),
+                    digest: at.digest,
+                    file: at.source.path().to_string(),
+                    stmt: id.0,
+                    reference: r.reference.clone(),
+                    table,
+                    path: loc.src.path().to_string(),
+                    line: loc.line(),
+                    column: loc.column(),
+                });
+            }
+        }
+    }
+
+    /// The recorder (site `number`) of the read `r` of the assignment `s`, whose site
+    /// `site` has the layouts `env` gives it: its table.
+    fn gather(
+        &mut self,
+        at: &UnitPlace,
+        (s, number): (&Stmt, usize),
+        r: &RefComm,
+        site: &GatherSite,
+        env: Env,
+        out: &mut Placed,
+    ) -> Result<GatherTable, String> {
+        let not = |why: &str| format!("the read `{}` is not recorded: {why}", r.reference);
+        let layouts = site.layouts(env).map_err(|e| not(&e))?;
+        let table = GatherTable {
+            layouts,
+            bounds: site.bounds(env).map_err(|e| not(&e))?,
+        };
+        let grids = std::iter::once(&table.layouts.read).chain(&table.layouts.lhs);
+        if grids.clone().any(|l| l.grid.len() > 16) {
+            return Err(not("a grid of more than 16 dimensions"));
+        }
+        let stamps = table.elements().checked_mul(table.receivers());
+        if stamps.is_none_or(|n| n > MAX_STAMPS) {
+            return Err(not(&format!(
+                "its array's elements times processors pass {MAX_STAMPS}"
+            )));
+        }
+        let StmtKind::Assign { lhs, rhs } = &s.kind else {
+            return Err(not("not an assignment"));
+        };
+        let chain = enclosing(&at.ir.body, s.id).ok_or_else(|| not("its loops are unknown"))?;
+        if chain
+            .iter()
+            .any(|x| matches!(&x.kind, StmtKind::Loop(l) if l.origin != LoopOrigin::Do))
+        {
+            return Err(not("it is in an array assignment, WHERE or FORALL"));
+        }
+        let subscripts = |e: &Expr| -> Option<Vec<Expr>> {
+            match e {
+                Expr::Name(_) => Some(Vec::new()),
+                Expr::Array(a) => a
+                    .subscripts
+                    .iter()
+                    .map(|x| match x {
+                        Subscript::Index(e) => Some(e.clone()),
+                        Subscript::Range(_) => None,
+                    })
+                    .collect(),
+                _ => None,
+            }
+        };
+        let mut read = None;
+        rhs.visit(&mut |e| {
+            if read.is_none() && matches!(e, Expr::Array(_)) && e.to_string() == r.reference {
+                read = subscripts(e);
+            }
+        });
+        let read = read.ok_or_else(|| not("its subscripts could not be found"))?;
+        // Every processor executes a statement without a left-hand side's mapping.
+        let written = match &site.lhs {
+            Some(_) => subscripts(lhs)
+                .filter(|w| !w.is_empty())
+                .ok_or_else(|| not("its left-hand side is not an element"))?,
+            None => Vec::new(),
+        };
+        if !read.iter().chain(&written).all(|e| writable(at, e, &[])) {
+            return Err(not("its subscripts cannot be written before it"));
+        }
+        let (place, guard) = match at.logical_if_of(s.id) {
+            Some(g) => {
+                let cond = match &g.kind {
+                    StmtKind::If(i) => i.branches[0].cond.as_ref(),
+                    _ => None,
+                }
+                .filter(|c| writable(at, c, &[]))
+                .ok_or_else(|| not("its IF's condition cannot be written again before it"))?;
+                (g, format!("if ({cond}) "))
+            }
+            None => (s, String::new()),
+        };
+        if place.label.is_some() && at.ends_a_loop(place) {
+            return Err(not("its label ends a DO loop"));
+        }
+        let list = |v: &[Expr]| {
+            if v.is_empty() {
+                "(/0_8/)".to_string()
+            } else {
+                let each: Vec<String> = v.iter().map(|e| format!("int({e},8)")).collect();
+                format!("(/{}/)", each.join(", "))
+            }
+        };
+        let record = format!(
+            "{guard}call costline_gather_read({number}, {}, {}, {}, {})",
+            written.len(),
+            list(&written),
+            read.len(),
+            list(&read)
+        );
+        let instance = format!("call costline_gather_instance({number})");
+        let first = at.locate(place.span.start as usize);
+        let stmts = if site.instance == s.id {
+            vec![format!("{guard}{instance}"), record]
+        } else {
+            let start = at
+                .stmt(site.instance)
+                .ok_or_else(|| not("the loop its fetch starts before is unknown"))?;
+            let begin = at.locate(start.span.start as usize);
+            out.edit(&begin, begin.before_line(start.label, &[instance])?);
+            vec![record]
+        };
+        let edits = match (first.before_line(place.label, &stmts), place.label) {
+            (Err(_), Some(_)) => first.before_line(None, &stmts),
+            (r, _) => r,
+        }?;
+        out.edit(&first, edits);
+        Ok(table)
     }
 
     /// The counters of the loop `s`: its entries and iterations.
@@ -1016,7 +1236,12 @@ mod tests {
 
     /// The instrumented text of the one file `path` holding `text`, and what was skipped.
     fn check(path: &str, text: &str, want: Expect) {
-        let mut host = AnalysisHost::new(&Options::default());
+        check_with(&Options::default(), path, text, want);
+    }
+
+    /// [`check`] under `options`.
+    fn check_with(options: &Options, path: &str, text: &str, want: Expect) {
+        let mut host = AnalysisHost::new(options);
         host.add_file(path, text.as_bytes().to_vec());
         let program = host.snapshot().instrument().unwrap();
         let mut out = program
@@ -1099,40 +1324,41 @@ mod tests {
             expect![[r#"
                       PROGRAM P
                       INTEGER I, IERR, ME
-                      call costline_hit(15)
-                      CALL MPI_INIT(IERR)
+                      call costline_hit(1)
                       call costline_hit(16)
+                      CALL MPI_INIT(IERR)
+                      call costline_hit(17)
                       CALL MPI_COMM_RANK(1, ME, IERR)
                       DO 10 I = 1, 3
-                      call costline_hit(17)
+                      call costline_hit(18)
                       CALL MPI_BARRIER(1, IERR)
                    10 CALL MPI_BARRIER(1, IERR)
-                      call costline_value(7, int(me,8))
-                      if (me == 0) call costline_hit(18)
+                      call costline_value(8, int(me,8))
+                      if (me == 0) call costline_hit(19)
                       IF (ME .EQ. 0) then
-                      call costline_hit(1)
+                      call costline_hit(2)
                        CALL MPI_ABORT(1, 1, IERR)
                       else
-                      call costline_hit(2)
+                      call costline_hit(3)
                       end if
                       IF (F(ME)) then
-                      call costline_hit(3)
+                      call costline_hit(4)
                        CALL MPI_ABORT(1, 1, IERR)
                       else
-                      call costline_hit(4)
-                      end if
-                      call costline_value(11, int(me,8))
-                      if (me == 0) call costline_hit(19)
-                      if (me == 0) call costline_add(20, int(me + 1,8))
-                      IF (ME .EQ. 0) then
                       call costline_hit(5)
+                      end if
+                      call costline_value(12, int(me,8))
+                      if (me == 0) call costline_hit(20)
+                      if (me == 0) call costline_add(21, int(me + 1,8))
+                      IF (ME .EQ. 0) then
+                      call costline_hit(6)
                        CALL MPI_BCAST(I, ME+1, 1, 0, 1, IERR)
                       else
-                      call costline_hit(6)
+                      call costline_hit(7)
                       end if
                       CALL OTHER(IERR)
                  9000 FORMAT(I5)
-                      call costline_hit(21)
+                      call costline_hit(22)
                       CALL MPI_FINALIZE(IERR)
                       END
                 skipped: calls.f:7: not measured: its label ends a DO loop
@@ -1177,6 +1403,44 @@ mod tests {
                 call costline_add(4, int(max(0,(m(2))-(2)+1),8)*int(max(0,(m(k))-(1)+1),8))
                   u(1:m(k), 2:m(2)) = 0
                 end program a
+            "#]],
+        );
+    }
+
+    #[test]
+    fn irregular_reads_get_a_recorder_and_their_fetches_a_count_of_instances() {
+        // On 4 processors: `z(idx(i))` stays in the step loop (it writes z), its
+        // instances start before the i loop; `s` is read by every processor.
+        let options = Options {
+            bindings: [("p".to_string(), 4)].into(),
+            ..Options::default()
+        };
+        let text = "program g\n  integer :: idx(8), i, t\n  real :: y(8), z(8), s\n!hpf$ distribute (block) :: z\n!hpf$ align (:) with z :: y, idx\n  read *, idx\n  z = 1\n  do t = 1, 2\n    do i = 1, 8\n      y(i) = z(idx(i))\n    end do\n    z = z + y\n    if (t > 1) s = z(idx(t))\n  end do\n  print *, s\nend program g\n";
+        check_with(
+            &options,
+            "g.f90",
+            text,
+            expect![[r#"
+                program g
+                  integer :: idx(8), i, t
+                  real :: y(8), z(8), s
+                !hpf$ distribute (block) :: z
+                !hpf$ align (:) with z :: y, idx
+                  read *, idx
+                  z = 1
+                  do t = 1, 2
+                call costline_gather_instance(1)
+                    do i = 1, 8
+                call costline_gather_read(1, 1, (/int(i,8)/), 1, (/int(idx(i),8)/))
+                      y(i) = z(idx(i))
+                    end do
+                    z = z + y
+                if (t > 1) call costline_gather_instance(2)
+                if (t > 1) call costline_gather_read(2, 0, (/0_8/), 1, (/int(idx(t),8)/))
+                    if (t > 1) s = z(idx(t))
+                  end do
+                  print *, s
+                end program g
             "#]],
         );
     }

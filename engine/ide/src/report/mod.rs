@@ -8,6 +8,7 @@ use costline_db::{MissingList, Options};
 use costline_model::cache::NestCache;
 use costline_model::calls::is_passed_key;
 use costline_model::comm::ranks::{RankComm, TimeSource};
+use costline_model::comm::skeleton::Note;
 use costline_model::comm::{CommMetrics, RefValues};
 use costline_model::freq::Count;
 use costline_model::time::Timing;
@@ -89,6 +90,9 @@ pub struct MpiRanksReport {
     pub missing: Vec<RankNote>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<RankNote>,
+    /// Calls counted with each rank's counts from a profile run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<RankNote>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,6 +130,10 @@ pub struct MpiRunReport {
     pub missing: Vec<RunNote>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub assumptions: Vec<RunNote>,
+    /// What the run took from a profile run on as many processes where it could not
+    /// evaluate (branches, trips, counts: each process's own).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub measured: Vec<RunNote>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processes: Option<usize>,
     /// The slowest process's communication time.
@@ -359,7 +367,8 @@ impl Metrics {
     }
 
     /// These metrics with the communication of `refs` that is an upper bound said as an
-    /// assumption: the figures are no longer exact.
+    /// assumption (the figures are no longer exact), and that a profile measured said
+    /// as measured.
     fn with_bounds(mut self, refs: &[RefValues]) -> Metrics {
         for r in refs {
             if let Some(why) = &r.bound {
@@ -368,6 +377,10 @@ impl Metrics {
                     "the communication of `{}` is an upper bound from the owner sets: {why}",
                     r.reference
                 ));
+            }
+            if let Some(how) = &r.measured {
+                self.assumptions
+                    .push(format!("the communication of `{}` is {how}", r.reference));
             }
         }
         self
@@ -656,6 +669,10 @@ pub struct CommRefReport {
     /// follow: every owner may send to each reader, at most one element per read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bound: Option<&'static str>,
+    /// Whether the records are what a profile run measured of the read (an element
+    /// the analysis cannot follow).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub measured: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1063,6 +1080,7 @@ fn mpi_run_report(src: &SourceFile, u: &UnitAnalysis) -> Option<MpiRunReport> {
                 note: Some(why.clone()),
                 missing: Vec::new(),
                 assumptions: Vec::new(),
+                measured: Vec::new(),
                 processes: None,
                 time_s: None,
                 nt_total: None,
@@ -1085,10 +1103,8 @@ fn mpi_run_report(src: &SourceFile, u: &UnitAnalysis) -> Option<MpiRunReport> {
         });
         Some(src.line_col(u.absolute(found?).start).0)
     };
-    let notes = |assumed: bool| -> Vec<RunNote> {
-        run.notes
-            .iter()
-            .filter(|n| n.assumed == assumed)
+    let listed = |notes: &mut dyn Iterator<Item = &Note>| -> Vec<RunNote> {
+        notes
             .map(|n| RunNote {
                 unit: n.unit.clone(),
                 line: line(&n.unit, n.stmt),
@@ -1096,11 +1112,13 @@ fn mpi_run_report(src: &SourceFile, u: &UnitAnalysis) -> Option<MpiRunReport> {
             })
             .collect()
     };
+    let notes = |assumed: bool| listed(&mut run.notes.iter().filter(|n| n.assumed == assumed));
     Some(MpiRunReport {
         complete: run.complete(),
         note: None,
         missing: notes(false),
         assumptions: notes(true),
+        measured: listed(&mut run.measured.iter()),
         processes: Some(run.ranks.len()),
         time_s: Some(run.time_s()),
         nt_total: Some(run.ranks.iter().map(|r| r.sends).sum()),
@@ -1120,6 +1138,7 @@ fn mpi_ranks_report(u: &UnitAnalysis, line_of: &dyn Fn(Span) -> u32) -> Option<M
                 complete: false,
                 missing: Vec::new(),
                 assumptions: Vec::new(),
+                measured: Vec::new(),
                 note: Some(why.clone()),
                 nt_total: None,
                 td_total_bytes: None,
@@ -1155,6 +1174,7 @@ fn mpi_ranks_report(u: &UnitAnalysis, line_of: &dyn Fn(Span) -> u32) -> Option<M
         complete: ranks.missing.is_empty(),
         missing: entries(&ranks.missing),
         assumptions: entries(&ranks.assumed),
+        measured: entries(&ranks.measured),
         note: None,
         nt_total: Some(totals.0),
         td_total_bytes: Some(totals.1),
@@ -1209,10 +1229,12 @@ fn comm_ref(r: &RefValues) -> CommRefReport {
         element_wise: r.element_wise(),
         exact: r.exact,
         bound: r.bound.as_ref().map(|_| "upper"),
+        measured: r.measured.is_some(),
         note: r.records.as_ref().err().cloned().or_else(|| {
             r.bound
                 .as_ref()
                 .map(|why| format!("an upper bound from the owner sets: {why}"))
+                .or_else(|| r.measured.clone())
         }),
         nt: r.metrics.map(|m| m.nt),
         td_bytes: r.metrics.map(|m| m.td_bytes),

@@ -192,6 +192,7 @@ pub fn site_remaps(
                 metrics: None,
                 remap: true,
                 bound: None,
+                measured: None,
             },
         ));
     }

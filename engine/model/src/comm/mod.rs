@@ -25,6 +25,7 @@ pub mod dependence;
 pub mod diagnostics;
 mod element;
 pub mod formula;
+pub mod gather;
 mod injective;
 pub mod mpi;
 pub mod open_mpi;
@@ -47,7 +48,7 @@ pub(crate) const MAX_PAIRS: i128 = 1 << 22;
 pub use cost::{CommMetrics, Network, Topology};
 pub use pattern::Pattern;
 pub use placement::Placement;
-pub use records::{Record, RefValues, UnitCommValues, unit_comm_records};
+pub use records::{Gathers, Record, RefValues, UnitCommValues, unit_comm_records};
 
 use crate::distribution::{Arrangement, Mapping};
 use crate::freq::UnitFrequencies;
@@ -115,6 +116,8 @@ pub struct RefComm {
     /// loop over the data, not only repeated by a time-step loop).
     pub indexed_by_kept_loop: bool,
     pub kind: RefKind,
+    /// Of a read the analysis cannot follow: what a profile run must record of it.
+    pub gather: Option<Box<gather::GatherSite>>,
 }
 
 #[derive(Clone, Debug)]
@@ -180,6 +183,7 @@ fn remap_refs(
                 }),
             },
             indexed_by_kept_loop: false,
+            gather: None,
             kind: RefKind::Remap(Box::new(RemapComm {
                 remap: r.clone(),
                 stmt: s.id,
@@ -266,11 +270,15 @@ pub fn unit_comm(
                 array: a,
                 guards: &read.guards,
             };
-            let kind =
-                counted(unit, freqs, work, loops, &placement, &at, mapping).unwrap_or_else(|why| {
+            let (kind, gather) = match counted(unit, freqs, work, loops, &placement, &at, mapping) {
+                Ok(kind) => (kind, None),
+                Err(why) => {
                     let at = (s.id, a.name.as_str());
-                    bounded(unit, work, at, mapping, &placement, loops, why)
-                });
+                    let gather = gather_site(unit, work, at, mapping, &placement, loops);
+                    let kind = bounded(unit, work, at, mapping, &placement, loops, why);
+                    (kind, gather.map(Box::new))
+                }
+            };
             refs.push(RefComm {
                 array: a.name.clone(),
                 reference,
@@ -279,6 +287,7 @@ pub fn unit_comm(
                 placement,
                 indexed_by_kept_loop,
                 kind,
+                gather,
             });
         }
         for call in reduction::calls(rhs) {
@@ -371,6 +380,31 @@ fn reduction_ref(
         placement,
         indexed_by_kept_loop: false,
         kind,
+        gather: None,
+    })
+}
+
+/// What a profile run must record of the read of `array` in statement `stmt` that the
+/// analysis cannot count: its mapping and bounds, who executes the statement, and where
+/// each instance of its fetch starts; `None` when the statement's executing processors
+/// are not known even as a mapping.
+fn gather_site(
+    unit: &Unit,
+    work: &UnitWork,
+    (stmt, array): (StmtId, &str),
+    mapping: &Mapping,
+    placement: &Placement,
+    loops: &placement::Enclosing,
+) -> Option<gather::GatherSite> {
+    let lhs = match &work.of(stmt)?.spread {
+        Spread::Owned { mapping, .. } | Spread::Irregular { mapping, .. } => Some(mapping.clone()),
+        Spread::Replicated => None,
+    };
+    Some(gather::GatherSite {
+        read: mapping.clone(),
+        shape: crate::calls::binding::declared_dims(unit, array),
+        lhs,
+        instance: loops.get(placement.kept).map_or(stmt, |(s, _)| s.id),
     })
 }
 

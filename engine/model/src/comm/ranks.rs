@@ -25,12 +25,19 @@
 //! The unit's communication time is the slowest rank's (the critical path over the
 //! ranks). NT and TD are totals over all ranks; the most any one rank sends is kept
 //! beside them.
+//!
+//! Where a call's count rests on something the text does not give (an assumed or
+//! measured-on-average probability or trip count, a value that varied, a count
+//! without a value) and a profile run on as many ranks counted the call, each rank
+//! takes its own measured calls per run of the unit ([`RankProfile`]), and its
+//! measured elements per call where its count argument has no value.
 
 use super::cart::{Carts, PROC_NULL, integer};
 use super::cost::{CommMetrics, Network};
 use super::mpi::{MpiCall, Op, cost, unpriced};
 use super::replay::replay;
 use super::trace;
+use crate::freq::measured::PerRank;
 use crate::freq::{FreqOptions, UnitFrequencies};
 use costline_symbolic::{Env, Sym};
 use costline_syntax::ir::{StmtId, StmtKind, Unit};
@@ -63,6 +70,8 @@ pub struct MpiRanks {
     pub missing: Vec<(StmtId, String)>,
     /// Calls counted on an assumption (a peer with no value taken to be a process).
     pub assumed: Vec<(StmtId, String)>,
+    /// Calls counted with each rank's measured counts.
+    pub measured: Vec<(StmtId, String)>,
     /// How the times were found.
     pub timing: TimeSource,
 }
@@ -105,6 +114,21 @@ pub struct RankJob<'a> {
     pub env: Env<'a>,
     pub options: &'a FreqOptions,
     pub net: &'a Network,
+    /// What a profile run on as many ranks counted of the unit.
+    pub profile: Option<RankProfile<'a>>,
+}
+
+/// A profile run's per-rank counts of a unit, for [`RankJob`].
+pub struct RankProfile<'a> {
+    pub counts: &'a PerRank,
+    /// The run in words.
+    pub run: &'a str,
+    /// Whether the unit's value of a name is a profile's record that varied on one
+    /// rank.
+    pub varied: &'a dyn Fn(&str) -> bool,
+    /// The value of a name the profile recorded on a rank, when it was one value there
+    /// and the ranks' values differ.
+    pub rank_value: &'a dyn Fn(&str, usize) -> Option<i128>,
 }
 
 impl RankJob<'_> {
@@ -163,7 +187,14 @@ impl RankJob<'_> {
         let mut shared: HashMap<StmtId, Option<f64>> = HashMap::new();
         for r in 0..p {
             let bindings = self.carts.bindings(r, self.env)?;
-            let env = |n: &str| bindings.get(n).copied().or_else(|| (self.env)(n));
+            let measured = |n: &str| (self.profile.as_ref()?.rank_value)(n, r as usize);
+            let env = |n: &str| {
+                bindings
+                    .get(n)
+                    .copied()
+                    .or_else(|| measured(n))
+                    .or_else(|| (self.env)(n))
+            };
             let mut rank = Rank {
                 job: self,
                 env: &env,
@@ -327,13 +358,36 @@ impl Rank<'_, '_> {
     }
 
     /// How often statement `id` runs on this rank; `None` (and a missing entry) when it
-    /// has no value.
+    /// has no value. A count the text does not give is the rank's measured calls per
+    /// run, where a profile counted them.
     fn freq(&mut self, id: StmtId) -> Option<f64> {
         if let Some(f) = self.shared.get(&id) {
             return *f;
         }
         let count = self.job.freqs.of(id)?;
         let value = count.eval(self.env, self.job.options);
+        let derived = value.is_ok()
+            && count.assumptions.is_empty()
+            && !self
+                .job
+                .profile
+                .as_ref()
+                .is_some_and(|p| count.unknowns().iter().any(|n| (p.varied)(n)));
+        if !derived
+            && let Some(p) = &self.job.profile
+            && let Some(f) = p.counts.calls_per_run(id, self.record.rank)
+        {
+            let what = format!("its calls per run on each rank (measured: {})", p.run);
+            if !self
+                .out
+                .measured
+                .iter()
+                .any(|(s, w)| *s == id && *w == what)
+            {
+                self.out.measured.push((id, what));
+            }
+            return Some(f);
+        }
         let depends = count.unknowns().iter().any(|n| !self.binds_alike(n));
         match value {
             Ok(v) => {
@@ -362,16 +416,40 @@ impl Rank<'_, '_> {
         count: &Result<Sym, String>,
         ty: &Result<Sym, String>,
     ) -> Option<f64> {
+        let measured = self
+            .job
+            .profile
+            .as_ref()
+            .and_then(|p| Some((p.counts.elements_per_call(id, self.record.rank)?, p.run)));
         let value = match (count, ty) {
-            (Err(e), _) | (_, Err(e)) => Err(format!("not modelled: {e}")),
-            (Ok(c), Ok(t)) => match (integer(c, self.env), integer(t, self.env)) {
-                (Some(c), Some(t)) => c
-                    .checked_mul(t)
-                    .map(|b| b as f64)
-                    .ok_or_else(|| format!("its size `{c}` × `{t}` is too large")),
-                (None, _) => Err(format!("its count `{c}` needs a value")),
-                (_, None) => Err(format!("its datatype's size `{t}` needs a value")),
-            },
+            (_, Err(e)) => Err(format!("not modelled: {e}")),
+            (count, Ok(t)) => {
+                let c = count.as_ref().ok().and_then(|c| integer(c, self.env));
+                match (c, integer(t, self.env), measured) {
+                    (Some(c), Some(t), _) => c
+                        .checked_mul(t)
+                        .map(|b| b as f64)
+                        .ok_or_else(|| format!("its size `{c}` × `{t}` is too large")),
+                    (None, Some(t), Some((elements, run))) => {
+                        let what =
+                            format!("its count: each rank's elements per call (measured: {run})");
+                        if !self
+                            .out
+                            .measured
+                            .iter()
+                            .any(|(s, w)| *s == id && *w == what)
+                        {
+                            self.out.measured.push((id, what));
+                        }
+                        Ok(elements * t as f64)
+                    }
+                    (None, _, _) => Err(match count {
+                        Ok(c) => format!("its count `{c}` needs a value"),
+                        Err(e) => format!("not modelled: {e}"),
+                    }),
+                    (_, None, _) => Err(format!("its datatype's size `{t}` needs a value")),
+                }
+            }
         };
         match value {
             Ok(b) => Some(b),

@@ -15,6 +15,7 @@
 
 use super::cost::{CommMetrics, Network};
 use super::element::Element;
+use super::gather::{self, GatherSite, Measured, MeasuredGather};
 use super::injective::one_to_one;
 use super::mpi::{self, MpiValues};
 use super::pattern::Pattern;
@@ -73,6 +74,9 @@ pub struct RefValues {
     /// Why the element read is unknown, when the records are an upper bound
     /// ([`super::bound`]).
     pub bound: Option<String>,
+    /// Where the records are what a profile run measured of the read
+    /// ([`super::gather`]): the run and the layouts, in words.
+    pub measured: Option<String>,
 }
 
 /// The communication of every assignment of a unit under the bindings.
@@ -111,6 +115,47 @@ impl UnitCommValues {
         self.stmts.iter()
     }
 
+    /// These records with `exact` false for the references whose records rest on one
+    /// of `varied` (values a profile run recorded that varied on a rank, counted with
+    /// their rounded mean): the statement's count needs it, or the reference's
+    /// iteration sets or subscripts do.
+    pub fn with_estimates(
+        mut self,
+        comm: &UnitComm,
+        freqs: &crate::freq::UnitFrequencies,
+        varied: &[&str],
+    ) -> UnitCommValues {
+        if varied.is_empty() {
+            return self;
+        }
+        for (id, values) in &mut self.stmts {
+            let count = freqs.of(*id).is_some_and(|c| {
+                c.unknowns()
+                    .iter()
+                    .any(|n| varied.contains(&(n.as_ref() as &str)))
+            });
+            for v in values.iter_mut() {
+                let sets = comm
+                    .of(*id)
+                    .iter()
+                    .find(|r| r.reference == v.reference)
+                    .is_some_and(|r| match &r.kind {
+                        RefKind::Counted(c) => c.terms.iter().any(|t| {
+                            varied.iter().any(|n| {
+                                t.constraints.iter().any(|k| k.mentions(n))
+                                    || t.subscripts.iter().any(|x| x.mentions(n))
+                            })
+                        }),
+                        _ => false,
+                    });
+                if count || sets {
+                    v.exact = false;
+                }
+            }
+        }
+        self
+    }
+
     /// These values with `refs` added to their statements (the remapping records of
     /// calls, `costline_db::calls::call_remaps`).
     pub fn with(mut self, refs: &[(StmtId, RefValues)]) -> UnitCommValues {
@@ -129,18 +174,33 @@ impl UnitCommValues {
     }
 }
 
+/// What a profile run measured of a unit's irregular reads, and the run in words.
+#[derive(Clone, Copy, Default)]
+pub struct Gathers<'a> {
+    pub measured: &'a [MeasuredGather],
+    pub run: &'a str,
+}
+
 /// Counts the communication records of a unit under `env` (no prices yet: the same
-/// records serve every machine).
+/// records serve every machine); a read the analysis cannot follow takes what a
+/// profile run measured of it where it applies ([`super::gather`]).
 pub fn unit_comm_records(
     comm: &UnitComm,
     freq: &dyn Fn(StmtId) -> Option<f64>,
     env: Env,
     options: &FreqOptions,
+    gathers: Gathers,
 ) -> UnitCommValues {
     let stmts = comm
         .iter()
         .map(|(id, refs)| {
-            let values = refs.iter().map(|r| ref_values(r, freq, env, options));
+            let values = refs.iter().map(|r| {
+                let v = ref_values(r, freq, env, options);
+                match &r.gather {
+                    Some(site) => with_measured(v, (r, site), (*id, freq(*id)), gathers, env),
+                    None => v,
+                }
+            });
             (*id, values.collect())
         })
         .collect();
@@ -259,6 +319,61 @@ fn ref_values(
         bound: match &r.kind {
             RefKind::Bound(b) => Some(b.why.clone()),
             _ => None,
+        },
+        measured: None,
+    }
+}
+
+/// The values `v` of the read `r` the analysis cannot follow (its site `site`, of
+/// statement `stmt`, run `runs` times per run of the unit) with what a profile run
+/// measured of it: its records where the measurements apply, else why not added to
+/// the reason.
+fn with_measured(
+    v: RefValues,
+    (r, site): (&RefComm, &GatherSite),
+    (stmt, runs): (StmtId, Option<f64>),
+    gathers: Gathers,
+    env: Env,
+) -> RefValues {
+    let at = (stmt, v.reference.as_str());
+    match gather::measured_records(site, at, gathers.measured, runs, v.elem_bytes, env) {
+        None => v,
+        Some(Measured::Records(records, layouts)) => {
+            let processors = std::iter::once(&layouts.read)
+                .chain(&layouts.lhs)
+                .map(Layout::processors)
+                .max()
+                .unwrap_or(1);
+            RefValues {
+                pattern: Pattern::classify(&records, env, r),
+                records: Ok(records),
+                exact: true,
+                bound: None,
+                processors: usize::try_from(processors).unwrap_or(1),
+                measured: Some(format!(
+                    "measured ({}): the owners of the elements it read, under {}",
+                    gathers.run,
+                    layouts.describe()
+                )),
+                ..v
+            }
+        }
+        Some(Measured::NotApplied(why)) => match (v.bound, v.records) {
+            (Some(bound), records) => RefValues {
+                bound: Some(format!("{bound}; {why}")),
+                records,
+                ..v
+            },
+            (None, Err(e)) => RefValues {
+                records: Err(format!("{e}; {why}")),
+                bound: None,
+                ..v
+            },
+            (None, records) => RefValues {
+                records,
+                bound: None,
+                ..v
+            },
         },
     }
 }

@@ -16,7 +16,7 @@ pub type Partial = Vec<(usize, i64)>;
 
 /// A valued mapping of an array: its processor grid, and per template dimension the
 /// format and where the array's elements fall in it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Layout {
     /// The arrangement's name (for messages) and extents.
     pub arrangement: String,
@@ -29,7 +29,7 @@ pub struct Layout {
 }
 
 /// One template dimension of a [`Layout`].
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct LayoutDim {
     pub lower: i64,
     pub extent: i64,

@@ -80,7 +80,7 @@ impl Arrangement {
 
 /// The distribution format of one template dimension, with symbolic sizes (a
 /// [`Mapping`]) or valued ones (a [`Layout`]); [`ownership`] gives its rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Format<V = Sym> {
     /// Blocks of the given size (`⌈n/P⌉` for BLOCK), one per processor.
     Block(V),
@@ -132,7 +132,7 @@ pub struct Distribution {
 
 /// What one template dimension's index is for an element of an aligned array, with
 /// symbolic coefficients (a [`Mapping`]) or valued ones (a [`Layout`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum TemplateIndex<V = Sym> {
     /// `coef * i_d + offset` for array index `i_d` (0-based dimension `d`).
     Affine { dim: usize, coef: V, offset: V },

@@ -3,7 +3,9 @@
 //! give, its mean iterations per entry, and the values of the integer scalars its
 //! counts need but the text does not give. The counts then use these instead of the
 //! assumed probability 1/2 and 100 trips ([`super::Source::Measured`]); the values
-//! bind the unit's unknowns (in the database, for this unit only).
+//! bind the unit's unknowns (in the database, for this unit only). Of an MPI run, what
+//! each rank counted is kept too ([`PerRank`]): the evaluations of the MPI calls rank
+//! by rank take a rank's own counts where the text cannot tell.
 
 use costline_symbolic::Rational;
 use costline_syntax::ir::StmtId;
@@ -26,6 +28,44 @@ pub struct Measured {
     /// The values of integer scalars (by the name the counts give them) before the
     /// statements whose counts need them.
     pub values: BTreeMap<String, MeasuredValue>,
+    /// Of an MPI run: what each rank counted.
+    pub per_rank: Option<Arc<PerRank>>,
+    /// What the run read of the mapped arrays whose reads the analysis cannot follow.
+    pub gathers: Vec<crate::comm::gather::MeasuredGather>,
+}
+
+/// What each rank of an MPI profile run counted in one unit (index r: rank r).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PerRank {
+    /// The ranks the program ran on.
+    pub ranks: usize,
+    /// How often each rank ran the unit (empty when not counted).
+    pub runs: Vec<u64>,
+    /// Of each IF, SELECT, loop and GO TO loop measured, by statement: its counters on
+    /// each rank.
+    pub counters: BTreeMap<StmtId, Vec<Counters>>,
+    /// Of each CALL of an MPI routine, by statement: its calls on each rank...
+    pub calls: BTreeMap<StmtId, Vec<u64>>,
+    /// ...and, of a routine that moves one buffer, the elements they passed.
+    pub elements: BTreeMap<StmtId, Vec<u64>>,
+}
+
+impl PerRank {
+    /// How often rank `rank` ran the MPI call `stmt` per run of the unit: `None` when
+    /// either was not counted or the unit never ran there.
+    pub fn calls_per_run(&self, stmt: StmtId, rank: usize) -> Option<f64> {
+        let calls = *self.calls.get(&stmt)?.get(rank)?;
+        let runs = *self.runs.get(rank)?;
+        (runs > 0).then(|| calls as f64 / runs as f64)
+    }
+
+    /// The elements rank `rank`'s calls of `stmt` passed, on average per call: `None`
+    /// when not counted or never called there.
+    pub fn elements_per_call(&self, stmt: StmtId, rank: usize) -> Option<f64> {
+        let calls = *self.calls.get(&stmt)?.get(rank)?;
+        let elements = *self.elements.get(&stmt)?.get(rank)?;
+        (calls > 0).then(|| elements as f64 / calls as f64)
+    }
 }
 
 impl Measured {
@@ -90,7 +130,7 @@ impl MeasuredValue {
 }
 
 /// The counters a profile run kept for one statement.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Counters {
     /// Of an IF or SELECT: how often each branch ran, in written order, and how often
     /// none did (an IF without ELSE, a SELECT without CASE DEFAULT).

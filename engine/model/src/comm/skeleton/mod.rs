@@ -7,9 +7,12 @@
 //! program's constants and what its set-up routines compute (NPB CG's `l2npcols`,
 //! `reduce_exch_proc(i)`, `reduce_recv_lengths(i)` in a module, set in one routine and
 //! read in another). Values that come from input or from the skipped floating-point
-//! work are unknown; what depends on them is noted ([`Note`]), never counted as 0.
+//! work are unknown; what depends on them is noted ([`Note`]), never counted as 0 —
+//! unless a profile run on as many processes measured it ([`measured`]): then each
+//! rank's own counts decide the branches, trips and counts it cannot evaluate.
 
 mod comms;
+pub mod measured;
 mod mpi;
 mod run;
 pub mod slice;
@@ -20,6 +23,7 @@ use super::ranks::{MAX_RANKS, RankComm};
 use super::replay::replay;
 use comms::Shared;
 use costline_syntax::ir::{StmtId, Unit};
+use measured::Profiled;
 use run::{Abort, Rank};
 use slice::Slice;
 use std::collections::HashMap;
@@ -30,13 +34,14 @@ pub const MAX_STEPS: u64 = 20_000_000;
 /// Passes over all processes at most (see [`comms`]).
 const MAX_PASSES: usize = 4;
 
-/// The program: its main program, its procedures by name, and the integer constants
+/// The program: its main program, its procedures by name, the integer constants
 /// each unit sees (its modules' and host's PARAMETERs, the user's bindings) by unit and
-/// name.
+/// name, and what a profile run on as many processes measured.
 pub struct Program<'a> {
     pub main: &'a Unit,
     pub procedures: HashMap<String, &'a Unit>,
     pub constant: &'a dyn Fn(&str, &str) -> Option<i64>,
+    pub profiled: &'a Profiled,
 }
 
 /// Something a run could not know at a statement, or assumed there.
@@ -55,6 +60,8 @@ pub struct ProgramRun {
     /// What each process does with MPI, its time the replay's.
     pub ranks: Vec<RankComm>,
     pub notes: Vec<Note>,
+    /// What the run took from the profile run where it could not evaluate.
+    pub measured: Vec<Note>,
     /// Transfers and collectives the replay found no partner for.
     pub unmatched: usize,
     /// Passes over the processes the run needed.
@@ -90,6 +97,7 @@ pub fn run(program: &Program, p: i128, net: &Network) -> Result<ProgramRun, Stri
         traces.clear();
         out.ranks.clear();
         out.notes.clear();
+        out.measured.clear();
         out.passes = pass;
         for r in 0..p {
             let mut rank = Rank::new(program, &slice, &mut shared, r, &mut steps, &mut sites, net);
@@ -104,6 +112,11 @@ pub fn run(program: &Program, p: i128, net: &Network) -> Result<ProgramRun, Stri
             for n in rank.notes {
                 if !out.notes.contains(&n) {
                     out.notes.push(n);
+                }
+            }
+            for n in rank.measured {
+                if !out.measured.contains(&n) {
+                    out.measured.push(n);
                 }
             }
             out.ranks.push(rank.counts);

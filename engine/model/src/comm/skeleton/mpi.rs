@@ -174,6 +174,28 @@ impl Rank<'_, '_> {
         count.int()?.checked_mul(self.type_size(ty)?)
     }
 
+    /// The bytes a call (statement `id` of `frame`'s unit) moves: `count` elements of
+    /// `ty`; where the run cannot evaluate the count, the elements the profile run's
+    /// counts give this rank's call ([`super::measured::Decisions::elements`]). `None`,
+    /// noted, when neither is known.
+    fn moved_bytes(&mut self, frame: &Frame, id: StmtId, count: &Value, ty: &Value) -> Option<f64> {
+        if let Some(b) = self.bytes(count, ty).filter(|&b| b >= 0) {
+            return Some(b as f64);
+        }
+        if let (None, Some(size)) = (count.int(), self.type_size(ty))
+            && let Some(elements) =
+                self.decisions
+                    .elements(self.program.profiled, &frame.unit.name, id)
+        {
+            let what = "its count: the elements this rank's calls passed".into();
+            self.measured(frame.unit, id, what);
+            return Some((elements as i64 * size) as f64);
+        }
+        let what = "a count or datatype the run cannot evaluate: its bytes are left out".into();
+        self.note(frame.unit, id, what, false);
+        None
+    }
+
     fn push(&mut self, stmt: StmtId, event: Event) {
         self.events.push(Step { stmt, event });
     }
@@ -393,15 +415,7 @@ impl Rank<'_, '_> {
                 usize::MAX
             }
         };
-        let bytes = match self.bytes(count, ty) {
-            Some(b) if b >= 0 => b as f64,
-            _ => {
-                let what =
-                    "a count or datatype the run cannot evaluate: its bytes are left out".into();
-                self.note(frame.unit, id, what, false);
-                0.0
-            }
-        };
+        let bytes = self.moved_bytes(frame, id, count, ty).unwrap_or(0.0);
         if send {
             self.counts.sends += 1.0;
             self.counts.send_bytes += bytes;
@@ -488,19 +502,13 @@ impl Rank<'_, '_> {
             self.unknown_comm(frame, id);
             return None;
         };
-        let bytes = match (op, self.bytes(count, ty)) {
-            (Op::Barrier | Op::CommCreate | Op::CommSplit, _) => 0,
-            (_, Some(b)) if b >= 0 => b,
-            _ => {
-                let what =
-                    "a count or datatype the run cannot evaluate: its bytes are left out".into();
-                self.note(frame.unit, id, what, false);
-                0
-            }
+        let bytes = match op {
+            Op::Barrier | Op::CommCreate | Op::CommSplit => 0.0,
+            _ => self.moved_bytes(frame, id, count, ty).unwrap_or(0.0),
         };
         if counted {
             self.counts.collectives += 1.0;
-            self.counts.collective_bytes += bytes as f64;
+            self.counts.collective_bytes += bytes;
         }
         let size = comm.group.len();
         let seq = self.next_seq(comm.id);
@@ -520,7 +528,7 @@ impl Rank<'_, '_> {
                     (g.log2().ceil() + 1.0) * alpha
                 }
             });
-        let own = cost(op, size as f64, bytes as f64, self.net).path_s;
+        let own = cost(op, size as f64, bytes, self.net).path_s;
         for path_s in setup.into_iter().chain([own]) {
             let event = Event::GroupCollective {
                 comm: comm.id,

@@ -4,9 +4,11 @@
 //! array element passed to a scalar dummy is copied in and out); arrays are kept
 //! element by element, by subscripts. A value the run cannot know (input, skipped
 //! work) is unknown; a branch on one is taken as false and a loop over one is not run,
-//! each noted with its statement.
+//! each noted with its statement — unless a profile run on as many processes measured
+//! it, when the rank's own counts decide ([`super::measured`]), noted as measured.
 
 use super::comms::Shared;
+use super::measured::{Branch, Decisions};
 use super::slice::{Key, Slice, bind, key};
 use super::value::{Value, binary, intrinsic, real_literal, unary};
 use super::{Note, Program};
@@ -82,6 +84,9 @@ pub struct Rank<'a, 'p> {
     pub next_type: i64,
     pub counts: RankComm,
     pub notes: Vec<Note>,
+    /// What it took from the profile run, by statement.
+    pub measured: Vec<Note>,
+    pub decisions: Decisions,
     /// Statement sites of the program: (unit, statement) → site index.
     pub sites: &'a mut HashMap<(String, StmtId), u32>,
     pub net: &'a Network,
@@ -117,6 +122,8 @@ impl<'a, 'p> Rank<'a, 'p> {
                 ..RankComm::default()
             },
             notes: Vec::new(),
+            measured: Vec::new(),
+            decisions: Decisions::new(me),
             sites,
             net,
             made: HashSet::new(),
@@ -144,6 +151,19 @@ impl<'a, 'p> Rank<'a, 'p> {
         };
         if !self.notes.contains(&n) {
             self.notes.push(n);
+        }
+    }
+
+    /// Notes that statement `id` of `unit` takes `what` from the profile run.
+    pub fn measured(&mut self, unit: &Unit, id: StmtId, what: String) {
+        let n = Note {
+            unit: unit.name.clone(),
+            stmt: id,
+            what: format!("{what} (measured: {})", self.program.profiled.run),
+            assumed: false,
+        };
+        if !self.measured.contains(&n) {
+            self.measured.push(n);
         }
     }
 
@@ -195,18 +215,25 @@ impl<'a, 'p> Rank<'a, 'p> {
             }
             StmtKind::Loop(l) => return self.run_loop(frame, s, l),
             StmtKind::If(i) => {
-                for b in &i.branches {
+                for (k, b) in i.branches.iter().enumerate() {
                     let take = match &b.cond {
                         None => true,
                         Some(c) => match self.eval(frame, c)?.truth() {
                             Some(t) => t,
-                            None => {
-                                let what = format!(
-                                    "a branch condition the run cannot evaluate ({c}), taken as false"
-                                );
-                                self.note(frame.unit, s.id, what, true);
-                                false
-                            }
+                            None => match self.measured_branch(frame, s.id, i.branches.len()) {
+                                // Branches before the k-th were not taken here.
+                                Some(Branch::Taken(m)) if m >= k => {
+                                    return self.block(frame, &i.branches[m].body);
+                                }
+                                Some(Branch::None) => return Ok(Flow::Next),
+                                _ => {
+                                    let what = format!(
+                                        "a branch condition the run cannot evaluate ({c}), taken as false"
+                                    );
+                                    self.note(frame.unit, s.id, what, true);
+                                    false
+                                }
+                            },
                         },
                     };
                     if take {
@@ -217,9 +244,16 @@ impl<'a, 'p> Rank<'a, 'p> {
             StmtKind::Select(sel) => {
                 let v = self.eval(frame, &sel.selector)?;
                 if v == Value::Unknown {
-                    let what = "a CASE selector the run cannot evaluate: no case taken".into();
-                    self.note(frame.unit, s.id, what, false);
-                    return Ok(Flow::Next);
+                    return match self.measured_branch(frame, s.id, sel.cases.len()) {
+                        Some(Branch::Taken(m)) => self.block(frame, &sel.cases[m].body),
+                        Some(Branch::None) => Ok(Flow::Next),
+                        None => {
+                            let what =
+                                "a CASE selector the run cannot evaluate: no case taken".into();
+                            self.note(frame.unit, s.id, what, false);
+                            Ok(Flow::Next)
+                        }
+                    };
                 }
                 for c in &sel.cases {
                     let hit = match &c.values {
@@ -343,8 +377,18 @@ impl<'a, 'p> Rank<'a, 'p> {
                     None => Some(1),
                 };
                 let (Some(lo), Some(hi), Some(st)) = (lo, hi, st.filter(|&s| s != 0)) else {
-                    let what = "a loop whose bounds the run cannot evaluate: not run".into();
-                    self.note(frame.unit, s.id, what, false);
+                    let Some(trips) = self.measured_trips(frame, s.id) else {
+                        let what = "a loop whose bounds the run cannot evaluate: not run".into();
+                        self.note(frame.unit, s.id, what, false);
+                        return Ok(Flow::Next);
+                    };
+                    // Its variable has no value the run knows.
+                    for _ in 0..trips {
+                        self.assign(frame, &Expr::Name(var.clone()), Value::Unknown)?;
+                        if let Some(flow) = body(self, frame)? {
+                            return Ok(flow);
+                        }
+                    }
                     return Ok(Flow::Next);
                 };
                 // Huge bounds overflow here or spend the budget: never a panic or a hang.
@@ -363,20 +407,39 @@ impl<'a, 'p> Rank<'a, 'p> {
                 }
                 self.assign(frame, &Expr::Name(var.clone()), Value::Int(value))?;
             }
-            LoopControl::While(cond) => loop {
-                match self.eval(frame, cond)?.truth() {
-                    Some(true) => {}
-                    Some(false) => break,
-                    None => {
-                        let what = "a DO WHILE condition the run cannot evaluate: loop left".into();
-                        self.note(frame.unit, s.id, what, false);
+            LoopControl::While(cond) => {
+                // Once the run cannot evaluate the condition, the iterations measured
+                // at this entry decide, and the condition is no longer asked.
+                let (mut measured, mut done) = (None, 0u64);
+                loop {
+                    let go = match measured {
+                        Some(trips) => done < trips,
+                        None => match self.eval(frame, cond)?.truth() {
+                            Some(t) => t,
+                            None => match self.measured_trips(frame, s.id) {
+                                Some(trips) => {
+                                    measured = Some(trips);
+                                    done < trips
+                                }
+                                None => {
+                                    let what =
+                                        "a DO WHILE condition the run cannot evaluate: loop left"
+                                            .into();
+                                    self.note(frame.unit, s.id, what, false);
+                                    false
+                                }
+                            },
+                        },
+                    };
+                    if !go {
                         break;
                     }
+                    if let Some(flow) = body(self, frame)? {
+                        return Ok(flow);
+                    }
+                    done += 1;
                 }
-                if let Some(flow) = body(self, frame)? {
-                    return Ok(flow);
-                }
-            },
+            }
             LoopControl::Forever => loop {
                 if let Some(flow) = body(self, frame)? {
                     return Ok(flow);
@@ -384,6 +447,31 @@ impl<'a, 'p> Rank<'a, 'p> {
             },
         }
         Ok(Flow::Next)
+    }
+
+    /// The branch the profile run's counts give this rank's arrival at the IF or
+    /// SELECT `id` (with `arms` branches) of `frame`'s unit, noted; `None` when it has
+    /// none to give.
+    fn measured_branch(&mut self, frame: &Frame, id: StmtId, arms: usize) -> Option<Branch> {
+        let unit = frame.unit;
+        let b = self
+            .decisions
+            .branch(self.program.profiled, &unit.name, id, arms)?;
+        let what = "the branch taken: this rank's measured branch counts".into();
+        self.measured(unit, id, what);
+        Some(b)
+    }
+
+    /// The iterations the profile run's counts give this rank's entry into the loop
+    /// `id` of `frame`'s unit, noted; `None` when it has none to give.
+    fn measured_trips(&mut self, frame: &Frame, id: StmtId) -> Option<u64> {
+        let unit = frame.unit;
+        let trips = self
+            .decisions
+            .trips(self.program.profiled, &unit.name, id)?;
+        let what = "its iterations: this rank's measured trip counts".into();
+        self.measured(unit, id, what);
+        Some(trips)
     }
 
     /// Calls `callee` from statement `at` of the caller: dummies share the actual
