@@ -67,21 +67,23 @@ fn reductions_and_copies_cost_per_element() {
     }
 }
 
-#[test]
-fn a_reduction_over_an_array_of_unknown_extent_is_reported_not_priced() {
-    let text = "subroutine t(a, s)\n  real(8) :: a(:), s\n  s = sum(a)\nend subroutine t\n";
-    let files = project::analyze(
-        &[("t.f90".into(), text.as_bytes().to_vec())],
-        &BTreeMap::new(),
-    );
+/// What the first unit of `text` (with `bindings`) says it leaves out: "LINE CODE: WHAT".
+fn missing_of(text: &str, bindings: &BTreeMap<String, i64>) -> Vec<String> {
+    let files = project::analyze(&[("t.f90".into(), text.as_bytes().to_vec())], bindings);
     let file = files.into_iter().next().unwrap().unwrap();
-    let missing: Vec<String> = file.units[0]
+    file.units[0]
         .missing
         .all
         .entries
         .iter()
         .map(|m| format!("{} {}: {}", m.line, m.code.as_str(), m.what))
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_reduction_over_an_array_of_unknown_extent_is_reported_not_priced() {
+    let text = "subroutine t(a, s)\n  real(8) :: a(:), s\n  s = sum(a)\nend subroutine t\n";
+    let missing = missing_of(text, &BTreeMap::new());
     assert!(
         missing
             .iter()
@@ -246,14 +248,6 @@ fn a_matmul_inside_another_expression_is_reported_not_priced() {
     let text = "subroutine t(n, a, b, s)\n  integer :: n\n  real(8) :: a(n, n), b(n, n), s\n  \
                 s = sum(matmul(a, b))\nend subroutine t\n";
     let bindings: BTreeMap<String, i64> = [("n".to_string(), 50)].into_iter().collect();
-    let files = project::analyze(&[("t.f90".into(), text.as_bytes().to_vec())], &bindings);
-    let file = files.into_iter().next().unwrap().unwrap();
-    let missing: Vec<String> = file.units[0]
-        .missing
-        .all
-        .entries
-        .iter()
-        .map(|m| format!("{} {}: {}", m.line, m.code.as_str(), m.what))
-        .collect();
+    let missing = missing_of(text, &bindings);
     assert!(missing.iter().any(|m| m.contains("MATMUL")), "{missing:?}");
 }
