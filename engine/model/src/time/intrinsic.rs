@@ -8,10 +8,10 @@
 //! multiply-add per position (the inlined loops accumulate into the result: a load of
 //! each argument, a store, no chain); beyond the compiler's inline limit (gfortran's
 //! -finline-matmul-limit, 30) it calls the runtime library's blocked routine, priced at
-//! the model's `matmul_fma` per multiply-add when the model has it. The elements are the section the argument names
-//! (`a(1:n)`, a whole array `a`: its declared extent). Where the statement runs on every
-//! processor (replicated) and the array is distributed, each processor walks the
-//! elements it owns and the partial results combine in ⌈log2 P⌉ steps (the messages of
+//! the model's `matmul_fma` per multiply-add when the model has it. The elements are
+//! the section the argument names (`a(1:n)`, a whole array `a`: its declared extent).
+//! Where the statement runs on every processor (replicated) and the array is
+//! distributed, each processor walks the elements it owns and the partial results combine in ⌈log2 P⌉ steps (the messages of
 //! that combine are the reduction's communication); elsewhere the processor that
 //! executes the statement walks them all.
 
