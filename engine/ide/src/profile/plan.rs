@@ -347,6 +347,29 @@ impl UnitPlace<'_> {
         (!self.is_block_if(s)).then_some(s)
     }
 
+    /// Where counters put before the statement `s` go, and the guard they repeat: the
+    /// logical IF that holds `s`, with `if (COND) `, else `s` itself, with none. An error
+    /// when the IF's condition cannot be written again before it or the place's label
+    /// ends a DO loop.
+    fn placed_before<'s>(&'s self, s: &'s Stmt) -> Result<(&'s Stmt, String), &'static str> {
+        let (place, guard) = match self.logical_if_of(s.id) {
+            Some(g) => {
+                let cond = match &g.kind {
+                    StmtKind::If(i) => i.branches[0].cond.as_ref(),
+                    _ => None,
+                }
+                .filter(|c| writable(self, c, &[]))
+                .ok_or("its IF's condition cannot be written again before it")?;
+                (g, format!("if ({cond}) "))
+            }
+            None => (s, String::new()),
+        };
+        if place.label.is_some() && self.ends_a_loop(place) {
+            return Err("its label ends a DO loop");
+        }
+        Ok((place, guard))
+    }
+
     /// Whether the IF `s` is a block IF (its condition followed by THEN).
     fn is_block_if(&self, s: &Stmt) -> bool {
         after_parentheses(self.text, s.span.start as usize)
@@ -898,21 +921,7 @@ impl Plan<'_> {
 
     /// The counters of the CALL `s` of an MPI routine ([`Plan::mpi_calls`]).
     fn mpi_call(&mut self, at: &UnitPlace, s: &Stmt, out: &mut Placed) -> Result<(), String> {
-        let (place, guard) = match at.logical_if_of(s.id) {
-            Some(g) => {
-                let cond = match &g.kind {
-                    StmtKind::If(i) => i.branches[0].cond.as_ref(),
-                    _ => None,
-                }
-                .filter(|c| writable(at, c, &[]))
-                .ok_or("its IF's condition cannot be written again before it")?;
-                (g, format!("if ({cond}) "))
-            }
-            None => (s, String::new()),
-        };
-        if place.label.is_some() && at.ends_a_loop(place) {
-            return Err("its label ends a DO loop".to_string());
-        }
+        let (place, guard) = at.placed_before(s)?;
         let first = at.locate(place.span.start as usize);
         let k = self.counter();
         let mut stmts = vec![format!("{guard}{}", hit(k))];
@@ -1042,21 +1051,7 @@ impl Plan<'_> {
         if !read.iter().chain(&written).all(|e| writable(at, e, &[])) {
             return Err(not("its subscripts cannot be written before it"));
         }
-        let (place, guard) = match at.logical_if_of(s.id) {
-            Some(g) => {
-                let cond = match &g.kind {
-                    StmtKind::If(i) => i.branches[0].cond.as_ref(),
-                    _ => None,
-                }
-                .filter(|c| writable(at, c, &[]))
-                .ok_or_else(|| not("its IF's condition cannot be written again before it"))?;
-                (g, format!("if ({cond}) "))
-            }
-            None => (s, String::new()),
-        };
-        if place.label.is_some() && at.ends_a_loop(place) {
-            return Err(not("its label ends a DO loop"));
-        }
+        let (place, guard) = at.placed_before(s).map_err(not)?;
         let list = |v: &[Expr]| {
             if v.is_empty() {
                 "(/0_8/)".to_string()

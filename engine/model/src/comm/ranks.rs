@@ -377,15 +377,10 @@ impl Rank<'_, '_> {
             && let Some(p) = &self.job.profile
             && let Some(f) = p.counts.calls_per_run(id, self.record.rank)
         {
-            let what = format!("its calls per run on each rank (measured: {})", p.run);
-            if !self
-                .out
-                .measured
-                .iter()
-                .any(|(s, w)| *s == id && *w == what)
-            {
-                self.out.measured.push((id, what));
-            }
+            self.measured(
+                id,
+                format!("its calls per run on each rank (measured: {})", p.run),
+            );
             return Some(f);
         }
         let depends = count.unknowns().iter().any(|n| !self.binds_alike(n));
@@ -401,6 +396,18 @@ impl Rank<'_, '_> {
                 self.missing(id, format!("its frequency needs values: {e}"));
                 None
             }
+        }
+    }
+
+    /// Notes once that what `id` takes (`what`) came from the profile.
+    fn measured(&mut self, id: StmtId, what: String) {
+        if !self
+            .out
+            .measured
+            .iter()
+            .any(|(s, w)| *s == id && *w == what)
+        {
+            self.out.measured.push((id, what));
         }
     }
 
@@ -431,16 +438,10 @@ impl Rank<'_, '_> {
                         .map(|b| b as f64)
                         .ok_or_else(|| format!("its size `{c}` × `{t}` is too large")),
                     (None, Some(t), Some((elements, run))) => {
-                        let what =
-                            format!("its count: each rank's elements per call (measured: {run})");
-                        if !self
-                            .out
-                            .measured
-                            .iter()
-                            .any(|(s, w)| *s == id && *w == what)
-                        {
-                            self.out.measured.push((id, what));
-                        }
+                        self.measured(
+                            id,
+                            format!("its count: each rank's elements per call (measured: {run})"),
+                        );
                         Ok(elements * t as f64)
                     }
                     (None, _, _) => Err(match count {

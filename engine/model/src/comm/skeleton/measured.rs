@@ -10,7 +10,7 @@
 //! PMPI counter counts is then the profile's wherever the run follows the program as
 //! it ran; the order within a rank is an estimate.
 
-use crate::freq::measured::PerRank;
+use crate::freq::measured::{Counters, PerRank};
 use costline_syntax::ir::StmtId;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -52,6 +52,21 @@ impl Decisions {
         }
     }
 
+    /// This rank's measured counters of the statement `stmt` of `unit`.
+    fn counters<'p>(
+        &self,
+        profiled: &'p Profiled,
+        unit: &str,
+        stmt: StmtId,
+    ) -> Option<&'p Counters> {
+        profiled
+            .units
+            .get(unit)?
+            .counters
+            .get(&stmt)?
+            .get(self.rank)
+    }
+
     /// The branch of the IF or SELECT `stmt` of `unit` (with `arms` branches) at this
     /// arrival, by the rank's measured counts; `None` when they were not measured or
     /// the run arrives more often than the program did.
@@ -62,12 +77,7 @@ impl Decisions {
         stmt: StmtId,
         arms: usize,
     ) -> Option<Branch> {
-        let c = profiled
-            .units
-            .get(unit)?
-            .counters
-            .get(&stmt)?
-            .get(self.rank)?;
+        let c = self.counters(profiled, unit, stmt)?;
         let mut weights: Vec<i64> = (0..arms)
             .map(|k| c.branches.get(k).copied().unwrap_or(0) as i64)
             .collect();
@@ -99,12 +109,7 @@ impl Decisions {
     /// measured entries and iterations; `None` when they were not measured or the run
     /// enters more often than the program did.
     pub fn trips(&mut self, profiled: &Profiled, unit: &str, stmt: StmtId) -> Option<u64> {
-        let c = profiled
-            .units
-            .get(unit)?
-            .counters
-            .get(&stmt)?
-            .get(self.rank)?;
+        let c = self.counters(profiled, unit, stmt)?;
         let k = self.entries.entry((unit.to_string(), stmt)).or_insert(0);
         if *k >= c.entries {
             return None;
@@ -137,7 +142,6 @@ impl Decisions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::freq::measured::Counters;
 
     fn profiled(counters: Vec<Counters>, calls: Vec<u64>, elements: Vec<u64>) -> Profiled {
         let per_rank = PerRank {
