@@ -57,11 +57,11 @@ pub fn exit_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
     };
     let entry_of = |key: &str| -> Option<Entry> { entry(&ir, key) };
     let mut out = ExitValues::default();
-    for key in names.keys() {
-        let Some(Ok(formula)) = names.get(&key) else {
+    for (key, formula) in names.entries() {
+        let Ok(formula) = formula else {
             continue;
         };
-        let Some(at) = entry_of(&key) else { continue };
+        let Some(at) = entry_of(key) else { continue };
         let Some(formula) = resolved(formula, &constants.values) else {
             continue;
         };
@@ -76,9 +76,9 @@ pub fn exit_values<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Ar
                 None => usable = false,
             }
         }
-        let integer = scope.is_integer(key.split('(').next().unwrap_or(&key));
+        let integer = scope.is_integer(key.split('(').next().unwrap_or(key));
         if usable && integer {
-            out.values.push((at, formula, names.assumed(&key).to_vec()));
+            out.values.push((at, formula, names.assumed(key).to_vec()));
         }
     }
     Arc::new(out)

@@ -199,11 +199,11 @@ fn calls_reach(db: &dyn salsa::Database, from: &str, to: &str) -> bool {
 fn values_of(end: &Names, array: &str) -> Option<BTreeMap<Vec<i64>, i64>> {
     let prefix = format!("{array}(");
     let mut out = BTreeMap::new();
-    for key in end.keys() {
+    for (key, value) in end.entries() {
         let Some(subs) = key.strip_prefix(&prefix).and_then(|k| k.strip_suffix(')')) else {
             continue;
         };
-        let value = end.get(&key)?.as_ref().ok()?;
+        let value = value.as_ref().ok()?;
         let value = i64::try_from(end.resolved(value)?.as_int()?).ok()?;
         let subs = subs
             .split(',')

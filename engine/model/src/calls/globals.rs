@@ -70,20 +70,19 @@ pub fn globals_at(
         let prefix = format!("{}(", sym.name);
         let whole = array_key(&sym.name);
         let unfollowed = names.get(&whole).is_some();
-        let mut keys: BTreeSet<String> = names
-            .keys()
-            .into_iter()
-            .filter(|k| k.starts_with(&prefix) && *k != whole)
+        // The elements the names give (a value or not), then those only `known` gives.
+        let mut elements: BTreeMap<&str, Option<i64>> = names
+            .entries()
+            .filter(|(k, _)| k.starts_with(&prefix) && *k != whole)
+            .map(|(k, v)| (k, v.as_ref().ok().and_then(|s| exact_int(s, &env))))
             .collect();
         if !unfollowed {
-            keys.extend(known.keys().filter(|k| k.starts_with(&prefix)).cloned());
+            for (k, v) in known.iter().filter(|(k, _)| k.starts_with(&prefix)) {
+                elements.entry(k.as_str()).or_insert(Some(*v));
+            }
         }
-        for key in keys {
-            let value = match names.get(&key) {
-                Some(v) => v.as_ref().ok().and_then(|s| exact_int(s, &env)),
-                None => known.get(&key).copied(),
-            };
-            add(&key, value);
+        for (key, value) in elements {
+            add(key, value);
         }
     }
     // Values of blocks the unit does not declare, passed on unseen.

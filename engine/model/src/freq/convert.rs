@@ -179,21 +179,17 @@ impl Names {
     pub fn without_elements(&self, array: &str, why: &str) -> Names {
         let prefix = format!("{array}(");
         let mut out = self.clone();
-        for key in self.keys().into_iter().filter(|k| k.starts_with(&prefix)) {
-            out = out.with(&key, Err(why.to_string()));
+        for (key, _) in self.entries().filter(|(k, _)| k.starts_with(&prefix)) {
+            out = out.with(key, Err(why.to_string()));
         }
         out.with(&array_key(array), Err(why.to_string()))
     }
 
-    /// The names bound, latest first.
-    pub fn keys(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let mut at = self.0.as_deref();
-        while let Some(node) = at {
-            out.push(node.name.clone());
-            at = node.next.0.as_deref();
-        }
-        out
+    /// The names bound and what each means, latest first (each name once), borrowed:
+    /// a caller looking at every entry needs no lookup per name.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &Result<Sym, DataDependent>)> {
+        std::iter::successors(self.0.as_deref(), |node| node.next.0.as_deref())
+            .map(|node| (node.name.as_str(), &node.value))
     }
 
     /// Whether `name`'s value was read from input at run time.

@@ -443,12 +443,12 @@ impl<'a> Executor<'a> {
 pub fn member_keys(names: &Names, from: &str, to: &str) -> Vec<(String, String)> {
     let (element, component) = (format!("{from}("), format!("{from}%"));
     names
-        .keys()
-        .into_iter()
-        .filter(|k| k == from || k.starts_with(&element) || k.starts_with(&component))
+        .entries()
+        .map(|(k, _)| k)
+        .filter(|k| *k == from || k.starts_with(&element) || k.starts_with(&component))
         .map(|k| {
             let at = format!("{to}{}", &k[from.len()..]);
-            (k, at)
+            (k.to_string(), at)
         })
         .collect()
 }

@@ -784,13 +784,12 @@ impl<'a> Walker<'a> {
                 Written::Array(a) => {
                     let prefix = format!("{a}(");
                     for end in ends {
-                        for key in end.keys() {
-                            let valued = matches!(end.get(&key), Some(Ok(_)));
-                            if valued
+                        for (key, value) in end.entries() {
+                            if value.is_ok()
                                 && key.starts_with(&prefix)
                                 && !keys.iter().any(|k| k.0 == key)
                             {
-                                keys.push((key, w));
+                                keys.push((key.to_string(), w));
                             }
                         }
                     }
@@ -1168,8 +1167,9 @@ fn exits_early(l: &Loop) -> bool {
                 _ => {}
             }
             let inner_nested = nested || matches!(s.kind, StmtKind::Loop(_));
-            let children: Vec<Stmt> = s.children().cloned().collect();
-            visit(&children, this, labels, inner_nested, early);
+            for c in s.children() {
+                visit(std::slice::from_ref(c), this, labels, inner_nested, early);
+            }
         }
     }
     visit(&l.body, l, &labels, false, &mut early);

@@ -203,14 +203,19 @@ pub enum CaseValue {
 }
 
 impl Stmt {
-    /// The statements directly nested in this one.
-    pub fn children(&self) -> Box<dyn Iterator<Item = &Stmt> + '_> {
-        match &self.kind {
-            StmtKind::Loop(l) => Box::new(l.body.iter()),
-            StmtKind::If(i) => Box::new(i.branches.iter().flat_map(|b| b.body.iter())),
-            StmtKind::Select(s) => Box::new(s.cases.iter().flat_map(|c| c.body.iter())),
-            _ => Box::new(std::iter::empty()),
-        }
+    /// The statements directly nested in this one: a loop's body, each branch's or
+    /// case's body in order. Allocates nothing (every walk of a unit calls it per
+    /// statement).
+    pub fn children(&self) -> impl Iterator<Item = &Stmt> + Clone + '_ {
+        let (body, branches, cases): (&[Stmt], &[Branch], &[Case]) = match &self.kind {
+            StmtKind::Loop(l) => (&l.body, &[], &[]),
+            StmtKind::If(i) => (&[], &i.branches, &[]),
+            StmtKind::Select(s) => (&[], &[], &s.cases),
+            _ => (&[], &[], &[]),
+        };
+        body.iter()
+            .chain(branches.iter().flat_map(|b| b.body.iter()))
+            .chain(cases.iter().flat_map(|c| c.body.iter()))
     }
 }
 
@@ -220,9 +225,11 @@ pub fn walk<'a>(stmts: &'a [Stmt], f: &mut dyn FnMut(&'a Stmt, usize)) {
     fn go<'a>(stmts: &'a [Stmt], depth: usize, f: &mut dyn FnMut(&'a Stmt, usize)) {
         for s in stmts {
             f(s, depth);
-            let inner = depth + usize::from(matches!(s.kind, StmtKind::Loop(_)));
-            for c in s.children() {
-                go(std::slice::from_ref(c), inner, f);
+            match &s.kind {
+                StmtKind::Loop(l) => go(&l.body, depth + 1, f),
+                StmtKind::If(i) => i.branches.iter().for_each(|b| go(&b.body, depth, f)),
+                StmtKind::Select(c) => c.cases.iter().for_each(|c| go(&c.body, depth, f)),
+                _ => {}
             }
         }
     }
