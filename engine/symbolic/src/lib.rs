@@ -30,7 +30,7 @@ pub use integer::{gcd, lcm};
 pub use interval::{AtomBounds, Ext, Interval};
 pub use piecewise::{CompiledPiecewise, Piece, Piecewise};
 pub use rational::{Overflow, Rational};
-pub use sum::{Budget, SumError, symbolic_sum};
+pub use sum::{Budget, SumError, symbolic_sum, symbolic_sum_shared};
 pub use sym::{Atom, Monomial, Name, Sym, SymError, SymResult, Term};
 pub use word::Word;
 

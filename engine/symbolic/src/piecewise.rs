@@ -8,6 +8,7 @@ use super::eval::{Env, EvalError, Num};
 use super::memo::SharedMemo;
 use super::rational::Rational;
 use super::sym::{Sym, SymError};
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Piece {
@@ -214,6 +215,41 @@ impl Piecewise {
         printed.insert(self.clone(), text.clone());
         text
     }
+
+    /// [`Piecewise::display`] of a shared formula ([`crate::symbolic_sum_shared`]),
+    /// remembered by the formula's address: a formula shared by thousands of
+    /// statements is hashed and compared whole once, not at every one of them. The
+    /// memo holds the formulas it remembers, so an address is not reused while it is
+    /// there.
+    pub fn display_shared(this: &Arc<Piecewise>, n: Notation) -> Arc<str> {
+        static PRINTED: [SharedMemo<ByAddress, Arc<str>>; 2] =
+            [SharedMemo::new(256), SharedMemo::new(256)];
+        let printed = &PRINTED[usize::from(n == Notation::Math)];
+        let key = ByAddress(this.clone());
+        if let Some(text) = printed.get(&key) {
+            return text;
+        }
+        let text: Arc<str> = Arc::from(this.display(n));
+        printed.insert(key, text.clone());
+        text
+    }
+}
+
+/// A shared formula compared and hashed by its address.
+struct ByAddress(Arc<Piecewise>);
+
+impl PartialEq for ByAddress {
+    fn eq(&self, other: &ByAddress) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ByAddress {}
+
+impl std::hash::Hash for ByAddress {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(Arc::as_ptr(&self.0), state);
+    }
 }
 
 /// A [`Piecewise`] compiled for evaluation at many integer points ([`Compiled`]): the
@@ -317,6 +353,32 @@ mod tests {
             let p = Piecewise { pieces };
             let simplified = p.clone().simplified().unwrap();
             prop_assert_eq!(p.is_simplified(), simplified == p);
+        }
+    }
+
+    /// A shared formula prints as the formula itself does, and a repeated sum gives the
+    /// one shared formula (what lets `display_shared` print it once).
+    #[test]
+    fn a_shared_formula_prints_as_itself_and_a_repeated_sum_shares_it() {
+        use crate::{Budget, Name, symbolic_sum_shared};
+        let (i, n, m) = (Sym::var("i"), Sym::var("n"), Sym::var("m"));
+        let sum = || {
+            let cons = vec![
+                Constraint::ge(&i, &Sym::one()).unwrap(),
+                Constraint::le(&i, &n).unwrap(),
+                Constraint::le(&i, &m).unwrap(),
+            ];
+            let vars: Vec<Name> = vec!["i".into()];
+            symbolic_sum_shared(cons, &vars, Sym::one(), &mut Budget::new(64, 10_000)).unwrap()
+        };
+        let (a, b) = (sum(), sum());
+        assert!(Arc::ptr_eq(&a, &b), "the remembered sum is shared");
+        for notation in [Notation::Fortran, Notation::Math] {
+            let own = a.display(notation);
+            assert_eq!(&*Piecewise::display_shared(&a, notation), own.as_str());
+            // An equal formula at another address prints the same.
+            let copy = Arc::new((*a).clone());
+            assert_eq!(&*Piecewise::display_shared(&copy, notation), own.as_str());
         }
     }
 }

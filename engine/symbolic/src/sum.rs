@@ -27,6 +27,7 @@ use super::piecewise::{Piece, Piecewise};
 use super::rational::Rational;
 use super::sym::{Atom, Name, Sym, SymError};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Why the symbolic sum gave up.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +112,19 @@ pub fn symbolic_sum(
     summand: Sym,
     budget: &mut Budget,
 ) -> Result<Piecewise, SumError> {
+    symbolic_sum_shared(constraints, vars, summand, budget).map(Arc::unwrap_or_clone)
+}
+
+/// [`symbolic_sum`], the formula shared with every other asker of the same sum (while
+/// it is remembered) instead of copied: a count or work formula of tens of kilobytes
+/// recurs in every statement of a nest and every unit alike, and the shared one is
+/// printed once ([`Piecewise::display_shared`]).
+pub fn symbolic_sum_shared(
+    constraints: Vec<Constraint>,
+    vars: &[Name],
+    summand: Sym,
+    budget: &mut Budget,
+) -> Result<Arc<Piecewise>, SumError> {
     memo::remembered(
         constraints,
         vars,
@@ -122,7 +136,7 @@ pub fn symbolic_sum(
                 out: Vec::new(),
             };
             s.go(constraints, vars, summand, &Assumed::default())?;
-            Ok(Piecewise { pieces: s.out }.simplified()?)
+            Ok(Arc::new(Piecewise { pieces: s.out }.simplified()?))
         },
     )
 }

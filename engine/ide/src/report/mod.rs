@@ -24,6 +24,7 @@ use costline_syntax::span::Span;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+use std::sync::Arc;
 
 mod json;
 mod sink;
@@ -501,10 +502,10 @@ pub struct Loaded {
 pub struct SymbolicMetrics {
     /// `value if guard, ...; value if ...`; null when the symbolic sum gave up (the
     /// number then comes from counting for the current values).
-    pub freq: Option<String>,
+    pub freq: Option<Arc<str>>,
     /// work(S, p) with `$p` the processor (or `$p1, $p2, ...` its grid coordinates).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub work: Option<String>,
+    pub work: Option<Arc<str>>,
 }
 
 /// A JSON number: an integer when the value is one.
@@ -1281,7 +1282,7 @@ fn count_metrics(
             .chain(measured)
             .collect(),
         symbolic: Some(SymbolicMetrics {
-            freq: c.symbolic().map(|p| p.display(Notation::Fortran)),
+            freq: c.symbolic_text(),
             work: None,
         }),
         ..Metrics::default()
@@ -1297,12 +1298,7 @@ fn with_work(
 ) -> Metrics {
     let Some(w) = w else { return m };
     let (spread, formula) = match &w.spread {
-        Spread::Owned { .. } => (
-            "owner",
-            formula
-                .and_then(Count::symbolic)
-                .map(|p| p.display(Notation::Fortran)),
-        ),
+        Spread::Owned { .. } => ("owner", formula.and_then(Count::symbolic_text)),
         Spread::Replicated => (
             "replicated",
             m.symbolic.as_ref().and_then(|s| s.freq.clone()),
@@ -1340,7 +1336,10 @@ fn runs_metrics(u: &UnitAnalysis) -> Metrics {
         needs: Vec::new(),
         assumptions: r.note.iter().map(|n| n.to_string()).collect(),
         symbolic: Some(SymbolicMetrics {
-            freq: r.symbolic.as_ref().map(|p| p.display(Notation::Fortran)),
+            freq: r
+                .symbolic
+                .as_ref()
+                .map(|p| Arc::from(p.display(Notation::Fortran))),
             work: None,
         }),
         ..Metrics::default()

@@ -134,7 +134,9 @@ pub struct CountTerm {
     pub constraints: Vec<Constraint>,
     /// Loop variables, innermost first.
     pub vars: Vec<Name>,
-    pub symbolic: Result<Piecewise, SumError>,
+    /// Shared with every other count of the same sum
+    /// ([`costline_symbolic::symbolic_sum_shared`]).
+    pub symbolic: Result<Arc<Piecewise>, SumError>,
 }
 
 /// How often something executes, per execution of its unit.
@@ -146,6 +148,8 @@ pub struct Count {
     /// block and asked for by each call, hint and report row (a unit of thousands of
     /// statements under hundreds of alternatives summed it thousands of times).
     formula: OnceLock<Formula>,
+    /// [`Count::symbolic`] printed ([`Count::symbolic_text`]), once per count.
+    printed: OnceLock<Option<Arc<str>>>,
 }
 
 /// Where [`Count::symbolic`] finds the count's formula.
@@ -164,7 +168,28 @@ impl Count {
             terms,
             assumptions,
             formula: OnceLock::new(),
+            printed: OnceLock::new(),
         }
+    }
+
+    /// [`Count::symbolic`] in Fortran notation, printed the first time it is asked for:
+    /// every statement of a block reports its block's count, which can print as tens of
+    /// kilobytes.
+    pub fn symbolic_text(&self) -> Option<Arc<str>> {
+        self.printed
+            .get_or_init(|| {
+                let fortran = costline_symbolic::Notation::Fortran;
+                let p = self.symbolic()?;
+                // The one term's shared formula, printed once for every count of it.
+                match self.terms.as_slice() {
+                    [t] if t.symbolic.as_deref().is_ok_and(|s| std::ptr::eq(s, p)) => {
+                        let shared = t.symbolic.as_ref().ok()?;
+                        Some(Piecewise::display_shared(shared, fortran))
+                    }
+                    _ => Some(Arc::from(p.display(fortran))),
+                }
+            })
+            .clone()
     }
 
     /// The count as one guarded formula, when every term has one.
@@ -172,7 +197,7 @@ impl Count {
         let formula = self.formula.get_or_init(|| {
             if let [t] = self.terms.as_slice()
                 && t.weight == Rational::ONE
-                && t.symbolic.as_ref().is_ok_and(Piecewise::is_simplified)
+                && t.symbolic.as_deref().is_ok_and(Piecewise::is_simplified)
             {
                 return Formula::Term;
             }
@@ -189,7 +214,7 @@ impl Count {
             total.simplified().map_or(Formula::None, Formula::Own)
         });
         match formula {
-            Formula::Term => self.terms.first()?.symbolic.as_ref().ok(),
+            Formula::Term => self.terms.first()?.symbolic.as_deref().ok(),
             Formula::Own(p) => Some(p),
             Formula::None => None,
         }

@@ -9,7 +9,7 @@ use super::execute::{Executor, FunctionValues, function_calls};
 use super::{
     Assumption, CallEffect, Count, CountTerm, FreqOptions, Measured, Source, UnitFrequencies,
 };
-use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum};
+use costline_symbolic::{Budget, Constraint, Name, Rational, Sym, symbolic_sum_shared};
 use costline_syntax::ir::PragmaKind;
 use costline_syntax::ir::{
     Call, CaseValue, Expr, Loop, LoopControl, Stmt, StmtId, StmtKind, Unit, Written, walk,
@@ -237,7 +237,8 @@ impl<'a> Walker<'a> {
                     .left
                     .map_or(self.options.max_steps, |l| l.min(self.options.max_steps));
                 let mut budget = Budget::new(self.options.max_pieces, steps);
-                let symbolic = symbolic_sum(constraints.clone(), &vars, Sym::one(), &mut budget);
+                let symbolic =
+                    symbolic_sum_shared(constraints.clone(), &vars, Sym::one(), &mut budget);
                 if let Some(l) = &mut self.left {
                     *l = l.saturating_sub(budget.steps());
                 }

@@ -5,7 +5,7 @@
 
 use super::{Spread, UnitWork};
 use crate::freq::{Count, CountTerm, FreqOptions, UnitFrequencies};
-use costline_symbolic::{Budget, Sym, symbolic_sum};
+use costline_symbolic::{Budget, Sym, symbolic_sum_shared};
 use costline_syntax::ir::{StmtId, Unit};
 use std::collections::HashMap;
 
@@ -38,7 +38,8 @@ pub fn formula(
         .map(|t| {
             let steps = left.map_or(options.max_steps, |l| l.min(options.max_steps));
             let mut budget = Budget::new(options.max_pieces, steps);
-            let symbolic = symbolic_sum(t.constraints.clone(), &t.vars, Sym::one(), &mut budget);
+            let symbolic =
+                symbolic_sum_shared(t.constraints.clone(), &t.vars, Sym::one(), &mut budget);
             if let Some(l) = left {
                 *l = l.saturating_sub(budget.steps());
             }

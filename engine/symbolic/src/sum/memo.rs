@@ -8,6 +8,7 @@ use crate::memo::Memo;
 use crate::piecewise::Piecewise;
 use crate::sym::{Name, Sym};
 use std::cell::RefCell;
+use std::sync::Arc;
 
 /// One sum's whole input: what it sums and what it may spend.
 #[derive(PartialEq, Eq, Hash)]
@@ -22,7 +23,7 @@ struct Key {
 /// A computed sum and what computing it cost.
 #[derive(Clone)]
 struct Entry {
-    result: Result<Piecewise, SumError>,
+    result: Result<Arc<Piecewise>, SumError>,
     steps: usize,
     pieces: usize,
 }
@@ -38,8 +39,8 @@ pub(super) fn remembered(
     vars: &[Name],
     summand: Sym,
     budget: &mut Budget,
-    compute: impl FnOnce(Vec<Constraint>, &[Name], Sym, &mut Budget) -> Result<Piecewise, SumError>,
-) -> Result<Piecewise, SumError> {
+    compute: impl FnOnce(Vec<Constraint>, &[Name], Sym, &mut Budget) -> Result<Arc<Piecewise>, SumError>,
+) -> Result<Arc<Piecewise>, SumError> {
     let key = Key {
         constraints,
         vars: vars.to_vec(),
