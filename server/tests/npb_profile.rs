@@ -20,6 +20,7 @@
 //! fails, or with `COSTLINE_OFFLINE` set is skipped with a message.
 
 mod npb_copy;
+mod report_comm;
 
 use costline_fixtures::network::tools;
 use npb_copy::{private_copy, set_params};
@@ -150,19 +151,7 @@ fn gathered(report: &Value, unit: &str, line: u64) -> (Value, Vec<Record>, Value
         .find(|r| r["array"] == "z")
         .unwrap_or_else(|| panic!("no read of z: {s}"))
         .clone();
-    let records = s["comm"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| {
-            (
-                r["from"].as_u64().unwrap(),
-                r["to"].as_u64().unwrap(),
-                r["messages"].as_f64().unwrap(),
-                r["bytes"].as_f64().unwrap(),
-            )
-        })
-        .collect();
+    let records = report_comm::records(s);
     (read, records, s["metrics"].clone())
 }
 

@@ -6,6 +6,7 @@
 //! skipped with a message.
 
 mod pmpi_oracle;
+mod report_comm;
 
 use costline_fixtures::network::tools;
 use serde_json::{Value, json};
@@ -796,20 +797,8 @@ fn gather_statement(report: &Value, line: u64) -> (Vec<(u64, u64, f64, f64)>, Va
         .find(|s| s["line"] == line && s["kind"] == "assign")
         .unwrap_or_else(|| panic!("no assignment at line {line}"))
         .clone();
-    let records = s["comm"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["from"].as_u64().unwrap(),
-                r["to"].as_u64().unwrap(),
-                r["messages"].as_f64().unwrap(),
-                r["bytes"].as_f64().unwrap(),
-            )
-        })
-        .collect();
-    (records, s)
+    assert!(s["comm"].is_array(), "no communication records: {s}");
+    (report_comm::records(&s), s)
 }
 
 #[test]
