@@ -67,13 +67,17 @@ pub fn common_notes<'db>(
     unit: super::units::UnitText<'db>,
 ) -> Vec<Diagnostic> {
     let ir = lower(db, unit);
-    let blocks = common_blocks(db);
     let mut out = Vec::new();
     let mut members: Vec<_> = ir
         .symbols
         .values()
         .filter_map(|s| Some((s, s.common.as_ref()?)))
         .collect();
+    if members.is_empty() {
+        // A unit without COMMON members does not wait on every unit's lowering.
+        return out;
+    }
+    let blocks = common_blocks(db);
     members.sort_by_key(|(_, (b, p))| (b.clone(), *p));
     for (sym, (block, position)) in members {
         let Some(all) = blocks.get(block).and_then(|b| b.get(position)) else {
