@@ -13,7 +13,9 @@ use super::inputs::Workspace;
 use super::scope::identifiers;
 use super::units::{Block, UnitText, block_units, file_units};
 use costline_syntax::ir::UnitKind;
+use rustc_hash::FxHashMap;
 use std::collections::{BTreeSet, HashMap};
+use std::hash::BuildHasher;
 
 /// The workspace's units in shards: the [`Block`]s of its files, in order. An edit
 /// inside a procedure changes one block; the others keep their indexes.
@@ -52,20 +54,28 @@ pub fn shard_procedures<'db>(
     out
 }
 
-/// The words a shard's units mention (their [`identifiers`]), each with the units
-/// mentioning it.
+/// The words a shard's units mention (their [`identifiers`]), each by its hash
+/// ([`word_key`]) with the units mentioning it: a superset of the units mentioning a
+/// word (two words may share a hash), which [`callers_of`] narrows to the callers by
+/// their calls. Keyed by hash, the index of a block of a few hundred units is built
+/// again after an edit without copying its thousands of words.
 #[salsa::tracked(returns(ref))]
 pub fn shard_words<'db>(
     db: &'db dyn salsa::Database,
     shard: Block<'db>,
-) -> HashMap<String, Vec<UnitText<'db>>> {
-    let mut out: HashMap<String, Vec<UnitText>> = HashMap::new();
+) -> FxHashMap<u64, Vec<UnitText<'db>>> {
+    let mut out: FxHashMap<u64, Vec<UnitText>> = FxHashMap::default();
     for u in procedures(db, shard) {
         for word in identifiers(db, u) {
-            out.entry(word.clone()).or_default().push(u);
+            out.entry(word_key(word)).or_default().push(u);
         }
     }
     out
+}
+
+/// The key of a word in [`shard_words`].
+fn word_key(word: &str) -> u64 {
+    rustc_hash::FxBuildHasher.hash_one(word)
 }
 
 /// The procedures that call the procedure `name` (CALL statements and function
@@ -75,9 +85,10 @@ pub fn shard_words<'db>(
 #[salsa::tracked(returns(ref))]
 pub fn callers_of<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Vec<String> {
     let name = name.name(db);
+    let key = word_key(name);
     let mut out: Vec<String> = shards(db)
         .iter()
-        .filter_map(|&s| shard_words(db, s).get(name))
+        .filter_map(|&s| shard_words(db, s).get(&key))
         .flatten()
         .filter(|&&u| {
             called_names(db, u).binary_search(name).is_ok()
@@ -86,6 +97,8 @@ pub fn callers_of<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Vec
         .map(|u| u.name(db).clone())
         .collect();
     out.sort();
+    // A unit is listed once under each of its words of the same hash.
+    out.dedup();
     out
 }
 
