@@ -11,8 +11,8 @@
 //! (e) resident memory after 100 and after 10,000 edits of the 2,000-procedure file.
 //! Pass `quick` (`cargo bench ... -- quick`) to leave out the 100k-line file and (e);
 //! `edits` to run only 1,000 edits of the 2,000-procedure file (`edits-100k`: of the
-//! 8,334-procedure one), `diagnostics-100k` only (b) of the 8,334-procedure file, for a
-//! profiler.
+//! 8,334-procedure one), `diagnostics-100k` only (b) of the 8,334-procedure file,
+//! `scale-N` only (a), (b) and (c) of a file of N procedures, for a profiler.
 
 #[path = "../tests/lsp_client/mod.rs"]
 #[allow(dead_code)] // the tests use more of the client than the benchmark
@@ -267,6 +267,11 @@ fn main() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     if std::env::args().any(|a| a == "diagnostics-100k") {
         diagnostics_only(&dir, 8334);
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    if let Some(n) = std::env::args().find_map(|a| a.strip_prefix("scale-")?.parse().ok()) {
+        scale(&dir, n);
         let _ = std::fs::remove_dir_all(&dir);
         return;
     }

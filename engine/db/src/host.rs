@@ -3,7 +3,7 @@
 //! [`Analysis`] is a snapshot that answers questions on another thread and gives way
 //! (`Err(Cancelled)`) when a change arrives.
 
-use super::inputs::{CompilerOutput, File, Options, Settings, Workspace};
+use super::inputs::{CompilerOutput, File, Options, Previous, Settings, Workspace};
 use super::{Database, ExecutionLog};
 use costline_symbolic::interrupt;
 use salsa::{Database as _, Setter};
@@ -107,7 +107,9 @@ impl AnalysisHost {
         self.pinned.insert(path.to_string());
         if let Some(&file) = self.files.get(path) {
             let old = file.bytes(&self.db);
-            let Some((was, is)) = costline_syntax::text_edit::changed_lines(old, &bytes) else {
+            let ends = costline_syntax::text_edit::common_ends(old, &bytes);
+            let Some((was, is)) = costline_syntax::text_edit::lines_between(old, &bytes, ends)
+            else {
                 // The same text again (a save): its INCLUDE lines are searched for
                 // again, for files made on disk since.
                 self.resolve_includes(vec![file]);
@@ -119,7 +121,10 @@ impl AnalysisHost {
             let names_kept = !may_name_includes(was) && !may_name_includes(is);
             // The split of the bytes replaced, if one was made, is where the split of
             // the new ones starts.
-            let previous = file.split(&self.db).get();
+            let previous = file
+                .split(&self.db)
+                .get()
+                .map(|split| Previous { split, ends });
             file.set_previous(&mut self.db).to(previous);
             file.set_split(&mut self.db).to(Arc::default());
             file.set_bytes(&mut self.db).to(bytes);

@@ -36,7 +36,16 @@ pub struct File {
     /// what the split after an edit starts from (`costline_syntax::resplit`).
     #[default]
     #[returns(ref)]
-    pub previous: Option<Split>,
+    pub previous: Option<Previous>,
+}
+
+/// The split of a file's bytes before its last change, and where the change was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Previous {
+    pub split: Split,
+    /// The lengths of the common prefix and suffix of the bytes before and after the
+    /// change (`costline_syntax::text_edit::common_ends`).
+    pub ends: (usize, usize),
 }
 
 /// A file's text as loaded and split into units, without findings.

@@ -37,14 +37,16 @@ pub fn module_graph(db: &dyn salsa::Database) -> ModuleGraph<'_> {
         let Ok(units) = file_units(db, file) else {
             continue;
         };
-        for (i, &unit) in units.units.iter().enumerate() {
-            if unit.kind(db) != UnitKind::Module {
+        // The kinds and names from the chunks, not the interned units: a plain scan of
+        // the file's units, which an edit anywhere repeats.
+        for (i, (chunk, &unit)) in units.chunks.iter().zip(&units.units).enumerate() {
+            if chunk.kind != UnitKind::Module {
                 continue;
             }
-            if graph.modules.contains_key(unit.name(db)) {
-                graph.duplicates.push((file, i));
+            if !graph.modules.contains_key(&*chunk.name) {
+                graph.modules.insert(chunk.name.to_string(), unit);
             } else {
-                graph.modules.insert(unit.name(db).clone(), unit);
+                graph.duplicates.push((file, i));
             }
         }
     }

@@ -127,10 +127,9 @@ pub fn file_units<'db>(
     file: File,
 ) -> Result<FileUnits<'db>, LoadFailed> {
     // After an edit, the units around it split again (when that is exact), else all.
-    let again = file
-        .previous(db)
-        .as_ref()
-        .and_then(|p| resplit::after_edit(&p.source, &p.chunks, file.bytes(db)));
+    let again = file.previous(db).as_ref().and_then(|p| {
+        resplit::after_edit(&p.split.source, &p.split.chunks, file.bytes(db), p.ends)
+    });
     let (source, chunks, split_diagnostics) = match again {
         Some((source, chunks)) => (Arc::new(source), Arc::new(chunks), Vec::new()),
         None => {
@@ -260,7 +259,7 @@ pub fn hosts<'db>(db: &'db dyn salsa::Database, file: File) -> BTreeMap<String, 
     if let Ok(f) = file_units(db, file) {
         for (chunk, unit) in f.chunks.iter().zip(&f.units) {
             if !chunk.nested.is_empty() {
-                out.entry(chunk.name.clone()).or_insert(*unit);
+                out.entry(chunk.name.to_string()).or_insert(*unit);
             }
         }
     }

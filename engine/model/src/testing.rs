@@ -8,6 +8,6 @@ use costline_syntax::split_units;
 pub fn unit(text: &str) -> Unit {
     let (chunks, _) = split_units(text);
     let chunk = &chunks[0];
-    let parsed = ParsedUnit::parse(chunk.kind, chunk.name.clone(), chunk.text(text));
+    let parsed = ParsedUnit::parse(chunk.kind, chunk.name.to_string(), chunk.text(text));
     lower(&parsed, None, &Scope::default())
 }

@@ -14,22 +14,26 @@
 use crate::ir::UnitKind;
 use crate::source::{SourceFile, free_by_extension};
 use crate::span::Span;
-use crate::text_edit::common_ends;
 use crate::units::{UnitChunk, split_units};
 
 /// The load and split of `bytes`, the new text of the file loaded as `previous` and
 /// split into `chunks` (without findings); `None` when only loading and splitting the
-/// whole text answers exactly.
+/// whole text answers exactly. `(p, s)`: the lengths of the common prefix and suffix
+/// of the old text and `bytes` ([`crate::text_edit::common_ends`]), which whoever
+/// made the change found already.
 pub fn after_edit(
     previous: &SourceFile,
     chunks: &[UnitChunk],
     bytes: &[u8],
+    (p, s): (usize, usize),
 ) -> Option<(SourceFile, Vec<UnitChunk>)> {
     if !free_by_extension(previous.path()) || !previous.is_plain() || chunks.is_empty() {
         return None;
     }
     let old = previous.original();
-    let (p, s) = common_ends(old.as_bytes(), bytes);
+    if p + s > old.len().min(bytes.len()) {
+        return None;
+    }
     let (old_end, new_end) = (old.len() - s, bytes.len() - s);
     // The lines the edit touched, before and after it (whole lines: the edit may have
     // changed a byte inside a character). The new text is the old one's lines around
@@ -51,21 +55,35 @@ pub fn after_edit(
     }
     // The top-level units: the region to split again runs from the start of the last
     // one starting at or before the edit (the file's start when none does) to the
-    // start of the first one after it (the end of the file when none is).
-    let tops: Vec<usize> = (0..chunks.len())
-        .filter(|&i| chunks[i].parent.is_none())
-        .collect();
+    // start of the first one after it (the end of the file when none is). The chunks
+    // are in order of their start, each host before the units it contains, so binary
+    // searches find them: the edit of a file of thousands of units reads a few.
     let start_of = |i: usize| chunks[i].range.start as usize;
-    let first = tops.iter().rposition(|&i| start_of(i) <= p);
-    let region_start = first.map_or(0, |k| start_of(tops[k]));
-    let next = tops.iter().position(|&i| start_of(i) > old_end);
-    let region_end = next.map_or(old.len(), |k| start_of(tops[k]));
-    // Units before the region must end before it, at a line start.
+    let top_of = |mut i: usize| {
+        while let Some(host) = chunks[i].parent {
+            i = host;
+        }
+        i
+    };
+    let starting_by = |at: usize| chunks.partition_point(|c| c.range.start as usize <= at);
+    let first = starting_by(p).checked_sub(1).map(top_of);
+    let region_start = first.map_or(0, start_of);
+    let after_edit = starting_by(old_end);
+    let next = chunks[after_edit..]
+        .iter()
+        .position(|c| c.parent.is_none())
+        .map(|k| after_edit + k);
+    let region_end = next.map_or(old.len(), start_of);
+    let before = chunks.partition_point(|c| (c.range.start as usize) < region_start);
+    let after = chunks.partition_point(|c| (c.range.start as usize) < region_end);
+    // Units before the region must end before it, at a line start (top-level units do
+    // not overlap and contain their units: the last one before the region decides).
     if !at_line_start(old, region_start)
         || !at_line_start(old, region_end)
-        || chunks
-            .iter()
-            .any(|c| (c.range.start as usize) < region_start && c.range.end as usize > region_start)
+        || before
+            .checked_sub(1)
+            .map(top_of)
+            .is_some_and(|t| chunks[t].range.end as usize > region_start)
     {
         return None;
     }
@@ -91,18 +109,10 @@ pub fn after_edit(
     }
     // A main program without a PROGRAM statement starts where the unit before it
     // ended, outside the region or not: split the whole text.
-    let implicit = |c: &UnitChunk| c.kind == UnitKind::Program && c.name == "main";
-    if split.iter().any(implicit) || next.is_some_and(|k| implicit(&chunks[tops[k]])) {
+    let implicit = |c: &UnitChunk| c.kind == UnitKind::Program && &*c.name == "main";
+    if split.iter().any(implicit) || next.is_some_and(|k| implicit(&chunks[k])) {
         return None;
     }
-    let before = chunks
-        .iter()
-        .take_while(|c| (c.range.start as usize) < region_start)
-        .count();
-    let after = chunks
-        .iter()
-        .position(|c| c.range.start as usize >= region_end)
-        .unwrap_or(chunks.len());
     let mut out: Vec<UnitChunk> = Vec::with_capacity(chunks.len() + split.len());
     out.extend_from_slice(&chunks[..before]);
     for c in &mut split {
@@ -183,6 +193,17 @@ fn line_end(text: &[u8], at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text_edit::common_ends;
+
+    /// [`after_edit`] with the ends found here.
+    fn resplit(
+        previous: &SourceFile,
+        chunks: &[UnitChunk],
+        bytes: &[u8],
+    ) -> Option<(SourceFile, Vec<UnitChunk>)> {
+        let ends = common_ends(previous.original().as_bytes(), bytes);
+        after_edit(previous, chunks, bytes, ends)
+    }
 
     /// The load and split of the whole text, as the fast path must give them.
     fn whole(path: &str, text: &str) -> (SourceFile, Vec<UnitChunk>, bool) {
@@ -271,7 +292,7 @@ mod tests {
                 edited.replace_range(at..at + len, insert);
                 let expected = whole("t.f90", &edited);
                 both_clean += usize::from(clean && expected.2);
-                if clean && let Some((s, c)) = after_edit(&source, &chunks, edited.as_bytes()) {
+                if clean && let Some((s, c)) = resplit(&source, &chunks, edited.as_bytes()) {
                     fast += 1;
                     assert!(
                         expected.2,
@@ -295,13 +316,13 @@ mod tests {
         let (source, chunks, _) = whole("t.f90", &text);
         let edited = text.replacen('é', "è", 1);
         let expected = whole("t.f90", &edited);
-        let (s, c) = after_edit(&source, &chunks, edited.as_bytes()).expect("a plain edit");
+        let (s, c) = resplit(&source, &chunks, edited.as_bytes()).expect("a plain edit");
         assert_eq!((s, c), (expected.0, expected.1));
         // Bytes that are not UTF-8 any more: the whole load says so.
         let mut broken = text.clone().into_bytes();
         let at = text.find('é').unwrap() + 1;
         broken[at] = b'x';
-        assert!(after_edit(&source, &chunks, &broken).is_none());
+        assert!(resplit(&source, &chunks, &broken).is_none());
     }
 
     #[test]
@@ -315,16 +336,16 @@ mod tests {
             ("! between", "include 'x.h'"),
             ("! between", "!costline: fixed-form"),
         ] {
-            assert!(after_edit(&source, &chunks, edit(from, to).as_bytes()).is_none());
+            assert!(resplit(&source, &chunks, edit(from, to).as_bytes()).is_none());
         }
         // An END deleted: the split finds an unclosed unit.
-        assert!(after_edit(&source, &chunks, edit("end subroutine s0\n", "").as_bytes()).is_none());
+        assert!(resplit(&source, &chunks, edit("end subroutine s0\n", "").as_bytes()).is_none());
         // Fixed form by extension, or sniffed.
         let (fixed, fixed_chunks, _) = whole("t.hpf", &text);
-        assert!(after_edit(&fixed, &fixed_chunks, edit("a(1)", "a(2)").as_bytes()).is_none());
+        assert!(resplit(&fixed, &fixed_chunks, edit("a(1)", "a(2)").as_bytes()).is_none());
         // A plain edit inside a procedure does answer.
         assert!(
-            after_edit(
+            resplit(
                 &source,
                 &chunks,
                 edit("a(1) = 1.0", "a(1) = 2.0").as_bytes()

@@ -28,9 +28,12 @@ pub fn common_ends(a: &[u8], b: &[u8]) -> (usize, usize) {
 
 /// The lines of `old` and of `new` that differ: from the start of the line holding the
 /// first changed byte to the end (after the `\n`) of the line holding the last one, in
-/// each; `None` when the texts are equal.
-pub fn changed_lines<'a, 'b>(old: &'a [u8], new: &'b [u8]) -> Option<(&'a [u8], &'b [u8])> {
-    let (p, s) = common_ends(old, new);
+/// each; `None` when the texts are equal. `(p, s)`: the texts' [`common_ends`].
+pub fn lines_between<'a, 'b>(
+    old: &'a [u8],
+    new: &'b [u8],
+    (p, s): (usize, usize),
+) -> Option<(&'a [u8], &'b [u8])> {
     if p == old.len() && p == new.len() {
         return None;
     }
@@ -54,6 +57,10 @@ pub fn changed_lines<'a, 'b>(old: &'a [u8], new: &'b [u8]) -> Option<(&'a [u8], 
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn changed_lines<'a, 'b>(old: &'a [u8], new: &'b [u8]) -> Option<(&'a [u8], &'b [u8])> {
+        lines_between(old, new, common_ends(old, new))
+    }
 
     /// The common ends, one byte at a time.
     fn by_bytes(a: &[u8], b: &[u8]) -> (usize, usize) {

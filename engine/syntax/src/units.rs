@@ -14,8 +14,9 @@ use crate::unit_source::UnitSource;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnitChunk {
     pub kind: UnitKind,
-    /// Lower-case; `main` for a main program without a PROGRAM statement.
-    pub name: String,
+    /// Lower-case; `main` for a main program without a PROGRAM statement. Shared: an
+    /// edit elsewhere moves the chunk without copying its name.
+    pub name: std::sync::Arc<str>,
     /// From the start of the unit statement's line to the end of its END line.
     pub range: Span,
     /// Index of the host unit (for contained and module procedures).
@@ -333,7 +334,7 @@ impl Splitter<'_> {
     fn open(&mut self, kind: UnitKind, name: String, start: usize, parent: Option<usize>) {
         self.units.push(UnitChunk {
             kind,
-            name,
+            name: name.into(),
             range: Span::new(start, self.text.len()),
             parent,
             nested: Vec::new(),
