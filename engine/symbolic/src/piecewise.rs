@@ -233,6 +233,20 @@ impl Piecewise {
         printed.insert(key, text.clone());
         text
     }
+
+    /// [`Piecewise::is_simplified`] of a shared formula (a remembered sum), decided once
+    /// per formula, not at every statement whose count it is: remembered by address as
+    /// [`Piecewise::display_shared`] remembers its text.
+    pub fn is_simplified_shared(this: &Arc<Piecewise>) -> bool {
+        static SIMPLIFIED: SharedMemo<ByAddress, bool> = SharedMemo::new(256);
+        let key = ByAddress(this.clone());
+        if let Some(known) = SIMPLIFIED.get(&key) {
+            return known;
+        }
+        let known = this.is_simplified();
+        SIMPLIFIED.insert(key, known);
+        known
+    }
 }
 
 /// A shared formula compared and hashed by its address.
@@ -373,6 +387,15 @@ mod tests {
         };
         let (a, b) = (sum(), sum());
         assert!(Arc::ptr_eq(&a, &b), "the remembered sum is shared");
+        assert_eq!(Piecewise::is_simplified_shared(&a), a.is_simplified());
+        let unsimplified = Arc::new(Piecewise {
+            pieces: vec![a.pieces[0].clone(), a.pieces[0].clone()],
+        });
+        assert!(!Piecewise::is_simplified_shared(&unsimplified));
+        assert!(
+            !Piecewise::is_simplified_shared(&unsimplified),
+            "remembered alike"
+        );
         for notation in [Notation::Fortran, Notation::Math] {
             let own = a.display(notation);
             assert_eq!(&*Piecewise::display_shared(&a, notation), own.as_str());

@@ -197,7 +197,9 @@ impl Count {
         let formula = self.formula.get_or_init(|| {
             if let [t] = self.terms.as_slice()
                 && t.weight == Rational::ONE
-                && t.symbolic.as_deref().is_ok_and(Piecewise::is_simplified)
+                && t.symbolic
+                    .as_ref()
+                    .is_ok_and(Piecewise::is_simplified_shared)
             {
                 return Formula::Term;
             }
