@@ -68,11 +68,11 @@ pub fn after_edit(
     let starting_by = |at: usize| chunks.partition_point(|c| c.range.start as usize <= at);
     let first = starting_by(p).checked_sub(1).map(top_of);
     let region_start = first.map_or(0, start_of);
-    let after_edit = starting_by(old_end);
-    let next = chunks[after_edit..]
+    let beyond = starting_by(old_end);
+    let next = chunks[beyond..]
         .iter()
         .position(|c| c.parent.is_none())
-        .map(|k| after_edit + k);
+        .map(|k| beyond + k);
     let region_end = next.map_or(old.len(), start_of);
     let before = chunks.partition_point(|c| (c.range.start as usize) < region_start);
     let after = chunks.partition_point(|c| (c.range.start as usize) < region_end);
