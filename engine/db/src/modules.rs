@@ -43,10 +43,10 @@ pub fn module_graph(db: &dyn salsa::Database) -> ModuleGraph<'_> {
             if chunk.kind != UnitKind::Module {
                 continue;
             }
-            if !graph.modules.contains_key(&*chunk.name) {
-                graph.modules.insert(chunk.name.to_string(), unit);
-            } else {
+            if graph.modules.contains_key(&*chunk.name) {
                 graph.duplicates.push((file, i));
+            } else {
+                graph.modules.insert(chunk.name.to_string(), unit);
             }
         }
     }

@@ -620,3 +620,26 @@ fn an_edited_file_analyzes_as_its_text_loaded_anew() {
         }
     }
 }
+
+/// A module defined twice in the workspace warns at the later definition, and keeps
+/// warning there after an edit elsewhere in the file (the module graph reads the units'
+/// kinds and names from the split the edit makes).
+#[test]
+fn a_module_defined_again_warns_at_the_later_definition() {
+    let text = "module m\n  integer :: k\nend module m\n\nsubroutine s()\nend subroutine s\n\n\
+                module m\n  real :: x\nend module m\n"
+        .to_string();
+    let mut f = Fixture::new(&[("dup.f90", text.clone())]);
+    let warned = |f: &Fixture| -> Vec<usize> {
+        let file = f.analyze_all().remove(0);
+        let text = file.source.normalized().to_string();
+        file.diagnostics
+            .iter()
+            .filter(|d| d.code == "duplicate-module")
+            .map(|d| text[..d.span.start as usize].lines().count())
+            .collect()
+    };
+    assert_eq!(warned(&f), vec![7], "the second `module m`, on line 8");
+    f.edit(0, "subroutine s()\n", "subroutine s()\n  ! edited\n");
+    assert_eq!(warned(&f), vec![8], "moved a line down by the edit");
+}
