@@ -77,4 +77,15 @@ impl<K: Hash + Eq, V: Clone> SharedMemo<K, V> {
                 .insert(key, answer);
         }
     }
+
+    /// The answer remembered for `key`, else `answer()` remembered (computed without
+    /// holding the lock: another thread may compute the same answer meanwhile).
+    pub(crate) fn get_or_insert_with(&self, key: K, answer: impl FnOnce() -> V) -> V {
+        if let Some(known) = self.get(&key) {
+            return known;
+        }
+        let known = answer();
+        self.insert(key, known.clone());
+        known
+    }
 }

@@ -224,14 +224,8 @@ impl Piecewise {
     pub fn display_shared(this: &Arc<Piecewise>, n: Notation) -> Arc<str> {
         static PRINTED: [SharedMemo<ByAddress, Arc<str>>; 2] =
             [SharedMemo::new(256), SharedMemo::new(256)];
-        let printed = &PRINTED[usize::from(n == Notation::Math)];
-        let key = ByAddress(this.clone());
-        if let Some(text) = printed.get(&key) {
-            return text;
-        }
-        let text: Arc<str> = Arc::from(this.display(n));
-        printed.insert(key, text.clone());
-        text
+        PRINTED[usize::from(n == Notation::Math)]
+            .get_or_insert_with(ByAddress(this.clone()), || Arc::from(this.display(n)))
     }
 
     /// [`Piecewise::is_simplified`] of a shared formula (a remembered sum), decided once
@@ -239,13 +233,7 @@ impl Piecewise {
     /// [`Piecewise::display_shared`] remembers its text.
     pub fn is_simplified_shared(this: &Arc<Piecewise>) -> bool {
         static SIMPLIFIED: SharedMemo<ByAddress, bool> = SharedMemo::new(256);
-        let key = ByAddress(this.clone());
-        if let Some(known) = SIMPLIFIED.get(&key) {
-            return known;
-        }
-        let known = this.is_simplified();
-        SIMPLIFIED.insert(key, known);
-        known
+        SIMPLIFIED.get_or_insert_with(ByAddress(this.clone()), || this.is_simplified())
     }
 }
 
