@@ -928,13 +928,17 @@ pub fn unit_diagnostics<'db>(
     let known = constants(db, unit);
     out.extend(maps.arrangement_findings(&ir, &|n| known.values.get(n).map(|v| *v as i128)));
     // Findings weighed by their share of the unit's predicted time: a boundary
-    // initialization in a unit that sweeps a grid does not warn.
+    // initialization in a unit that sweeps a grid does not warn. The time is predicted
+    // only for a unit with a candidate finding (most have none).
     let share = Settings::get(db).finding_share(db);
-    let unit_times = times(db, unit);
-    let total = unit_times.unit.time_s;
-    let matters = |id: StmtId| match unit_times.of(id) {
-        Some(t) if t.known && unit_times.unit.known && total > 0.0 => t.time_s >= share * total,
-        _ => true,
+    let unit_times = std::cell::OnceCell::new();
+    let matters = |id: StmtId| {
+        let unit_times = unit_times.get_or_init(|| times(db, unit));
+        let total = unit_times.unit.time_s;
+        match unit_times.of(id) {
+            Some(t) if t.known && unit_times.unit.known && total > 0.0 => t.time_s >= share * total,
+            _ => true,
+        }
     };
     out.extend(imbalance::diagnostics(
         &ir,
@@ -943,11 +947,13 @@ pub fn unit_diagnostics<'db>(
         Settings::get(db).imbalance_threshold(db),
         &matters,
     ));
-    out.extend(comm_model::diagnostics::diagnostics(
-        &ir,
-        &comm_values(db, unit),
-        &matters,
-    ));
+    if comm_model::diagnostics::may_find(&comm(db, unit)) {
+        out.extend(comm_model::diagnostics::diagnostics(
+            &ir,
+            &comm_values(db, unit),
+            &matters,
+        ));
+    }
     out.extend(
         locality(db, unit)
             .iter()

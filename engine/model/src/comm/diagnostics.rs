@@ -3,8 +3,19 @@
 //! (`fine-grained-communication`). Both only when the records show communication.
 
 use super::records::UnitCommValues;
+use super::{RefKind, UnitComm};
 use costline_syntax::diagnostics::Diagnostic;
 use costline_syntax::ir::{StmtId, Unit};
+
+/// Whether [`diagnostics`] may find anything in `comm`: both findings are of a fetch
+/// kept inside a loop (`kept > 0`) that communicates (not `Local`). Without one the
+/// unit's records need not be counted nor its time predicted for its findings.
+pub fn may_find(comm: &UnitComm) -> bool {
+    comm.iter().any(|(_, refs)| {
+        refs.iter()
+            .any(|r| r.placement.kept > 0 && !matches!(r.kind, RefKind::Local))
+    })
+}
 
 /// The communication findings of a unit, at the references (unit-relative spans).
 /// `matters` tells the statements whose share of their unit's time is worth a finding.
@@ -15,13 +26,13 @@ pub fn diagnostics(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     unit.walk(&mut |s, _| {
-        if !matters(s.id) {
-            return;
-        }
         for r in values.of(s.id) {
             let Some(m) = r.metrics.filter(|m| m.nt > 0.0) else {
                 continue;
             };
+            if !(r.placement.kept > 0 && matters(s.id)) {
+                continue;
+            }
             let blocker = match r
                 .placement
                 .blocked_by
