@@ -947,7 +947,11 @@ pub fn unit_diagnostics<'db>(
         Settings::get(db).imbalance_threshold(db),
         &matters,
     ));
-    if comm_model::diagnostics::may_find(&comm(db, unit)) {
+    // Only the fetches kept inside a loop are looked at: a unit whose fetches are all
+    // vectorized out of its loops counts none of them here.
+    let in_loops =
+        comm_model::unit_comm_in_loops(&ir, &freqs(db, unit), &maps, &work(db, unit));
+    if comm_model::diagnostics::may_find(&in_loops) {
         out.extend(comm_model::diagnostics::diagnostics(
             &ir,
             &comm_values(db, unit),

@@ -234,12 +234,48 @@ pub fn unit_comm(
     outer: datatype::Outer,
     world_size: Option<&str>,
 ) -> UnitComm {
+    let stmts = stmt_refs(unit, freqs, maps, work, &|_| true);
+    let types = datatype::Datatypes::of_unit(unit, freqs, outer);
+    let mpi = mpi::calls(unit, freqs, &types, outer, world_size);
+    let carts = if mpi.is_empty() {
+        cart::Carts::default()
+    } else {
+        cart::Carts::of(unit, freqs)
+    };
+    UnitComm { stmts, mpi, carts }
+}
+
+/// The references of [`unit_comm`] whose fetch stays inside a loop (`placement.kept >
+/// 0`), without the MPI calls: all the communication findings look at
+/// ([`diagnostics::may_find`]). The others are not counted, which is most of the work.
+pub fn unit_comm_in_loops(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    maps: &crate::distribution::UnitMappings,
+    work: &UnitWork,
+) -> UnitComm {
+    UnitComm {
+        stmts: stmt_refs(unit, freqs, maps, work, &|p| p.kept > 0),
+        ..UnitComm::default()
+    }
+}
+
+/// The references of every assignment and remapping of `unit` that may communicate,
+/// those whose placement is `wanted`.
+fn stmt_refs(
+    unit: &Unit,
+    freqs: &UnitFrequencies,
+    maps: &crate::distribution::UnitMappings,
+    work: &UnitWork,
+    wanted: &dyn Fn(&Placement) -> bool,
+) -> HashMap<StmtId, Vec<RefComm>> {
     let mut stmts = HashMap::new();
     let mut loops: placement::Enclosing = Vec::new();
     visit(&unit.body, &mut loops, &mut |s, loops| {
         if let StmtKind::Remap { .. } = s.kind {
             let exact = freqs.of(s.id).is_some_and(crate::freq::Count::is_exact);
-            let refs = remap_refs(unit, maps, s, loops, exact);
+            let mut refs = remap_refs(unit, maps, s, loops, exact);
+            refs.retain(|r| wanted(&r.placement));
             if !refs.is_empty() {
                 stmts.insert(s.id, refs);
             }
@@ -261,6 +297,9 @@ pub fn unit_comm(
                 continue;
             }
             let placement = placement::place(loops, &a.name, Some((s.id, &a.subscripts)));
+            if !wanted(&placement) {
+                continue;
+            }
             let indexed_by_kept_loop = loops[..placement.kept]
                 .iter()
                 .filter_map(|(_, l)| l.var())
@@ -292,6 +331,7 @@ pub fn unit_comm(
         }
         for call in reduction::calls(rhs) {
             if let Some(r) = reduction_ref(unit, maps, s, loops, call)
+                && wanted(&r.placement)
                 && !refs.iter().any(|x| x.reference == r.reference)
             {
                 refs.push(r);
@@ -301,14 +341,7 @@ pub fn unit_comm(
             stmts.insert(s.id, refs);
         }
     });
-    let types = datatype::Datatypes::of_unit(unit, freqs, outer);
-    let mpi = mpi::calls(unit, freqs, &types, outer, world_size);
-    let carts = if mpi.is_empty() {
-        cart::Carts::default()
-    } else {
-        cart::Carts::of(unit, freqs)
-    };
-    UnitComm { stmts, mpi, carts }
+    stmts
 }
 
 /// The all-reduce of a reduction call over distributed data in statement `s`, placed
