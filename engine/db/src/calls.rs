@@ -4,7 +4,7 @@
 //! and remapping records. What these compute from the sites is `costline_model::calls`.
 
 use super::analysis::{constants, counts, freqs, lower, mappings};
-use super::callers::{callers_of, reachable, shard_procedures, shards};
+use super::callers::{callers_of, reachable, shard_procedures, shards_where, word_key};
 use super::common_reach::common_reach;
 use super::inputs::Workspace;
 use super::modules::cycles;
@@ -193,14 +193,14 @@ pub struct ProcName<'db> {
 
 /// The procedure of the workspace named `name` (the first of the name, as in
 /// [`procedures`]): unchanged (so its readers cut off) while that procedure's text is.
-/// Found shard by shard, so that an edit elsewhere costs a look-up per shard, not the
-/// whole map.
+/// Found group by group ([`shards_where`]), so that an edit elsewhere costs a look-up
+/// per shard group and the shards of the groups with the name, not the whole map.
 #[salsa::tracked(returns(copy))]
 pub fn procedure<'db>(db: &'db dyn salsa::Database, name: ProcName<'db>) -> Option<UnitText<'db>> {
     let name = name.name(db);
-    shards(db)
-        .iter()
-        .find_map(|&s| shard_procedures(db, s).get(name).copied())
+    let key = word_key(name);
+    shards_where(db, move |g| g.procedures.contains(&key))
+        .find_map(|s| shard_procedures(db, s).get(name).copied())
 }
 
 /// The procedure named `name`, if the workspace has one.

@@ -562,6 +562,50 @@ program p\n  call d(3)\n  call c(2)\nend program p\n";
 }
 
 #[test]
+fn callers_and_procedures_are_found_in_every_shard_group() {
+    // 2,400 procedures: ~38 blocks of ~64 units, three groups of 16 shards. Callers in
+    // the first and last groups, of procedures in all three.
+    let callers = "\
+subroutine first_caller(a, b, n)\n  integer :: n\n  real :: a(n), b(n)\n  call kernel_2400(a, b, n)\nend subroutine first_caller\n";
+    let last = "\
+subroutine last_caller(a, b, n)\n  integer :: n\n  real :: a(n), b(n)\n  call kernel_0001(a, b, n)\n  call kernel_1200(a, b, n)\nend subroutine last_caller\n";
+    let text = format!(
+        "{callers}{}{last}",
+        costline_fixtures::synthetic::small_procedures_file(2400)
+    );
+    // Not analyzed: only the callers and procedures are asked.
+    let mut host = AnalysisHost::new(&test_options(BTreeMap::new()), None);
+    host.add_file("many.f90", text.clone().into_bytes());
+    let check = |host: &AnalysisHost| {
+        let db = &host.db;
+        let groups = crate::callers::shard_groups(db).len();
+        assert!(groups >= 3, "{groups} groups");
+        let graph = crate::calls::call_graph(db);
+        for callee in ["kernel_0001", "kernel_1200", "kernel_2400", "kernel_0002"] {
+            let key = crate::calls::ProcName::new(db, callee.to_string());
+            let expected = graph.callers.get(callee).cloned().unwrap_or_default();
+            assert_eq!(crate::callers::callers_of(db, key), &expected, "{callee}");
+        }
+        for name in ["first_caller", "kernel_0640", "kernel_2399", "last_caller"] {
+            let unit = crate::calls::procedure_named(db, name).map(|u| u.name(db).clone());
+            assert_eq!(unit.as_deref(), Some(name));
+        }
+        assert!(crate::calls::procedure_named(db, "kernel_2401").is_none());
+        graph.callers.clone()
+    };
+    let before = check(&host);
+    assert_eq!(before["kernel_0001"], ["last_caller"]);
+    assert_eq!(before["kernel_2400"], ["first_caller"]);
+    // A call added in the last group to a procedure of the first.
+    let text = text.replace(
+        "  call kernel_1200(a, b, n)\n",
+        "  call kernel_1200(a, b, n)\n  call kernel_0002(a, b, n)\n",
+    );
+    host.add_file("many.f90", text.into_bytes());
+    assert_eq!(check(&host)["kernel_0002"], ["last_caller"]);
+}
+
+#[test]
 fn an_edited_file_analyzes_as_its_text_loaded_anew() {
     let mut f = Fixture::new(&[("work.f90", workspace_file(30))]);
     let edits = [
