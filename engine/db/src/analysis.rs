@@ -185,7 +185,28 @@ fn resolve_mappings<'db>(
         maps.dummies.clear();
         maps.dynamic = Default::default();
     }
+    if !inherited.is_empty() || !may_export(db, unit) {
+        // Only the mappings as written are shown ([`written_mappings`]), and only by a
+        // module or a host: the copies would be kept for nobody.
+        maps.visible = Default::default();
+    }
     Arc::new(maps)
+}
+
+/// Whether `unit` may show its mappings to other units: a module or submodule (its
+/// users, its procedures), or a unit whose own text has a CONTAINS statement. Tested on
+/// the text with blanks dropped (fixed form may write `CON TAINS`): a false positive
+/// only keeps a copy.
+fn may_export(db: &dyn salsa::Database, unit: UnitText<'_>) -> bool {
+    matches!(unit.kind(db), UnitKind::Module | UnitKind::Submodule) || {
+        let squeezed: Vec<u8> = unit
+            .text(db)
+            .bytes()
+            .filter(|b| !b.is_ascii_whitespace())
+            .map(|b| b.to_ascii_lowercase())
+            .collect();
+        squeezed.windows(8).any(|w| w == b"contains")
+    }
 }
 
 /// How the work of every assignment is spread (owner computes, replicated, assumed
@@ -804,6 +825,12 @@ pub fn intrinsic_times<'db>(
 /// The loop nests of the unit with their array access classes (P^3T+ section 4.4).
 #[salsa::tracked(returns(clone), lru = 256)]
 pub fn nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<Nest>> {
+    Arc::new(unit_nests(db, unit))
+}
+
+/// [`nests`], not kept: what a finding of its own reads ([`locality`]), so that the
+/// diagnostics of a whole file do not keep every unit's nests.
+fn unit_nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Vec<Nest> {
     let ir = lower(db, unit);
     let values = values(db, unit);
     let known = constants(db, unit);
@@ -813,13 +840,13 @@ pub fn nests<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<Vec<
     let freq = |id: StmtId| values.value(id);
     let elem_bytes = |a: &str| comm_model::element_bytes(&ir, a);
     let divisor = |a: &str, d: usize| time::dim_divisor(&maps, a, d, &env);
-    Arc::new(cache_model::nest::nests(&cache_model::nest::NestInputs {
+    cache_model::nest::nests(&cache_model::nest::NestInputs {
         unit: &ir,
         freq: &freq,
         env: &env64,
         elem_bytes: &elem_bytes,
         divisor: &divisor,
-    }))
+    })
 }
 
 /// The cache lines of every loop nest on the machine (P^3T+ section 4.4): distinct
@@ -881,7 +908,7 @@ pub fn locality<'db>(db: &'db dyn salsa::Database, unit: UnitText<'db>) -> Arc<V
     let memory = &Settings::get(db).machine(db).memory;
     Arc::new(cache_model::locality::poor_locality(
         &lower(db, unit),
-        &nests(db, unit),
+        &unit_nests(db, unit),
         memory.cache_line_bytes,
         memory.levels.first().map(|l| l.bytes),
     ))
@@ -949,8 +976,7 @@ pub fn unit_diagnostics<'db>(
     ));
     // Only the fetches kept inside a loop are looked at: a unit whose fetches are all
     // vectorized out of its loops counts none of them here.
-    let in_loops =
-        comm_model::unit_comm_in_loops(&ir, &freqs(db, unit), &maps, &work(db, unit));
+    let in_loops = comm_model::unit_comm_in_loops(&ir, &freqs(db, unit), &maps, &work(db, unit));
     if comm_model::diagnostics::may_find(&in_loops) {
         out.extend(comm_model::diagnostics::diagnostics(
             &ir,
