@@ -7,9 +7,9 @@
 //! its files are interned in; each shard indexes the words its units' texts mention. A procedure's callers are the
 //! units of the shards mentioning its name whose calls name it; an edit re-indexes one
 //! shard. Shards are grouped ([`ShardGroup`], [`GROUP`] consecutive shards), each group
-//! with the union of its shards' keys: a search reads one index per group and the
-//! shards' of the groups that have its word, not one per shard (for every procedure
-//! of a 100k-line file, that was 130 shard indexes each).
+//! with the union of its shards' keys: a search reads one index per group, then the
+//! shard indexes of the groups that have its word, not every shard's (130 for each
+//! procedure of a 100k-line file).
 
 use super::calls::{ProcName, called_names, procedure_named};
 use super::inputs::Workspace;
@@ -33,8 +33,8 @@ pub fn shards(db: &dyn salsa::Database) -> Vec<Block<'_>> {
     all
 }
 
-/// Shards per [`ShardGroup`]: about the square root of a 100k-line file's 130 shards,
-/// so that a search reads as many group indexes as shard indexes of one group.
+/// Shards per [`ShardGroup`]: near the square root of a 100k-line file's 130 shards,
+/// so that a search reads about as many group indexes as shard indexes of one group.
 const GROUP: usize = 16;
 
 /// [`GROUP`] consecutive shards of [`shards`]. An edit that changes one shard makes
@@ -63,14 +63,15 @@ pub struct GroupIndex {
 }
 
 /// The index of `group`: the union of its shards' [`shard_words`] keys and of their
-/// [`shard_procedures`]' names.
+/// procedures' names (read off the units: a shard's [`shard_procedures`] map is built
+/// only when a search reaches it).
 #[salsa::tracked(returns(ref))]
 pub fn group_index<'db>(db: &'db dyn salsa::Database, group: ShardGroup<'db>) -> GroupIndex {
     let mut out = GroupIndex::default();
     for &s in group.blocks(db) {
         out.words.extend(shard_words(db, s).keys().copied());
         out.procedures
-            .extend(shard_procedures(db, s).keys().map(|n| word_key(n)));
+            .extend(procedures(db, s).map(|u| word_key(u.name(db))));
     }
     out
 }
