@@ -93,26 +93,29 @@ impl Feasibility {
 
     /// The rows of the constraints and of the bounds of the atoms they use (`None` on an
     /// overflow).
+    /// Every row has the table's full width (a row made before a column existed is
+    /// widened here, once, not at each elimination step).
     fn system(&self, ids: &[u32]) -> Option<Vec<Row>> {
+        let width = self.table.monos.len();
         let mut out = Vec::with_capacity(ids.len() + 2);
         for &id in ids {
-            out.extend(self.rows[id as usize].as_ref()?.iter().cloned());
+            out.extend(
+                self.rows[id as usize]
+                    .as_ref()?
+                    .iter()
+                    .map(|r| r.widened(width)),
+            );
         }
         // The bounds of every floor, quotient or remainder column in use, and of those
         // they use.
-        let mut used = vec![false; self.table.monos.len()];
+        let mut used = vec![false; width];
         let mut k = 0;
         while k < out.len() {
-            let fresh: Vec<usize> = out[k]
-                .coef
-                .iter()
-                .enumerate()
-                .filter(|&(j, c)| *c != 0 && !used[j])
-                .map(|(j, _)| j)
-                .collect();
-            for j in fresh {
-                used[j] = true;
-                out.extend(self.table.bounds[j].iter().cloned());
+            for (j, seen) in used.iter_mut().enumerate() {
+                if out[k].coef[j] != 0 && !*seen {
+                    *seen = true;
+                    out.extend(self.table.bounds[j].iter().map(|r| r.widened(width)));
+                }
             }
             k += 1;
         }
@@ -126,6 +129,19 @@ impl Feasibility {
 struct Row {
     coef: Vec<i128>,
     constant: i128,
+}
+
+impl Row {
+    /// The row with `width` coefficients, the columns it did not have 0.
+    fn widened(&self, width: usize) -> Row {
+        let mut coef = Vec::with_capacity(width.max(self.coef.len()));
+        coef.extend_from_slice(&self.coef);
+        coef.resize(width.max(self.coef.len()), 0);
+        Row {
+            coef,
+            constant: self.constant,
+        }
+    }
 }
 
 /// The columns: one per monomial, whether its values are integers, and the rows that
@@ -232,10 +248,10 @@ impl Table {
         Some(j)
     }
 
-    /// The row divided by the gcd of its coefficients, the constant rounded down when
-    /// every column it uses is integer-valued (`2n - 3 ≥ 0` → `n - 2 ≥ 0`).
+    /// The row (of the table's full width) divided by the gcd of its coefficients, the
+    /// constant rounded down when every column it uses is integer-valued (`2n - 3 ≥ 0`
+    /// → `n - 2 ≥ 0`).
     fn normalized(&self, mut r: Row) -> Row {
-        r.coef.resize(self.monos.len(), 0);
         let mut g = 0;
         let mut integer = true;
         for (j, c) in r.coef.iter().enumerate() {
@@ -254,9 +270,12 @@ impl Table {
         r
     }
 
-    /// Whether the rows have no common solution (`false` also when the test gave up:
-    /// too many rows, an overflow).
+    /// Whether the rows (of the table's full width) have no common solution (`false`
+    /// also when the test gave up: too many rows, an overflow).
     fn empty(&self, mut rows: Vec<Row>) -> bool {
+        let width = self.monos.len();
+        // Per column, how many rows bound it from below and from above.
+        let (mut lows, mut highs) = (vec![0usize; width], vec![0usize; width]);
         loop {
             let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
             for r in rows {
@@ -276,10 +295,20 @@ impl Table {
                 return false;
             }
             // The column with the fewest new rows.
+            lows.fill(0);
+            highs.fill(0);
+            for r in &kept {
+                for (j, c) in r.coef.iter().enumerate() {
+                    match c.signum() {
+                        1 => lows[j] += 1,
+                        -1 => highs[j] += 1,
+                        _ => {}
+                    }
+                }
+            }
             let mut best: Option<(usize, isize)> = None;
-            for j in 0..self.monos.len() {
-                let lo = kept.iter().filter(|r| r.coef[j] > 0).count();
-                let hi = kept.iter().filter(|r| r.coef[j] < 0).count();
+            for j in 0..width {
+                let (lo, hi) = (lows[j], highs[j]);
                 if lo + hi == 0 {
                     continue;
                 }
@@ -307,14 +336,14 @@ impl Table {
                     let (a, b) = (a / g, b / g);
                     let combine =
                         |p: i128, q: i128| p.checked_mul(b)?.checked_add(q.checked_mul(a)?);
-                    let coef = l
-                        .coef
-                        .iter()
-                        .zip(&u.coef)
-                        .map(|(p, q)| combine(*p, *q))
-                        .collect::<Option<Vec<_>>>();
-                    let (Some(coef), Some(constant)) = (coef, combine(l.constant, u.constant))
-                    else {
+                    let mut coef = Vec::with_capacity(width);
+                    for (p, q) in l.coef.iter().zip(&u.coef) {
+                        let Some(c) = combine(*p, *q) else {
+                            return false;
+                        };
+                        coef.push(c);
+                    }
+                    let Some(constant) = combine(l.constant, u.constant) else {
                         return false;
                     };
                     next.push(Row { coef, constant });
