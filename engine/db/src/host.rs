@@ -38,6 +38,9 @@ pub struct AnalysisHost {
     pub(super) options: Options,
     /// The execution log, for [`AnalysisHost::fresh`].
     log: Option<ExecutionLog>,
+    /// Per path, the editor's version of the text the host holds
+    /// ([`AnalysisHost::add_editor_file`]); gone when any other text replaces it.
+    pub(super) editor_versions: HashMap<String, i32>,
 }
 
 impl AnalysisHost {
@@ -55,6 +58,7 @@ impl AnalysisHost {
             searched_at: HashMap::new(),
             options: options.clone(),
             log,
+            editor_versions: HashMap::new(),
         }
     }
 
@@ -104,10 +108,39 @@ impl AnalysisHost {
     /// Adds the file at `path` to the workspace, or replaces its contents (a no-op when
     /// they are unchanged), and finds the files it includes.
     pub fn add_file(&mut self, path: &str, bytes: Vec<u8>) -> File {
+        self.editor_versions.remove(path);
+        self.add_file_with(path, bytes, None)
+    }
+
+    /// [`AnalysisHost::add_file`] of the editor's text of `path` at `version`. `edit`:
+    /// the version the text was edited from and the lengths of its start and end the
+    /// edit left as they were (what the editor's incremental change says). When the
+    /// host holds that version's text, they are the texts' common ends: the two texts
+    /// of a large file are not compared after each keystroke.
+    pub fn add_editor_file(
+        &mut self,
+        path: &str,
+        bytes: Vec<u8>,
+        version: i32,
+        edit: Option<(i32, (usize, usize))>,
+    ) -> File {
+        let ends = edit
+            .filter(|(from, _)| self.editor_versions.get(path) == Some(from))
+            .map(|(_, ends)| ends);
+        let file = self.add_file_with(path, bytes, ends);
+        self.editor_versions.insert(path.to_string(), version);
+        file
+    }
+
+    /// [`AnalysisHost::add_file`], with the common ends of the old and new texts when
+    /// they are known.
+    fn add_file_with(&mut self, path: &str, bytes: Vec<u8>, ends: Option<(usize, usize)>) -> File {
         self.pinned.insert(path.to_string());
         if let Some(&file) = self.files.get(path) {
             let old = file.bytes(&self.db);
-            let ends = costline_syntax::text_edit::common_ends(old, &bytes);
+            let ends = ends
+                .filter(|&(p, s)| p + s <= old.len().min(bytes.len()))
+                .unwrap_or_else(|| costline_syntax::text_edit::common_ends(old, &bytes));
             let Some((was, is)) = costline_syntax::text_edit::lines_between(old, &bytes, ends)
             else {
                 // The same text again (a save): its INCLUDE lines are searched for
@@ -157,6 +190,7 @@ impl AnalysisHost {
     /// include it, they include what is on disk from now on.
     pub fn remove_file(&mut self, path: &str) {
         self.pinned.remove(path);
+        self.editor_versions.remove(path);
         let Some(file) = self.files.remove(path) else {
             self.reload(path);
             return;

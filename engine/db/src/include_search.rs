@@ -19,6 +19,7 @@ impl AnalysisHost {
     /// the editor): it wins over the disk until [`AnalysisHost::remove_file`].
     pub fn set_header_text(&mut self, path: &str, bytes: Vec<u8>) {
         self.pinned.insert(path.to_string());
+        self.editor_versions.remove(path);
         if let Some(&file) = self.files.get(path).or(self.headers.get(path)) {
             if *file.bytes(&self.db) != bytes {
                 file.set_bytes(&mut self.db).to(bytes);

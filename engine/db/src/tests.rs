@@ -687,3 +687,70 @@ fn a_module_defined_again_warns_at_the_later_definition() {
     f.edit(0, "subroutine s()\n", "subroutine s()\n  ! edited\n");
     assert_eq!(warned(&f), vec![8], "moved a line down by the edit");
 }
+
+#[test]
+fn editor_texts_split_as_loaded_anew_whatever_ends_they_come_with() {
+    let path = "edited.f90";
+    let split = |host: &AnalysisHost| {
+        let file = host.files[path];
+        let f = crate::units::file_units(&host.db, file).as_ref().unwrap();
+        let units: Vec<String> = f
+            .units
+            .iter()
+            .map(|u| u.text(&host.db).to_string())
+            .collect();
+        (f.chunks.as_ref().clone(), units)
+    };
+    let anew = |text: &str| {
+        let mut host = AnalysisHost::new(&test_options(BTreeMap::new()), None);
+        host.add_file(path, text.as_bytes().to_vec());
+        split(&host)
+    };
+    let mut text = costline_fixtures::synthetic::small_procedures_file(300);
+    let mut host = AnalysisHost::new(&test_options(BTreeMap::new()), None);
+    host.add_editor_file(path, text.clone().into_bytes(), 1, None);
+    assert!(split(&host) == anew(&text));
+    // (from, to, the version the edit says it was made from, whether its ends are
+    // the edit's or wrong): wrong ends of a version the host does not hold are not used.
+    let extra = "subroutine extra(x)\n  real :: x(8)\n  x(2:7) = 1.0\nend subroutine extra\n";
+    let after_10 = format!("end subroutine {}\n{extra}", procedure_name(10));
+    let edits = [
+        ("  ! procedure 150\n", "  ! procedure 150 edited\n", 1, true),
+        (
+            "  ! procedure 151\n",
+            "  ! procedure 151\n  b(1) = 0.0\n",
+            2,
+            true,
+        ),
+        ("  ! procedure 152\n", "  ! procedure 152 x\n", 2, false),
+        (
+            &after_10[..after_10.len() - extra.len()],
+            &after_10[..],
+            4,
+            true,
+        ),
+    ];
+    for (version, (from, to, was, right)) in (2..).zip(edits) {
+        let at = text.rfind(from).expect(from);
+        let ends = if right {
+            (at, text.len() - at - from.len())
+        } else {
+            (0, text.len() - from.len())
+        };
+        text.replace_range(at..at + from.len(), to);
+        host.add_editor_file(path, text.clone().into_bytes(), version, Some((was, ends)));
+        assert!(split(&host) == anew(&text), "after `{to}`");
+    }
+    // A text from elsewhere (the disk) in between: the editor's next ends are not used.
+    text = text.replacen("  ! procedure 10\n", "  ! procedure 10 on disk\n", 1);
+    host.add_file(path, text.clone().into_bytes());
+    let old_len = text.len();
+    text.push_str("! the end\n");
+    host.add_editor_file(
+        path,
+        text.clone().into_bytes(),
+        7,
+        Some((6, (0, old_len - 1))),
+    );
+    assert!(split(&host) == anew(&text));
+}

@@ -42,6 +42,19 @@ impl AnalysisHost {
         self.host.add_file(path, bytes);
     }
 
+    /// The editor's text of `path` at `version`, edited from version `edit.0` with
+    /// its start and end of lengths `edit.1` as they were (see
+    /// [`costline_db::AnalysisHost::add_editor_file`]).
+    pub fn add_editor_file(
+        &mut self,
+        path: &str,
+        bytes: Vec<u8>,
+        version: i32,
+        edit: Option<(i32, (usize, usize))>,
+    ) {
+        self.host.add_editor_file(path, bytes, version, edit);
+    }
+
     /// Removes the file at `path` from the workspace, if it is there.
     pub fn remove_file(&mut self, path: &str) {
         self.host.remove_file(path);

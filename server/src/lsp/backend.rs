@@ -144,11 +144,23 @@ impl Backend {
 
     /// The change that sets a document's text: a file that others include is analyzed
     /// where it is included, any other is analyzed on its own.
-    fn set_text(path: String, bytes: Vec<u8>) -> Change {
+    /// The change that gives the analysis an open document's text at `version`
+    /// (`edit`: as [`Change::SetEditorFile`]'s).
+    fn set_text(
+        path: String,
+        bytes: Vec<u8>,
+        version: i32,
+        edit: Option<(i32, (usize, usize))>,
+    ) -> Change {
         if sources::is_header(Path::new(&path)) {
             Change::SetHeader { path, bytes }
         } else {
-            Change::SetFile { path, bytes }
+            Change::SetEditorFile {
+                path,
+                bytes,
+                version,
+                edit,
+            }
         }
     }
 
@@ -960,7 +972,9 @@ impl LanguageServer for Backend {
             let mut docs = lock(&self.docs);
             let bytes = d.text.clone().into_bytes();
             docs.open(d.uri.clone(), d.text, d.version, encoding);
-            let revision = self.worker.send(Backend::set_text(path_of(&d.uri), bytes));
+            let revision =
+                self.worker
+                    .send(Backend::set_text(path_of(&d.uri), bytes, d.version, None));
             if let Some(doc) = docs.get_mut(&d.uri) {
                 doc.revision = revision;
             }
@@ -972,12 +986,18 @@ impl LanguageServer for Backend {
         {
             let mut docs = lock(&self.docs);
             let uri = p.text_document.uri;
-            let Some(doc) = docs.change(&uri, p.text_document.version, p.content_changes) else {
+            let Some(was) = docs.get(&uri).map(|d| d.version) else {
+                return;
+            };
+            let Some((doc, ends)) = docs.change(&uri, p.text_document.version, p.content_changes)
+            else {
                 return;
             };
             doc.revision = self.worker.send(Backend::set_text(
                 path_of(&uri),
                 doc.text.clone().into_bytes(),
+                doc.version,
+                ends.map(|e| (was, e)),
             ));
         }
         self.settle_later();

@@ -91,20 +91,26 @@ impl Documents {
     }
 
     /// Applies `changes` in order (each against the text the previous one left);
-    /// `None` when the document is not open.
+    /// `None` when the document is not open. With the document, when every change had
+    /// a range, the lengths of the text's start and end that no change touched (the
+    /// common ends of the old and new texts, [`costline_syntax::text_edit`]: the least
+    /// start of a change, and the least length after the end of one).
     pub fn change(
         &mut self,
         uri: &Uri,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
-    ) -> Option<&mut Document> {
+    ) -> Option<(&mut Document, Option<(usize, usize)>)> {
         let doc = self.docs.get_mut(uri)?;
+        let mut ends = Some((doc.text.len(), doc.text.len()));
         for change in changes {
             let encoding = doc.lines.encoding;
             match change.range {
                 Some(range) => {
                     let start = doc.lines.offset(range.start) as usize;
                     let end = (doc.lines.offset(range.end) as usize).max(start);
+                    let after = doc.text.len() - end;
+                    ends = ends.map(|(p, s)| (p.min(start), s.min(after)));
                     doc.text.replace_range(start..end, &change.text);
                     // Lines indexed again only around the change.
                     let index =
@@ -117,13 +123,14 @@ impl Documents {
                     };
                 }
                 None => {
+                    ends = None;
                     doc.text = change.text;
                     doc.lines = Lines::new(&doc.text, encoding);
                 }
             }
         }
         doc.version = version;
-        Some(doc)
+        Some((doc, ends))
     }
 
     pub fn close(&mut self, uri: &Uri) -> Option<Document> {
@@ -185,6 +192,45 @@ mod tests {
             let at = doc.text.find(" comment").unwrap() as u32;
             assert_eq!(doc.lines.position(at), Position::new(0, col + 1));
         }
+    }
+
+    #[test]
+    fn the_ends_no_change_touched_are_the_texts_common_ends_or_shorter() {
+        let uri: Uri = "file:///t.f90".parse().unwrap();
+        let text = "x = 1\ny = 2\nz = 3\n";
+        let cases: Vec<Vec<TextDocumentContentChangeEvent>> = vec![
+            vec![change(Some(((1, 4), (1, 5))), "42")],
+            vec![change(Some(((0, 0), (0, 0))), "! a\n")],
+            vec![change(Some(((2, 0), (3, 0))), "")],
+            vec![
+                change(Some(((2, 4), (2, 5))), "7"),
+                change(Some(((0, 4), (0, 5))), "8"),
+            ],
+            vec![change(Some(((1, 0), (1, 1))), "y")],
+        ];
+        for changes in cases {
+            let mut docs = Documents::default();
+            docs.open(uri.clone(), text.into(), 1, Encoding::Utf8);
+            let (doc, ends) = docs.change(&uri, 2, changes.clone()).unwrap();
+            let (p, s) = ends.unwrap();
+            let (old, new) = (text.as_bytes(), doc.text.as_bytes());
+            let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+            let suffix = old
+                .iter()
+                .rev()
+                .zip(new.iter().rev())
+                .take_while(|(a, b)| a == b);
+            let longest = (prefix, suffix.count());
+            assert!(
+                p <= longest.0 && s <= longest.1,
+                "{changes:?}: {ends:?} {longest:?}"
+            );
+            assert!(p + s <= old.len().min(new.len()), "{changes:?}");
+        }
+        let mut docs = Documents::default();
+        docs.open(uri.clone(), text.into(), 1, Encoding::Utf8);
+        let (_, ends) = docs.change(&uri, 2, vec![change(None, "a")]).unwrap();
+        assert_eq!(ends, None);
     }
 
     #[test]

@@ -23,6 +23,14 @@ pub enum Change {
         path: String,
         bytes: Vec<u8>,
     },
+    /// The editor's text of a file at a version; `edit`: the version it was edited
+    /// from and the lengths of its start and end no change touched.
+    SetEditorFile {
+        path: String,
+        bytes: Vec<u8>,
+        version: i32,
+        edit: Option<(i32, (usize, usize))>,
+    },
     /// Leave the workspace (a file that other files include goes back to its text on
     /// disk).
     RemoveFile {
@@ -162,6 +170,12 @@ fn run(
                 Change::SetFile { path, bytes } => {
                     host.add_file(&path, bytes);
                 }
+                Change::SetEditorFile {
+                    path,
+                    bytes,
+                    version,
+                    edit,
+                } => host.add_editor_file(&path, bytes, version, edit),
                 Change::RemoveFile { path } => host.remove_file(&path),
                 Change::SetHeader { path, bytes } => host.set_header_text(&path, bytes),
                 Change::Reload { path } => host.reload(&path),
